@@ -1,0 +1,771 @@
+//! The scheduler state and its entry points: the cluster (nodes, partitions,
+//! QOS, topology), every job, and the inputs that change them. A scheduling
+//! pass lives in `sched`, invariants in `sanity`. Time always comes in as an
+//! argument; decisions leave through `Effects`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+use thiserror::Error;
+
+use crate::backfill::BackfillConfig;
+use crate::constraint::Constraint;
+use crate::effects::{Effect, Effects};
+use crate::id::{JobId, NodeId, PartitionId, QosId};
+use crate::job::{ExitStatus, Hold, Job, JobState, KillCause, Resolved, TransitionError};
+use crate::node::{Health, Node, NodeConfig};
+use crate::partition::{Partition, Qos};
+use crate::placement::{BlockPlacement, FlatPlacement, Placement, TreePlacement};
+use crate::queue::{FairShare, PriorityType};
+use crate::resources::Time;
+use crate::spec::{resolve_shape, Exclusive, JobSpec, ShapeDefaults, SubmitError};
+use crate::topology::Topology;
+
+/// Who may preempt whom.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum PreemptType {
+    /// preempt/none.
+    #[default]
+    None,
+    /// preempt/partition_prio: jobs of a higher PriorityTier partition
+    /// preempt jobs of lower tiers on shared nodes.
+    PartitionPrio,
+    /// preempt/qos: a QOS preempts the QOS in its Preempt list.
+    Qos,
+}
+
+/// How nodes are chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum PlacementPolicy {
+    /// By the configured topology (block, tree, or best fit when flat).
+    #[default]
+    Topology,
+    /// Linear first fit, ignoring topology: the simulator's baseline.
+    LinearFirstFit,
+}
+
+/// Scheduler settings, from slurm.conf.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SchedConfig {
+    /// Backfill (SchedulerType, SchedulerParameters bf_*).
+    pub backfill: BackfillConfig,
+    /// PriorityType and weights.
+    pub priority: PriorityType,
+    /// PreemptType.
+    pub preempt: PreemptType,
+    /// DefMemPerCPU (MiB).
+    pub def_mem_per_cpu: Option<u64>,
+    /// DefMemPerGPU (MiB).
+    pub def_mem_per_gpu: Option<u64>,
+    /// max_switch_wait in seconds.
+    pub max_switch_wait: u64,
+    /// FirstJobId.
+    pub first_job_id: u32,
+    /// MaxJobCount: jobs kept (pending, running and finished).
+    pub max_job_count: u32,
+    /// KillWait in seconds.
+    pub kill_wait: u64,
+    /// How nodes are chosen.
+    pub placement: PlacementPolicy,
+}
+
+impl Default for SchedConfig {
+    fn default() -> Self {
+        SchedConfig {
+            backfill: BackfillConfig::default(),
+            priority: PriorityType::Basic,
+            preempt: PreemptType::None,
+            def_mem_per_cpu: None,
+            def_mem_per_gpu: None,
+            max_switch_wait: 300,
+            first_job_id: 1,
+            max_job_count: 10_000,
+            kill_wait: 30,
+            placement: PlacementPolicy::Topology,
+        }
+    }
+}
+
+/// The cluster as configured.
+#[derive(Debug, Clone, Default)]
+pub struct Cluster {
+    /// Nodes, indexed by [`NodeId`].
+    pub nodes: Vec<NodeConfig>,
+    /// Partitions, indexed by [`PartitionId`].
+    pub partitions: Vec<Partition>,
+    /// QOS, indexed by [`QosId`].
+    pub qos: Vec<Qos>,
+    /// Topology over the nodes.
+    pub topology: Topology,
+}
+
+/// A cluster that cannot be scheduled.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum ClusterError {
+    /// Two nodes, partitions or QOS with one name.
+    #[error("{kind} {name} is defined twice")]
+    Duplicate {
+        /// `node`, `partition` or `qos`.
+        kind: &'static str,
+        /// The name.
+        name: String,
+    },
+    /// A partition names a node index beyond the node table.
+    #[error("partition {partition} names node index {node}, but the cluster has {count} nodes")]
+    UnknownNode {
+        /// The partition.
+        partition: String,
+        /// The index.
+        node: NodeId,
+        /// Nodes in the cluster.
+        count: usize,
+    },
+    /// A node with more GPUs than the core tracks.
+    #[error("node {node} has {gpus} GPUs; at most {max} per node are supported")]
+    TooManyGpus {
+        /// The node.
+        node: String,
+        /// Its GPUs.
+        gpus: u32,
+        /// The limit.
+        max: u32,
+    },
+}
+
+/// An input to the core (what the controller would log as a command).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Input {
+    /// Submit a job.
+    Submit(Box<JobSpec>),
+    /// A job's processes ended.
+    JobExited {
+        /// The job.
+        job: JobId,
+        /// How.
+        status: ExitStatus,
+    },
+    /// Cancel a job.
+    Cancel(JobId),
+    /// Hold a pending job.
+    Hold(JobId, Hold),
+    /// Release a held job.
+    Release(JobId),
+    /// Requeue a running job.
+    Requeue(JobId),
+    /// A node stopped responding, or was set DOWN.
+    NodeDown(NodeId, String),
+    /// A node responds again / was RESUMEd from DOWN.
+    NodeUp(NodeId),
+    /// Drain a node.
+    Drain(NodeId, String),
+    /// Resume a drained node.
+    Resume(NodeId),
+}
+
+/// What an input produced, beyond effects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A job was accepted under this id.
+    Submitted(JobId),
+    /// Done.
+    Done,
+}
+
+/// An input the core refuses.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum CoreError {
+    /// A submission Slurm would reject.
+    #[error(transparent)]
+    Submit(#[from] SubmitError),
+    /// No such job (ESLURM_INVALID_JOB_ID).
+    #[error("Invalid job id specified")]
+    UnknownJob(JobId),
+    /// No such node.
+    #[error("Invalid node name specified")]
+    UnknownNode(NodeId),
+    /// The job is not in a state for this.
+    #[error(transparent)]
+    Transition(#[from] TransitionError),
+}
+
+/// The scheduling core. See the crate documentation.
+#[derive(Debug)]
+pub struct Core {
+    pub(crate) nodes: Vec<Node>,
+    node_index: BTreeMap<String, NodeId>,
+    pub(crate) partitions: Vec<Partition>,
+    partition_index: BTreeMap<String, PartitionId>,
+    pub(crate) qos: Vec<Qos>,
+    qos_index: BTreeMap<String, QosId>,
+    pub(crate) topology: Topology,
+    pub(crate) placement: Box<dyn Placement>,
+    gpu_types: Vec<String>,
+    pub(crate) features: Vec<String>,
+    /// Which partitions share a node, for preempt/partition_prio.
+    part_share: Vec<Vec<bool>>,
+    pub(crate) jobs: BTreeMap<JobId, Job>,
+    pub(crate) pending: BTreeSet<JobId>,
+    pub(crate) running: BTreeSet<JobId>,
+    next_job_id: u32,
+    seq: u32,
+    pub(crate) fairshare: FairShare,
+    pub(crate) config: SchedConfig,
+    /// Base block of every node (topology/block), for `--exclusive=topo`.
+    pub(crate) node_block: Vec<Option<u32>>,
+    /// Jobs holding base blocks exclusively, per block.
+    pub(crate) block_owner: Vec<Option<JobId>>,
+    /// Preemptors and the victims they wait for.
+    pub(crate) preempting: BTreeMap<JobId, Vec<JobId>>,
+}
+
+fn intern(table: &mut Vec<String>, name: &str) -> u16 {
+    match table.iter().position(|t| t == name) {
+        Some(i) => i as u16,
+        None => {
+            table.push(name.to_string());
+            (table.len() - 1) as u16
+        }
+    }
+}
+
+impl Core {
+    /// A core for `cluster` with `config`.
+    pub fn new(cluster: Cluster, config: SchedConfig) -> Result<Core, ClusterError> {
+        let mut gpu_types = Vec::new();
+        let mut features = Vec::new();
+        let mut node_index = BTreeMap::new();
+        let mut nodes = Vec::with_capacity(cluster.nodes.len());
+        for (i, cfg) in cluster.nodes.into_iter().enumerate() {
+            if cfg.gpus > crate::resources::MAX_GPUS_PER_NODE {
+                return Err(ClusterError::TooManyGpus {
+                    node: cfg.name,
+                    gpus: cfg.gpus,
+                    max: crate::resources::MAX_GPUS_PER_NODE,
+                });
+            }
+            if node_index
+                .insert(cfg.name.clone(), NodeId(i as u32))
+                .is_some()
+            {
+                return Err(ClusterError::Duplicate {
+                    kind: "node",
+                    name: cfg.name,
+                });
+            }
+            let gpu_type = cfg.gpu_type.as_deref().map(|t| intern(&mut gpu_types, t));
+            let mut feats: SmallVec<[u16; 4]> = cfg
+                .features
+                .iter()
+                .map(|f| intern(&mut features, f))
+                .collect();
+            feats.sort_unstable();
+            nodes.push(Node::new(cfg, gpu_type, feats));
+        }
+        let mut partition_index = BTreeMap::new();
+        for (i, p) in cluster.partitions.iter().enumerate() {
+            if partition_index
+                .insert(p.name.clone(), PartitionId(i as u32))
+                .is_some()
+            {
+                return Err(ClusterError::Duplicate {
+                    kind: "partition",
+                    name: p.name.clone(),
+                });
+            }
+            if let Some(&bad) = p.nodes.iter().find(|n| n.index() >= nodes.len()) {
+                return Err(ClusterError::UnknownNode {
+                    partition: p.name.clone(),
+                    node: bad,
+                    count: nodes.len(),
+                });
+            }
+        }
+        let mut qos_index = BTreeMap::new();
+        for (i, q) in cluster.qos.iter().enumerate() {
+            if qos_index.insert(q.name.clone(), QosId(i as u32)).is_some() {
+                return Err(ClusterError::Duplicate {
+                    kind: "qos",
+                    name: q.name.clone(),
+                });
+            }
+        }
+        let node_count = nodes.len();
+        let mut node_parts: Vec<Vec<usize>> = vec![Vec::new(); node_count];
+        for (i, p) in cluster.partitions.iter().enumerate() {
+            for n in &p.nodes {
+                node_parts[n.index()].push(i);
+            }
+        }
+        let mut part_share = vec![vec![false; cluster.partitions.len()]; cluster.partitions.len()];
+        for parts in &node_parts {
+            for &a in parts {
+                for &b in parts {
+                    part_share[a][b] = true;
+                }
+            }
+        }
+        let (placement, node_block, block_count): (Box<dyn Placement>, Vec<Option<u32>>, usize) =
+            match (&cluster.topology, config.placement) {
+                (_, PlacementPolicy::LinearFirstFit) => (
+                    Box::new(FlatPlacement::first_fit(node_count)),
+                    vec![None; node_count],
+                    0,
+                ),
+                (Topology::Flat, _) => (
+                    Box::new(FlatPlacement::best_fit(node_count)),
+                    vec![None; node_count],
+                    0,
+                ),
+                (Topology::Block(b), _) => {
+                    let map = (0..node_count as u32)
+                        .map(|n| b.block_of(NodeId(n)).map(|b| b.get()))
+                        .collect();
+                    (
+                        Box::new(BlockPlacement::new(b.clone())),
+                        map,
+                        b.blocks().len(),
+                    )
+                }
+                (Topology::Tree(t), _) => (
+                    Box::new(TreePlacement::new(t.clone())),
+                    vec![None; node_count],
+                    0,
+                ),
+            };
+        Ok(Core {
+            nodes,
+            node_index,
+            partitions: cluster.partitions,
+            partition_index,
+            qos: cluster.qos,
+            qos_index,
+            topology: cluster.topology,
+            placement,
+            gpu_types,
+            features,
+            part_share,
+            jobs: BTreeMap::new(),
+            pending: BTreeSet::new(),
+            running: BTreeSet::new(),
+            next_job_id: config.first_job_id.max(1),
+            seq: 0,
+            fairshare: FairShare::default(),
+            config,
+            node_block,
+            block_owner: vec![None; block_count],
+            preempting: BTreeMap::new(),
+        })
+    }
+
+    /// Applies one input. Scheduling happens in [`Core::schedule`].
+    pub fn handle(
+        &mut self,
+        input: Input,
+        now: Time,
+        effects: &mut impl Effects,
+    ) -> Result<Outcome, CoreError> {
+        match input {
+            Input::Submit(spec) => return Ok(Outcome::Submitted(self.submit_job(*spec, now)?)),
+            Input::JobExited { job, status } => self.on_job_exited(job, status, now)?,
+            Input::Cancel(job) => self.cancel_job(job, now, effects)?,
+            Input::Hold(job, hold) => self.job_mut(job)?.set_hold(Some(hold))?,
+            Input::Release(job) => self.job_mut(job)?.set_hold(None)?,
+            Input::Requeue(job) => self.requeue_job(job, effects)?,
+            Input::NodeDown(node, reason) => self.on_node_down(node, reason, effects)?,
+            Input::NodeUp(node) => self.node_mut(node)?.health = Health::Up,
+            Input::Drain(node, reason) => {
+                let n = self.node_mut(node)?;
+                n.drain = true;
+                n.reason = Some(reason);
+            }
+            Input::Resume(node) => {
+                let n = self.node_mut(node)?;
+                n.drain = false;
+                n.health = Health::Up;
+                n.reason = None;
+            }
+        }
+        Ok(Outcome::Done)
+    }
+
+    fn job_mut(&mut self, job: JobId) -> Result<&mut Job, CoreError> {
+        self.jobs.get_mut(&job).ok_or(CoreError::UnknownJob(job))
+    }
+
+    fn node_mut(&mut self, node: NodeId) -> Result<&mut Node, CoreError> {
+        self.nodes
+            .get_mut(node.index())
+            .ok_or(CoreError::UnknownNode(node))
+    }
+
+    /// Validates and queues a job; the id is final once this returns.
+    pub fn submit_job(&mut self, spec: JobSpec, now: Time) -> Result<JobId, SubmitError> {
+        if self.jobs.len() >= self.config.max_job_count as usize {
+            return Err(SubmitError::QueueFull);
+        }
+        let resolved = self.resolve(&spec)?;
+        self.check_feasible(&resolved)?;
+        let id = JobId(self.next_job_id);
+        self.next_job_id += 1;
+        self.seq += 1;
+        let job = Job::new(id, spec, resolved, now, self.seq);
+        self.jobs.insert(id, job);
+        self.pending.insert(id);
+        Ok(id)
+    }
+
+    /// Resolves names and demand against the cluster.
+    pub(crate) fn resolve(&self, spec: &JobSpec) -> Result<Resolved, SubmitError> {
+        let partition = self.resolve_partition(spec)?;
+        let part = &self.partitions[partition.index()];
+        let qos = match &spec.qos {
+            Some(name) => Some(*self.qos_index.get(name).ok_or(SubmitError::InvalidQos)?),
+            None => None,
+        };
+        if let (Some(allowed), Some(account)) = (&part.allow_accounts, &spec.account) {
+            if !allowed.iter().any(|a| a == account) {
+                return Err(SubmitError::InvalidAccount);
+            }
+        }
+        let gpu_type = match &spec.gpu_type {
+            Some(t) => Some(
+                self.gpu_types
+                    .iter()
+                    .position(|g| g == t)
+                    .ok_or(SubmitError::InvalidGres)? as u16,
+            ),
+            None => None,
+        };
+        let defaults = ShapeDefaults {
+            def_mem_per_cpu: self.config.def_mem_per_cpu,
+            def_mem_per_gpu: self.config.def_mem_per_gpu,
+            max_switch_wait: self.config.max_switch_wait,
+            block_topology: matches!(self.topology, Topology::Block(_)),
+        };
+        let mut shape = resolve_shape(spec, gpu_type, &defaults)?;
+        if part.exclusive && shape.exclusive == Exclusive::No {
+            shape.exclusive = Exclusive::Node;
+        }
+        let names = |list: &[String]| -> Result<Vec<NodeId>, SubmitError> {
+            let mut ids = list
+                .iter()
+                .map(|n| {
+                    self.node_index
+                        .get(n)
+                        .copied()
+                        .ok_or_else(|| SubmitError::InvalidNodeName { name: n.clone() })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            ids.sort_unstable();
+            ids.dedup();
+            Ok(ids)
+        };
+        let required = names(&spec.required_nodes)?;
+        let excluded = names(&spec.excluded_nodes)?;
+        if required.iter().any(|n| excluded.binary_search(n).is_ok()) {
+            return Err(SubmitError::Conflict {
+                first: "--nodelist",
+                second: "--exclude",
+            });
+        }
+        if required.len() as u32 > shape.nodes_max {
+            shape.nodes_min = required.len() as u32;
+            shape.nodes_max = shape.nodes_min;
+            shape.tasks = shape.tasks.max(shape.nodes_min);
+        }
+        let constraint = match &spec.constraint {
+            Some(text) => {
+                let c = Constraint::parse(text).map_err(|_| SubmitError::InvalidFeature)?;
+                if c.features()
+                    .iter()
+                    .any(|f| !self.features.iter().any(|known| known == f))
+                {
+                    return Err(SubmitError::InvalidFeature);
+                }
+                Some(c)
+            }
+            None => None,
+        };
+        let time_limit = spec.time_limit.or(part.default_time).or(part.max_time);
+        if spec
+            .time_min
+            .is_some_and(|min| time_limit.is_some_and(|t| min > t))
+        {
+            return Err(SubmitError::InvalidTimeLimit);
+        }
+        Ok(Resolved {
+            shape,
+            partition,
+            qos,
+            required,
+            excluded,
+            constraint,
+            time_limit,
+        })
+    }
+
+    fn resolve_partition(&self, spec: &JobSpec) -> Result<PartitionId, SubmitError> {
+        if spec.partitions.is_empty() {
+            return self
+                .partitions
+                .iter()
+                .position(|p| p.is_default)
+                .map(|i| PartitionId(i as u32))
+                .ok_or(SubmitError::NoDefaultPartition);
+        }
+        // Every named partition must exist; the first is used.
+        let mut first = None;
+        for name in &spec.partitions {
+            let id = *self
+                .partition_index
+                .get(name)
+                .ok_or_else(|| SubmitError::InvalidPartition { name: name.clone() })?;
+            first.get_or_insert(id);
+        }
+        first.ok_or(SubmitError::NoDefaultPartition)
+    }
+
+    /// Rejects a job that could never run: no node of its partition could
+    /// hold its per-node demand even when empty, or its topology request
+    /// cannot be met on the empty cluster.
+    fn check_feasible(&self, r: &Resolved) -> Result<(), SubmitError> {
+        let part = &self.partitions[r.partition.index()];
+        let capable = part
+            .nodes
+            .iter()
+            .filter(|&&n| self.could_ever_hold(n, r))
+            .count() as u32;
+        if capable == 0 {
+            return Err(SubmitError::NodeConfigUnavailable);
+        }
+        if capable < r.shape.nodes_min {
+            // Accepted, as Slurm does; it pends with PartitionNodeLimit.
+            return Ok(());
+        }
+        if crate::sched::place_on_empty(self, r).is_none() {
+            return Err(SubmitError::NodeConfigUnavailable);
+        }
+        Ok(())
+    }
+
+    fn could_ever_hold(&self, n: NodeId, r: &Resolved) -> bool {
+        let node = &self.nodes[n.index()];
+        let total = node.config.resources();
+        crate::sched::node_matches(self, node, n, r)
+            && crate::placement::tasks_fit(&r.shape, &total, &total, true)
+                >= r.shape.min_tasks_per_node()
+    }
+
+    /// A job's processes ended: the job leaves RUNNING (or goes back to the
+    /// queue if it was being requeued) and its resources are released.
+    pub fn on_job_exited(
+        &mut self,
+        id: JobId,
+        status: ExitStatus,
+        now: Time,
+    ) -> Result<(), CoreError> {
+        let half_life = match self.config.priority {
+            PriorityType::Multifactor(w) => w.decay_half_life,
+            PriorityType::Basic => 0,
+        };
+        let job = self.jobs.get_mut(&id).ok_or(CoreError::UnknownJob(id))?;
+        let requeue = job.kill == Some(KillCause::PreemptRequeue);
+        let elapsed = job.start_time.map_or(0, |s| now.saturating_sub(s));
+        let alloc = if requeue {
+            job.requeue(now)?
+        } else {
+            job.finish(now, status)?
+        };
+        let used: u64 = alloc
+            .iter()
+            .map(|a| {
+                u64::from(if a.res.gpus > 0 {
+                    a.res.gpus
+                } else {
+                    a.res.cpus
+                })
+            })
+            .sum();
+        self.fairshare
+            .charge(job.spec.user, (used * elapsed) as f64, now, half_life);
+        for a in &alloc {
+            self.nodes[a.node.index()].release(id, a);
+        }
+        for owner in self.block_owner.iter_mut() {
+            if *owner == Some(id) {
+                *owner = None;
+            }
+        }
+        self.running.remove(&id);
+        if requeue {
+            self.pending.insert(id);
+        }
+        self.preempting.retain(|_, victims| {
+            victims.retain(|v| *v != id);
+            !victims.is_empty()
+        });
+        Ok(())
+    }
+
+    /// Cancels a job: a pending one at once, a running one by a kill.
+    pub fn cancel_job(
+        &mut self,
+        id: JobId,
+        now: Time,
+        effects: &mut impl Effects,
+    ) -> Result<(), CoreError> {
+        let kill_wait = self.config.kill_wait;
+        let job = self.jobs.get_mut(&id).ok_or(CoreError::UnknownJob(id))?;
+        match job.state() {
+            JobState::Pending => {
+                job.cancel_pending(now)?;
+                self.pending.remove(&id);
+                self.preempting.remove(&id);
+            }
+            JobState::Running => {
+                job.mark_kill(KillCause::Cancelled)?;
+                effects.emit(Effect::KillJob {
+                    job: id,
+                    cause: KillCause::Cancelled,
+                    grace: kill_wait,
+                });
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn requeue_job(&mut self, id: JobId, effects: &mut impl Effects) -> Result<(), CoreError> {
+        let kill_wait = self.config.kill_wait;
+        let job = self.jobs.get_mut(&id).ok_or(CoreError::UnknownJob(id))?;
+        job.mark_kill(KillCause::PreemptRequeue)?;
+        effects.emit(Effect::KillJob {
+            job: id,
+            cause: KillCause::PreemptRequeue,
+            grace: kill_wait,
+        });
+        Ok(())
+    }
+
+    /// A node went down: jobs on it are ended as NODE_FAIL.
+    pub fn on_node_down(
+        &mut self,
+        node: NodeId,
+        reason: String,
+        effects: &mut impl Effects,
+    ) -> Result<(), CoreError> {
+        let n = self.node_mut(node)?;
+        n.health = Health::Down;
+        n.reason = Some(reason);
+        let victims: Vec<JobId> = n.jobs().to_vec();
+        for id in victims {
+            if let Some(job) = self.jobs.get_mut(&id) {
+                if job.kill.is_none() && job.mark_kill(KillCause::NodeFail).is_ok() {
+                    effects.emit(Effect::KillJob {
+                        job: id,
+                        cause: KillCause::NodeFail,
+                        grace: 0,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Forgets finished jobs that ended before `before` (MinJobAge).
+    pub fn purge_finished(&mut self, before: Time) -> Vec<JobId> {
+        let gone: Vec<JobId> = self
+            .jobs
+            .values()
+            .filter(|j| j.state().is_finished() && j.end_time.is_some_and(|e| e < before))
+            .map(|j| j.id)
+            .collect();
+        for id in &gone {
+            self.jobs.remove(id);
+        }
+        gone
+    }
+
+    /// A job, if known.
+    pub fn job(&self, id: JobId) -> Option<&Job> {
+        self.jobs.get(&id)
+    }
+
+    /// Every known job, by id.
+    pub fn jobs(&self) -> impl Iterator<Item = &Job> {
+        self.jobs.values()
+    }
+
+    /// Pending jobs, by id.
+    pub fn pending_jobs(&self) -> impl Iterator<Item = &Job> {
+        self.pending.iter().filter_map(|id| self.jobs.get(id))
+    }
+
+    /// Running jobs, by id.
+    pub fn running_jobs(&self) -> impl Iterator<Item = &Job> {
+        self.running.iter().filter_map(|id| self.jobs.get(id))
+    }
+
+    /// The nodes, indexed by [`NodeId`].
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// A node's id by name.
+    pub fn node_id(&self, name: &str) -> Option<NodeId> {
+        self.node_index.get(name).copied()
+    }
+
+    /// The partitions, indexed by [`PartitionId`].
+    pub fn partitions(&self) -> &[Partition] {
+        &self.partitions
+    }
+
+    /// The topology.
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &SchedConfig {
+        &self.config
+    }
+
+    /// The node selection in use (`block`, `tree`, `flat`, `linear`).
+    pub fn placement_name(&self) -> &'static str {
+        self.placement.name()
+    }
+
+    /// Whether partitions `a` and `b` have a node in common.
+    pub(crate) fn partitions_share(&self, a: PartitionId, b: PartitionId) -> bool {
+        self.part_share[a.index()][b.index()]
+    }
+
+    /// The next time after `now` something happens without an input: a time
+    /// limit, a `--signal`, a `--begin`, the end of a `--switches` wait. A
+    /// driver calls [`Core::schedule`] then.
+    pub fn next_wakeup(&self, now: Time) -> Option<Time> {
+        let running = self
+            .running_jobs()
+            .filter(|j| j.kill.is_none())
+            .filter_map(|j| {
+                let deadline = j.deadline()?;
+                match j.spec.signal {
+                    Some((_, before)) if !j.signaled => Some(deadline.saturating_sub(before)),
+                    _ => Some(deadline),
+                }
+            });
+        let pending = self.pending_jobs().filter_map(|j| {
+            let begin = j.spec.begin.filter(|&b| b > j.submit_time);
+            let switches = j.shape.switches.map(|(_, wait)| j.eligible_time + wait);
+            match (begin, switches) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+        });
+        running.chain(pending).filter(|&t| t > now).min()
+    }
+}

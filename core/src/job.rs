@@ -1,0 +1,374 @@
+//! A job and its state machine. Every change of a job's state goes through a
+//! method here that checks the transition is legal; nothing else assigns
+//! `state`.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::constraint::Constraint;
+use crate::id::{JobId, NodeId, PartitionId, QosId};
+use crate::node::NodeAlloc;
+use crate::reason::Pending;
+use crate::resources::Time;
+use crate::spec::{JobSpec, Shape};
+
+/// Slurm's job states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum JobState {
+    /// Queued.
+    Pending,
+    /// Allocated and running.
+    Running,
+    /// Ended with exit code 0.
+    Completed,
+    /// Ended with a non-zero exit code or a signal.
+    Failed,
+    /// Cancelled by a user or operator.
+    Cancelled,
+    /// Ended by its time limit.
+    Timeout,
+    /// Ended because a node it ran on failed.
+    NodeFail,
+    /// Ended by preemption (PreemptMode=CANCEL).
+    Preempted,
+}
+
+impl JobState {
+    /// The name Slurm prints (`squeue -o %T`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobState::Pending => "PENDING",
+            JobState::Running => "RUNNING",
+            JobState::Completed => "COMPLETED",
+            JobState::Failed => "FAILED",
+            JobState::Cancelled => "CANCELLED",
+            JobState::Timeout => "TIMEOUT",
+            JobState::NodeFail => "NODE_FAIL",
+            JobState::Preempted => "PREEMPTED",
+        }
+    }
+
+    /// The compact code (`squeue -o %t`).
+    pub fn short(self) -> &'static str {
+        match self {
+            JobState::Pending => "PD",
+            JobState::Running => "R",
+            JobState::Completed => "CD",
+            JobState::Failed => "F",
+            JobState::Cancelled => "CA",
+            JobState::Timeout => "TO",
+            JobState::NodeFail => "NF",
+            JobState::Preempted => "PR",
+        }
+    }
+
+    /// Whether the job has ended.
+    pub fn is_finished(self) -> bool {
+        !matches!(self, JobState::Pending | JobState::Running)
+    }
+}
+
+/// How a job's processes ended, as the agent reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ExitStatus {
+    /// The exit code (0..=255).
+    pub code: i32,
+    /// The signal that killed it, 0 if none.
+    pub signal: i32,
+}
+
+/// Why the scheduler asked for a running job to be ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum KillCause {
+    /// The time limit passed.
+    TimeLimit,
+    /// Preempted, to be cancelled.
+    PreemptCancel,
+    /// Preempted, to be requeued.
+    PreemptRequeue,
+    /// Cancelled by a user or operator.
+    Cancelled,
+    /// A node of the job failed.
+    NodeFail,
+}
+
+/// Who holds a pending job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Hold {
+    /// The user (`--hold`, `scontrol hold`).
+    User,
+    /// An operator (`scontrol hold` by root, or priority 0).
+    Admin,
+}
+
+/// An illegal state change.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum TransitionError {
+    /// The job is not in a state that allows the change.
+    #[error("job {job} is {state}, cannot {action}")]
+    WrongState {
+        /// The job.
+        job: JobId,
+        /// Its state.
+        state: &'static str,
+        /// What was asked.
+        action: &'static str,
+    },
+}
+
+/// A job: its request, resolved demand, state and allocation.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// The id.
+    pub id: JobId,
+    /// The request as submitted.
+    pub spec: JobSpec,
+    pub(crate) shape: Shape,
+    pub(crate) partition: PartitionId,
+    pub(crate) qos: Option<QosId>,
+    pub(crate) required: Vec<NodeId>,
+    pub(crate) excluded: Vec<NodeId>,
+    pub(crate) constraint: Option<Constraint>,
+    pub(crate) time_limit: Option<u64>,
+    state: JobState,
+    pub(crate) submit_time: Time,
+    pub(crate) eligible_time: Time,
+    pub(crate) start_time: Option<Time>,
+    pub(crate) end_time: Option<Time>,
+    pub(crate) alloc: Vec<NodeAlloc>,
+    pub(crate) reason: Pending,
+    pub(crate) priority: u32,
+    pub(crate) seq: u32,
+    pub(crate) hold: Option<Hold>,
+    pub(crate) exit: Option<ExitStatus>,
+    pub(crate) kill: Option<KillCause>,
+    pub(crate) restarts: u32,
+    pub(crate) signaled: bool,
+    pub(crate) expected_start: Option<Time>,
+    pub(crate) sched_nodes: Vec<NodeId>,
+}
+
+/// The parts of a job fixed at submission, resolved by the core.
+pub(crate) struct Resolved {
+    pub shape: Shape,
+    pub partition: PartitionId,
+    pub qos: Option<QosId>,
+    pub required: Vec<NodeId>,
+    pub excluded: Vec<NodeId>,
+    pub constraint: Option<Constraint>,
+    pub time_limit: Option<u64>,
+}
+
+impl Job {
+    pub(crate) fn new(id: JobId, spec: JobSpec, resolved: Resolved, now: Time, seq: u32) -> Job {
+        let hold = spec.hold.then_some(Hold::User);
+        Job {
+            id,
+            spec,
+            shape: resolved.shape,
+            partition: resolved.partition,
+            qos: resolved.qos,
+            required: resolved.required,
+            excluded: resolved.excluded,
+            constraint: resolved.constraint,
+            time_limit: resolved.time_limit,
+            state: JobState::Pending,
+            submit_time: now,
+            eligible_time: now,
+            start_time: None,
+            end_time: None,
+            alloc: Vec::new(),
+            reason: Pending::None,
+            priority: 0,
+            seq,
+            hold,
+            exit: None,
+            kill: None,
+            restarts: 0,
+            signaled: false,
+            expected_start: None,
+            sched_nodes: Vec::new(),
+        }
+    }
+
+    fn wrong(&self, action: &'static str) -> TransitionError {
+        TransitionError::WrongState {
+            job: self.id,
+            state: self.state.as_str(),
+            action,
+        }
+    }
+
+    /// The state.
+    pub fn state(&self) -> JobState {
+        self.state
+    }
+
+    /// The resolved demand.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// The partition it runs in.
+    pub fn partition(&self) -> PartitionId {
+        self.partition
+    }
+
+    /// Why it is pending (None when not pending).
+    pub fn reason(&self) -> Pending {
+        self.reason
+    }
+
+    /// The priority computed in the last pass.
+    pub fn priority(&self) -> u32 {
+        self.priority
+    }
+
+    /// The time limit in seconds (None: unlimited).
+    pub fn time_limit(&self) -> Option<u64> {
+        self.time_limit
+    }
+
+    /// When it was submitted.
+    pub fn submit_time(&self) -> Time {
+        self.submit_time
+    }
+
+    /// When it started (last start, if requeued).
+    pub fn start_time(&self) -> Option<Time> {
+        self.start_time
+    }
+
+    /// When it ended.
+    pub fn end_time(&self) -> Option<Time> {
+        self.end_time
+    }
+
+    /// Its allocation while running (empty otherwise).
+    pub fn allocation(&self) -> &[NodeAlloc] {
+        &self.alloc
+    }
+
+    /// How its processes ended.
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        self.exit
+    }
+
+    /// Who holds it, if held.
+    pub fn hold(&self) -> Option<Hold> {
+        self.hold
+    }
+
+    /// Why the scheduler asked for it to end, if it did.
+    pub fn kill_cause(&self) -> Option<KillCause> {
+        self.kill
+    }
+
+    /// How often it was requeued.
+    pub fn restarts(&self) -> u32 {
+        self.restarts
+    }
+
+    /// When backfill expects it to start (`squeue --start`).
+    pub fn expected_start(&self) -> Option<Time> {
+        self.expected_start
+    }
+
+    /// The nodes backfill reserved for it (`squeue --start` SCHEDNODES).
+    pub fn sched_nodes(&self) -> &[NodeId] {
+        &self.sched_nodes
+    }
+
+    /// When it must end by its time limit, if running.
+    pub fn deadline(&self) -> Option<Time> {
+        Some(self.start_time? + self.time_limit?)
+    }
+
+    pub(crate) fn start(
+        &mut self,
+        now: Time,
+        alloc: Vec<NodeAlloc>,
+    ) -> Result<(), TransitionError> {
+        if self.state != JobState::Pending {
+            return Err(self.wrong("start"));
+        }
+        self.state = JobState::Running;
+        self.start_time = Some(now);
+        self.alloc = alloc;
+        self.reason = Pending::None;
+        self.expected_start = None;
+        self.sched_nodes.clear();
+        self.kill = None;
+        self.signaled = false;
+        Ok(())
+    }
+
+    /// Ends a running job; the final state follows from why the scheduler
+    /// asked for its end, else from the exit status. Returns the allocation
+    /// to release.
+    pub(crate) fn finish(
+        &mut self,
+        now: Time,
+        exit: ExitStatus,
+    ) -> Result<Vec<NodeAlloc>, TransitionError> {
+        if self.state != JobState::Running {
+            return Err(self.wrong("finish"));
+        }
+        self.state = match self.kill {
+            Some(KillCause::TimeLimit) => JobState::Timeout,
+            Some(KillCause::PreemptCancel) => JobState::Preempted,
+            Some(KillCause::Cancelled) => JobState::Cancelled,
+            Some(KillCause::NodeFail) => JobState::NodeFail,
+            Some(KillCause::PreemptRequeue) | None if exit.code == 0 && exit.signal == 0 => {
+                JobState::Completed
+            }
+            Some(KillCause::PreemptRequeue) | None => JobState::Failed,
+        };
+        self.exit = Some(exit);
+        self.end_time = Some(now);
+        Ok(std::mem::take(&mut self.alloc))
+    }
+
+    /// Puts a running job back in the queue. Returns the allocation to
+    /// release.
+    pub(crate) fn requeue(&mut self, now: Time) -> Result<Vec<NodeAlloc>, TransitionError> {
+        if self.state != JobState::Running {
+            return Err(self.wrong("requeue"));
+        }
+        self.state = JobState::Pending;
+        self.restarts += 1;
+        self.eligible_time = now;
+        self.start_time = None;
+        self.kill = None;
+        self.reason = Pending::None;
+        Ok(std::mem::take(&mut self.alloc))
+    }
+
+    pub(crate) fn cancel_pending(&mut self, now: Time) -> Result<(), TransitionError> {
+        if self.state != JobState::Pending {
+            return Err(self.wrong("cancel"));
+        }
+        self.state = JobState::Cancelled;
+        self.end_time = Some(now);
+        self.reason = Pending::None;
+        Ok(())
+    }
+
+    pub(crate) fn mark_kill(&mut self, cause: KillCause) -> Result<(), TransitionError> {
+        if self.state != JobState::Running {
+            return Err(self.wrong("kill"));
+        }
+        // The first cause wins: a job already timing out stays TIMEOUT.
+        self.kill.get_or_insert(cause);
+        Ok(())
+    }
+
+    pub(crate) fn set_hold(&mut self, hold: Option<Hold>) -> Result<(), TransitionError> {
+        if self.state != JobState::Pending {
+            return Err(self.wrong(if hold.is_some() { "hold" } else { "release" }));
+        }
+        self.hold = hold;
+        Ok(())
+    }
+}

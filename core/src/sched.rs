@@ -1,0 +1,874 @@
+//! One scheduling pass: time limits and signals, blocking reasons and
+//! priorities, then every pending job in priority order is started now if it
+//! fits without delaying a reservation, else (backfill) given a reservation at
+//! the earliest time it fits, else left with a reason. Preemption is tried for
+//! jobs that may preempt. Placement decides where; this module decides who
+//! and when.
+
+use std::collections::BTreeMap;
+
+use crate::backfill::{Profile, NEVER};
+use crate::constraint::Constraint;
+use crate::core::{Core, PreemptType};
+use crate::effects::{Effect, Effects};
+use crate::id::{JobId, NodeId, PartitionId};
+use crate::job::{Job, KillCause, Resolved};
+use crate::node::{Node, NodeAlloc};
+use crate::partition::{PartitionState, PreemptMode};
+use crate::placement::{distribute_tasks, node_alloc, tasks_fit, Miss, Request};
+use crate::queue::{PriorityContext, QueuePolicy};
+use crate::reason::Pending;
+use crate::resources::{GpuSet, Resources, Time};
+use crate::spec::{Exclusive, Shape};
+
+/// Per-node buffers reused by every placement of a pass.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    caps: Vec<u32>,
+    keys: Vec<u64>,
+    idle_blocks: Vec<bool>,
+    chosen: Vec<NodeId>,
+}
+
+/// Resources a preemption would free, per node: what, and whether the node
+/// would then be idle.
+type Overlay = BTreeMap<NodeId, (Resources, bool)>;
+
+/// What one job needs from a placement attempt (the parts of `Job` and
+/// `Resolved` that placement reads).
+pub(crate) struct Want<'a> {
+    pub shape: &'a Shape,
+    pub partition: PartitionId,
+    pub required: &'a [NodeId],
+    pub excluded: &'a [NodeId],
+    pub constraint: Option<&'a Constraint>,
+    pub user: crate::id::Uid,
+    pub switch_wait_over: bool,
+}
+
+impl<'a> Want<'a> {
+    fn of_job(job: &'a Job, now: Time) -> Want<'a> {
+        Want {
+            shape: &job.shape,
+            partition: job.partition,
+            required: &job.required,
+            excluded: &job.excluded,
+            constraint: job.constraint.as_ref(),
+            user: job.spec.user,
+            switch_wait_over: job
+                .shape
+                .switches
+                .is_none_or(|(_, wait)| now >= job.eligible_time + wait),
+        }
+    }
+
+    fn of_resolved(r: &'a Resolved, user: crate::id::Uid) -> Want<'a> {
+        Want {
+            shape: &r.shape,
+            partition: r.partition,
+            required: &r.required,
+            excluded: &r.excluded,
+            constraint: r.constraint.as_ref(),
+            user,
+            switch_wait_over: true,
+        }
+    }
+}
+
+/// Whether `node` matches the job's static filters (features, GPU type,
+/// exclusions); partition membership is the caller's.
+pub(crate) fn node_matches(core: &Core, node: &Node, n: NodeId, r: &Resolved) -> bool {
+    matches_static(
+        core,
+        node,
+        n,
+        r.excluded.as_slice(),
+        r.constraint.as_ref(),
+        r.shape.gpu_type,
+    )
+}
+
+fn matches_static(
+    core: &Core,
+    node: &Node,
+    n: NodeId,
+    excluded: &[NodeId],
+    constraint: Option<&Constraint>,
+    gpu_type: Option<u16>,
+) -> bool {
+    if excluded.binary_search(&n).is_ok() {
+        return false;
+    }
+    if gpu_type.is_some() && node.gpu_type != gpu_type {
+        return false;
+    }
+    match constraint {
+        None => true,
+        Some(c) => c.matches(&|f: &str| {
+            core.feature_id(f)
+                .is_some_and(|id| node.features.binary_search(&id).is_ok())
+        }),
+    }
+}
+
+/// A placement of `r` on the cluster with every node free and up, to tell
+/// at submission whether the job could ever run.
+pub(crate) fn place_on_empty(core: &Core, r: &Resolved) -> Option<()> {
+    let profile = Profile::empty(&core.nodes);
+    let want = Want::of_resolved(r, crate::id::Uid(0));
+    let mut scratch = Scratch::default();
+    let alts: Vec<Option<&Constraint>> = match r.constraint.as_ref() {
+        Some(c) => c.alternatives().into_iter().map(Some).collect(),
+        None => vec![None],
+    };
+    alts.into_iter().find_map(|alt| {
+        core.try_place(&want, alt, &profile, 0, NEVER, None, &mut scratch, true)
+            .ok()
+            .map(|_| ())
+    })
+}
+
+impl Core {
+    pub(crate) fn feature_id(&self, name: &str) -> Option<u16> {
+        self.features
+            .iter()
+            .position(|f| f == name)
+            .map(|i| i as u16)
+    }
+
+    /// Runs one scheduling pass at `now`.
+    pub fn schedule(&mut self, now: Time, effects: &mut impl Effects) {
+        self.enforce_limits(now, effects);
+        let order = self.queue_order(now);
+        let mut profile = self.profile(now);
+        let mut scratch = Scratch::default();
+        let mut pass = Pass {
+            times_stale: true,
+            ..Pass::default()
+        };
+        let mut stop = false;
+        for id in order {
+            if stop {
+                self.set_reason(id, Pending::Priority);
+                continue;
+            }
+            let placed = {
+                let job = &self.jobs[&id];
+                let d = job.time_limit.unwrap_or(NEVER);
+                self.place_job(job, &profile, now, d, &mut scratch)
+            };
+            match placed {
+                Ok((alloc, limit)) => {
+                    self.start_job(id, alloc, limit, now, &mut profile, effects);
+                    continue;
+                }
+                Err(miss) => {
+                    let job = &self.jobs[&id];
+                    let first = pass.blocked.insert(job.partition);
+                    let reason = match miss {
+                        Miss::Switches => Pending::Switches,
+                        Miss::Resources if first => Pending::Resources,
+                        Miss::Resources => Pending::Priority,
+                    };
+                    self.set_reason(id, reason);
+                }
+            }
+            if self.config.preempt != PreemptType::None
+                && self.try_preempt(id, now, &mut profile, &mut scratch, effects)
+            {
+                continue;
+            }
+            if !self.config.backfill.enabled {
+                // Strict priority order: nothing may pass a blocked job.
+                stop = true;
+                continue;
+            }
+            self.plan_reservation(id, now, &mut profile, &mut scratch, &mut pass);
+        }
+    }
+
+    fn set_reason(&mut self, id: JobId, reason: Pending) {
+        if let Some(job) = self.jobs.get_mut(&id) {
+            job.reason = reason;
+            if reason != Pending::Resources && reason != Pending::Priority {
+                job.expected_start = None;
+                job.sched_nodes.clear();
+            }
+        }
+    }
+
+    /// Time limits and `--signal`: kills and signals due at `now`.
+    fn enforce_limits(&mut self, now: Time, effects: &mut impl Effects) {
+        let kill_wait = self.config.kill_wait;
+        for id in self.running.iter().copied().collect::<Vec<_>>() {
+            let Some(job) = self.jobs.get_mut(&id) else {
+                continue;
+            };
+            let Some(deadline) = job.deadline() else {
+                continue;
+            };
+            if let Some((signal, before)) = job.spec.signal {
+                if !job.signaled && job.kill.is_none() && now >= deadline.saturating_sub(before) {
+                    job.signaled = true;
+                    effects.emit(Effect::SignalJob { job: id, signal });
+                }
+            }
+            if now >= deadline && job.kill.is_none() && job.mark_kill(KillCause::TimeLimit).is_ok()
+            {
+                effects.emit(Effect::KillJob {
+                    job: id,
+                    cause: KillCause::TimeLimit,
+                    grace: kill_wait,
+                });
+            }
+        }
+    }
+
+    /// Sets blocking reasons and priorities; returns the jobs to consider,
+    /// highest first (partition PriorityTier, then priority, then age).
+    fn queue_order(&mut self, now: Time) -> Vec<JobId> {
+        let mut running_per_user_qos: BTreeMap<(crate::id::Uid, crate::id::QosId), u32> =
+            BTreeMap::new();
+        for job in self.running.iter().filter_map(|id| self.jobs.get(id)) {
+            if let Some(q) = job.qos {
+                *running_per_user_qos.entry((job.spec.user, q)).or_default() += 1;
+            }
+        }
+        let mut keyed = Vec::with_capacity(self.pending.len());
+        let ctx_total = self.nodes.len() as u32;
+        let pending: Vec<JobId> = self.pending.iter().copied().collect();
+        for id in pending {
+            let blocking = self.blocking_reason(&self.jobs[&id], now, &running_per_user_qos);
+            let priority = {
+                let job = &self.jobs[&id];
+                let ctx = PriorityContext {
+                    now,
+                    total_nodes: ctx_total,
+                    partitions: &self.partitions,
+                    qos: &self.qos,
+                    fairshare: &self.fairshare,
+                };
+                if job.hold.is_some() {
+                    0
+                } else {
+                    self.config.priority.priority(job, &ctx)
+                }
+            };
+            let job = self.jobs.get_mut(&id).expect("pending ids are jobs");
+            job.priority = priority;
+            if let Some(reason) = blocking {
+                job.reason = reason;
+                job.expected_start = None;
+                job.sched_nodes.clear();
+                continue;
+            }
+            let tier = self.partitions[job.partition.index()].priority_tier;
+            keyed.push((
+                std::cmp::Reverse(tier),
+                std::cmp::Reverse(priority),
+                job.eligible_time,
+                id,
+            ));
+        }
+        keyed.sort_unstable();
+        keyed.into_iter().map(|(_, _, _, id)| id).collect()
+    }
+
+    fn blocking_reason(
+        &self,
+        job: &Job,
+        now: Time,
+        running: &BTreeMap<(crate::id::Uid, crate::id::QosId), u32>,
+    ) -> Option<Pending> {
+        if let Some(hold) = job.hold {
+            return Some(match hold {
+                crate::job::Hold::User => Pending::JobHeldUser,
+                crate::job::Hold::Admin => Pending::JobHeldAdmin,
+            });
+        }
+        if job.spec.begin.is_some_and(|b| b > now) {
+            return Some(Pending::BeginTime);
+        }
+        let part = &self.partitions[job.partition.index()];
+        match part.state {
+            PartitionState::Up => {}
+            PartitionState::Inactive => return Some(Pending::PartitionInactive),
+            PartitionState::Down | PartitionState::Drain => return Some(Pending::PartitionDown),
+        }
+        if let (Some(limit), Some(max)) = (job.time_limit, part.max_time) {
+            if limit > max {
+                return Some(Pending::PartitionTimeLimit);
+            }
+        }
+        let nodes = job.shape.nodes_min;
+        if part.max_nodes.is_some_and(|m| nodes > m)
+            || nodes < part.min_nodes
+            || nodes as usize > part.nodes.len()
+        {
+            return Some(Pending::PartitionNodeLimit);
+        }
+        if let Some(q) = job.qos {
+            if let Some(max) = self.qos[q.index()].max_jobs_per_user {
+                if running.get(&(job.spec.user, q)).copied().unwrap_or(0) >= max {
+                    return Some(Pending::QosMaxJobsPerUserLimit);
+                }
+            }
+        }
+        if job
+            .required
+            .iter()
+            .any(|n| !self.nodes[n.index()].is_schedulable())
+        {
+            return Some(Pending::ReqNodeNotAvail);
+        }
+        None
+    }
+
+    pub(crate) fn profile(&self, now: Time) -> Profile {
+        Profile::new(
+            now,
+            &self.nodes,
+            |job| self.jobs.get(&job).and_then(Job::deadline).unwrap_or(NEVER),
+            |job| {
+                self.jobs.get(&job).map_or_else(Vec::new, |j| {
+                    j.alloc.iter().map(|a| (a.node, a.res)).collect()
+                })
+            },
+        )
+    }
+
+    /// Places a job for `[t, t + d)` on the profile, trying each alternative
+    /// of a matching-OR constraint. Returns the allocation and the time
+    /// limit to run with (shortened toward `--time-min` when that fits and
+    /// the full limit does not).
+    fn place_job(
+        &self,
+        job: &Job,
+        profile: &Profile,
+        t: Time,
+        d: u64,
+        scratch: &mut Scratch,
+    ) -> Result<(Vec<NodeAlloc>, Option<u64>), Miss> {
+        let want = Want::of_job(job, t);
+        let mut result = self.place_alternatives(&want, profile, t, d, None, scratch);
+        if let (Err(_), Some(min)) = (&result, job.spec.time_min) {
+            if min < d {
+                if let Ok(alloc) = self.place_alternatives(&want, profile, t, min, None, scratch) {
+                    let nodes: Vec<NodeId> = alloc.iter().map(|a| a.node).collect();
+                    let room = profile.room_before_hold(&nodes, t).min(d).max(min);
+                    return Ok((alloc, Some(room)));
+                }
+            }
+            result = Err(Miss::Resources);
+        }
+        result.map(|alloc| (alloc, job.time_limit))
+    }
+
+    fn place_alternatives(
+        &self,
+        want: &Want<'_>,
+        profile: &Profile,
+        t: Time,
+        d: u64,
+        overlay: Option<&Overlay>,
+        scratch: &mut Scratch,
+    ) -> Result<Vec<NodeAlloc>, Miss> {
+        let mut miss = Miss::Resources;
+        let alternatives: Vec<Option<&Constraint>> = match want.constraint {
+            Some(c) => c.alternatives().into_iter().map(Some).collect(),
+            None => vec![None],
+        };
+        for alt in alternatives {
+            match self.try_place(want, alt, profile, t, d, overlay, scratch, false) {
+                Ok(alloc) => return Ok(alloc),
+                Err(m) => miss = m,
+            }
+        }
+        Err(miss)
+    }
+
+    /// One placement attempt. `empty` ignores health and current use (the
+    /// submission-time feasibility check).
+    #[allow(clippy::too_many_arguments)]
+    fn try_place(
+        &self,
+        want: &Want<'_>,
+        constraint: Option<&Constraint>,
+        profile: &Profile,
+        t: Time,
+        d: u64,
+        overlay: Option<&Overlay>,
+        scratch: &mut Scratch,
+        empty: bool,
+    ) -> Result<Vec<NodeAlloc>, Miss> {
+        let shape = want.shape;
+        let node_count = self.nodes.len();
+        scratch.caps.clear();
+        scratch.caps.resize(node_count, 0);
+        scratch.keys.clear();
+        scratch.keys.resize(node_count, u64::MAX);
+        let now = profile.now();
+        let part = &self.partitions[want.partition.index()];
+        for &n in &part.nodes {
+            let node = &self.nodes[n.index()];
+            if !empty && !node.is_schedulable() {
+                continue;
+            }
+            if !matches_static(self, node, n, want.excluded, constraint, shape.gpu_type) {
+                continue;
+            }
+            if !empty && t <= now {
+                if let Some(Some(b)) = self.node_block.get(n.index()) {
+                    if self.block_owner[*b as usize].is_some() {
+                        continue;
+                    }
+                }
+                if shape.exclusive == Exclusive::User
+                    && node
+                        .jobs()
+                        .iter()
+                        .any(|j| self.jobs[j].spec.user != want.user)
+                {
+                    continue;
+                }
+            }
+            let total = node.config.resources();
+            let (mut free, mut idle) = if empty {
+                (total, true)
+            } else {
+                profile.free_over(n, t, d)
+            };
+            if let Some((extra, all)) = overlay.and_then(|o| o.get(&n)) {
+                free = free.add(extra);
+                idle |= *all;
+            }
+            let cap = tasks_fit(shape, &total, &free, idle);
+            scratch.caps[n.index()] = cap;
+            if cap > 0 {
+                let left = free.saturating_sub(&crate::resources::Resources {
+                    cpus: shape.cpus_on_node(cap.min(shape.min_tasks_per_node())),
+                    mem_mb: 0,
+                    gpus: shape.gpus_on_node(shape.min_tasks_per_node()),
+                });
+                scratch.keys[n.index()] = (u64::from(node.config.weight) << 32)
+                    | (u64::from(left.gpus.min(0xFF)) << 24)
+                    | u64::from(left.cpus.min(0xFF_FFFF));
+            }
+        }
+        let min_tasks = shape.min_tasks_per_node();
+        if want
+            .required
+            .iter()
+            .any(|n| scratch.caps[n.index()] < min_tasks)
+        {
+            return Err(Miss::Resources);
+        }
+        if shape.exclusive == Exclusive::Topo {
+            self.fill_idle_blocks(profile, t, d, empty, scratch);
+        }
+        // Required nodes first; the topology places the rest.
+        let required = want.required;
+        let extra_caps: Vec<u32>;
+        let caps: &[u32] = if required.is_empty() {
+            &scratch.caps
+        } else {
+            let mut c = scratch.caps.clone();
+            for n in required {
+                c[n.index()] = 0;
+            }
+            extra_caps = c;
+            &extra_caps
+        };
+        let try_count =
+            |k: u32, scratch_chosen: &mut Vec<NodeId>| -> Result<Vec<(NodeId, u32)>, Miss> {
+                let rest = k.saturating_sub(required.len() as u32);
+                let req = Request {
+                    shape,
+                    nodes: rest,
+                    caps,
+                    keys: &scratch.keys,
+                    idle_blocks: (shape.exclusive == Exclusive::Topo)
+                        .then_some(scratch.idle_blocks.as_slice()),
+                    switch_wait_over: want.switch_wait_over,
+                };
+                if rest > 0 {
+                    self.placement.select(&req, scratch_chosen)?;
+                } else {
+                    scratch_chosen.clear();
+                }
+                scratch_chosen.extend_from_slice(required);
+                scratch_chosen.sort_unstable();
+                distribute_tasks(shape, scratch_chosen, &scratch.caps).ok_or(Miss::Resources)
+            };
+        let mut chosen = std::mem::take(&mut scratch.chosen);
+        let mut placed = try_count(shape.nodes_max, &mut chosen);
+        if placed.is_err() && shape.nodes_min < shape.nodes_max {
+            // As many nodes as fit now: the largest feasible count.
+            let (mut lo, mut hi) = (shape.nodes_min, shape.nodes_max - 1);
+            let mut best = None;
+            while lo <= hi {
+                let mid = lo + (hi - lo) / 2;
+                match try_count(mid, &mut chosen) {
+                    Ok(d) => {
+                        best = Some(d);
+                        lo = mid + 1;
+                    }
+                    Err(_) => {
+                        if mid == 0 {
+                            break;
+                        }
+                        hi = mid - 1;
+                    }
+                }
+            }
+            if let Some(d) = best {
+                placed = Ok(d);
+            }
+        }
+        scratch.chosen = chosen;
+        let tasks = placed?;
+        let mut gpus_left = shape.gpus_total.unwrap_or(0);
+        Ok(tasks
+            .into_iter()
+            .map(|(n, count)| {
+                let node = &self.nodes[n.index()];
+                let free_gpus = if t <= now && !empty {
+                    node.free_gpus()
+                } else {
+                    GpuSet::first(node.config.gpus)
+                };
+                node_alloc(
+                    shape,
+                    n,
+                    count,
+                    &node.config.resources(),
+                    free_gpus,
+                    &mut gpus_left,
+                )
+            })
+            .collect())
+    }
+
+    fn fill_idle_blocks(
+        &self,
+        profile: &Profile,
+        t: Time,
+        d: u64,
+        empty: bool,
+        scratch: &mut Scratch,
+    ) {
+        scratch.idle_blocks.clear();
+        scratch.idle_blocks.resize(self.block_owner.len(), true);
+        if empty {
+            return;
+        }
+        for (n, block) in self.node_block.iter().enumerate() {
+            let Some(b) = block else { continue };
+            let b = *b as usize;
+            if !scratch.idle_blocks[b] {
+                continue;
+            }
+            let id = NodeId(n as u32);
+            let busy = !profile.free_over(id, t, d).1
+                || (t <= profile.now() && self.block_owner[b].is_some());
+            if busy || !self.nodes[n].is_schedulable() {
+                scratch.idle_blocks[b] = false;
+            }
+        }
+    }
+
+    fn start_job(
+        &mut self,
+        id: JobId,
+        alloc: Vec<NodeAlloc>,
+        limit: Option<u64>,
+        now: Time,
+        profile: &mut Profile,
+        effects: &mut impl Effects,
+    ) {
+        let job = self.jobs.get_mut(&id).expect("started jobs exist");
+        let whole = job.shape.is_whole_node();
+        let topo = job.shape.exclusive == Exclusive::Topo;
+        if job.start(now, alloc.clone()).is_err() {
+            return;
+        }
+        job.time_limit = limit;
+        let end = job.deadline().unwrap_or(NEVER);
+        for a in &alloc {
+            self.nodes[a.node.index()].allocate(id, a, whole);
+            if topo {
+                if let Some(Some(b)) = self.node_block.get(a.node.index()) {
+                    self.block_owner[*b as usize] = Some(id);
+                }
+            }
+        }
+        self.pending.remove(&id);
+        self.running.insert(id);
+        self.preempting.remove(&id);
+        profile.start(&alloc, end);
+        effects.emit(Effect::StartJob { job: id, alloc });
+    }
+
+    /// Backfill: the earliest start within the window, reserved so that
+    /// lower-priority jobs cannot delay it.
+    fn plan_reservation(
+        &mut self,
+        id: JobId,
+        now: Time,
+        profile: &mut Profile,
+        scratch: &mut Scratch,
+        pass: &mut Pass,
+    ) {
+        let bf = self.config.backfill;
+        pass.tested += 1;
+        if pass.tested > bf.max_job_test
+            || (bf.reserve_depth > 0 && pass.reserved >= bf.reserve_depth)
+        {
+            return;
+        }
+        let job = &self.jobs[&id];
+        let d = job.time_limit.unwrap_or(NEVER);
+        let key = MemoKey::of(job);
+        let floor = match key.as_ref().map(|k| pass.memo_floor(k, &job.shape, d)) {
+            Some(MemoFloor::Never) => {
+                return self.clear_plan(id);
+            }
+            Some(MemoFloor::From(t)) => t,
+            None => now,
+        };
+        if pass.times_stale {
+            pass.times = profile.candidate_times(bf.window, bf.resolution);
+            pass.times_stale = false;
+        }
+        let whole = job.shape.is_whole_node();
+        let need = job.shape.nodes_min as usize;
+        let mut found = None;
+        for &t in pass.times.iter().filter(|&&t| t >= floor) {
+            if whole && profile.idle_bound(t) < need {
+                continue;
+            }
+            if let Ok((alloc, _)) = self.place_job(job, profile, t, d, scratch) {
+                found = Some((t, alloc));
+                break;
+            }
+        }
+        if let Some(k) = key {
+            pass.memo.entry(k).or_default().push((
+                job.shape.clone(),
+                d,
+                found.as_ref().map(|(t, _)| *t),
+            ));
+        }
+        match found {
+            Some((t, alloc)) => {
+                profile.reserve(&alloc, t, t.saturating_add(d));
+                pass.reserved += 1;
+                pass.times_stale = true;
+                let job = self.jobs.get_mut(&id).expect("planned jobs exist");
+                job.expected_start = Some(t);
+                job.sched_nodes = alloc.iter().map(|a| a.node).collect();
+            }
+            None => self.clear_plan(id),
+        }
+    }
+
+    fn clear_plan(&mut self, id: JobId) {
+        if let Some(job) = self.jobs.get_mut(&id) {
+            job.expected_start = None;
+            job.sched_nodes.clear();
+        }
+    }
+
+    /// Preemption: if `id` may preempt running jobs, choose victims that free
+    /// what it needs with the least work lost, ask for their end, and hold
+    /// their nodes for it. Returns whether victims were chosen (or already
+    /// are being ended for it).
+    fn try_preempt(
+        &mut self,
+        id: JobId,
+        now: Time,
+        profile: &mut Profile,
+        scratch: &mut Scratch,
+        effects: &mut impl Effects,
+    ) -> bool {
+        if self.preempting.contains_key(&id) {
+            return true;
+        }
+        let job = &self.jobs[&id];
+        let d = job.time_limit.unwrap_or(NEVER);
+        let mut candidates: Vec<(u32, u32, u64, JobId, PreemptMode, u64)> = self
+            .running
+            .iter()
+            .filter_map(|&v| {
+                let victim = &self.jobs[&v];
+                if victim.kill.is_some() {
+                    return None;
+                }
+                let (rank, mode, grace) = self.preemptable(job, victim)?;
+                let nodes = victim.alloc.len() as u32;
+                let lost = now.saturating_sub(victim.start_time.unwrap_or(now)) * u64::from(nodes);
+                Some((rank, nodes, lost, v, mode, grace))
+            })
+            .collect();
+        if candidates.is_empty() {
+            return false;
+        }
+        candidates.sort_unstable_by_key(|c| (c.0, c.1, c.2, c.3));
+        let want = Want::of_job(job, now);
+        let mut overlay = Overlay::new();
+        let mut chosen: Vec<usize> = Vec::new();
+        let mut fits = false;
+        for (i, c) in candidates.iter().enumerate() {
+            self.add_to_overlay(&mut overlay, c.3, true);
+            chosen.push(i);
+            if self
+                .place_alternatives(&want, profile, now, d, Some(&overlay), scratch)
+                .is_ok()
+            {
+                fits = true;
+                break;
+            }
+        }
+        if !fits {
+            return false;
+        }
+        // Drop victims the placement does not need, latest first.
+        for pos in (0..chosen.len()).rev() {
+            let victim = candidates[chosen[pos]].3;
+            self.add_to_overlay(&mut overlay, victim, false);
+            if self
+                .place_alternatives(&want, profile, now, d, Some(&overlay), scratch)
+                .is_ok()
+            {
+                chosen.remove(pos);
+            } else {
+                self.add_to_overlay(&mut overlay, victim, true);
+            }
+        }
+        let Ok(alloc) = self.place_alternatives(&want, profile, now, d, Some(&overlay), scratch)
+        else {
+            return false;
+        };
+        let victims: Vec<JobId> = chosen.iter().map(|&i| candidates[i].3).collect();
+        for &i in &chosen {
+            let (_, _, _, victim, mode, grace) = candidates[i];
+            let cause = match mode {
+                PreemptMode::Requeue if self.jobs[&victim].spec.requeue != Some(false) => {
+                    KillCause::PreemptRequeue
+                }
+                _ => KillCause::PreemptCancel,
+            };
+            if let Some(v) = self.jobs.get_mut(&victim) {
+                if v.mark_kill(cause).is_ok() {
+                    effects.emit(Effect::KillJob {
+                        job: victim,
+                        cause,
+                        grace,
+                    });
+                }
+            }
+        }
+        profile.reserve(&alloc, now, now.saturating_add(d));
+        self.preempting.insert(id, victims);
+        self.set_reason(id, Pending::Resources);
+        true
+    }
+
+    /// Whether `job` may preempt `victim`: the victim's rank (lower goes
+    /// first), its preempt mode and grace time.
+    fn preemptable(&self, job: &Job, victim: &Job) -> Option<(u32, PreemptMode, u64)> {
+        match self.config.preempt {
+            PreemptType::None => None,
+            PreemptType::PartitionPrio => {
+                let mine = &self.partitions[job.partition.index()];
+                let theirs = &self.partitions[victim.partition.index()];
+                let shares = self.partitions_share(job.partition, victim.partition);
+                (theirs.priority_tier < mine.priority_tier
+                    && theirs.preempt_mode != PreemptMode::Off
+                    && shares)
+                    .then_some((theirs.priority_tier, theirs.preempt_mode, theirs.grace_time))
+            }
+            PreemptType::Qos => {
+                let mine = &self.qos[job.qos?.index()];
+                let theirs = &self.qos[victim.qos?.index()];
+                let mode = match theirs.preempt_mode {
+                    PreemptMode::Off => self.partitions[victim.partition.index()].preempt_mode,
+                    m => m,
+                };
+                (mine.preempt.iter().any(|p| *p == theirs.name) && mode != PreemptMode::Off)
+                    .then_some((theirs.priority, mode, theirs.grace_time))
+            }
+        }
+    }
+
+    /// Adds (or takes back) a victim's resources to what preemption frees;
+    /// a node is idle once everything used on it would be freed.
+    fn add_to_overlay(&self, overlay: &mut Overlay, victim: JobId, add: bool) {
+        for a in &self.jobs[&victim].alloc {
+            let used = self.nodes[a.node.index()].used();
+            let entry = overlay.entry(a.node).or_insert((Resources::ZERO, false));
+            entry.0 = if add {
+                entry.0.add(&a.res)
+            } else {
+                entry.0.saturating_sub(&a.res)
+            };
+            entry.1 = entry.0.covers(&used);
+        }
+    }
+}
+
+/// Bookkeeping of one pass.
+#[derive(Default)]
+struct Pass {
+    blocked: std::collections::BTreeSet<PartitionId>,
+    tested: u32,
+    reserved: u32,
+    times: Vec<Time>,
+    times_stale: bool,
+    memo: BTreeMap<MemoKey, Vec<(Shape, u64, Option<Time>)>>,
+}
+
+impl Pass {
+    /// What earlier jobs of the same shape tell about this one: within a
+    /// pass the profile only fills up, so a job needing as much for at least
+    /// as long cannot start earlier than they could.
+    fn memo_floor(&self, key: &MemoKey, shape: &Shape, d: u64) -> MemoFloor {
+        let mut floor = 0;
+        for (s, dd, result) in self.memo.get(key).into_iter().flatten() {
+            if s == shape && *dd <= d {
+                match result {
+                    None => return MemoFloor::Never,
+                    Some(t) => floor = floor.max(*t),
+                }
+            }
+        }
+        MemoFloor::From(floor)
+    }
+}
+
+enum MemoFloor {
+    Never,
+    From(Time),
+}
+
+/// Jobs with node filters are not memoized.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct MemoKey {
+    partition: PartitionId,
+    nodes: u32,
+    tasks: u32,
+}
+
+impl MemoKey {
+    fn of(job: &Job) -> Option<MemoKey> {
+        (job.required.is_empty()
+            && job.excluded.is_empty()
+            && job.constraint.is_none()
+            && job.shape.switches.is_none())
+        .then_some(MemoKey {
+            partition: job.partition,
+            nodes: job.shape.nodes_min,
+            tasks: job.shape.tasks,
+        })
+    }
+}

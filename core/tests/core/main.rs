@@ -1,0 +1,7 @@
+//! Scenario and property tests of the scheduling core: a `TestEnv` drives a
+//! real `Core` with builders; every step runs `sanity_check()`.
+
+mod env;
+mod placement;
+mod props;
+mod queue;

@@ -1,0 +1,184 @@
+//! Queue policy scenarios: priority order, backfill reservations, time
+//! limits, pending reasons, preemption.
+
+use spur_core::{
+    Effect, JobState, KillCause, NodeId, Partition, Pending, PreemptMode, PreemptType,
+    PriorityType, PriorityWeights, SchedConfig,
+};
+
+use crate::env::*;
+
+#[test]
+fn backfill_starts_a_short_job_that_does_not_delay_the_reservation() {
+    let mut env = TestEnv::nvl72(1);
+    let running = env.submit(gpu_job(10).time(3600));
+    env.schedule();
+    let big = env.submit(gpu_job(18).time(3600).name("big"));
+    let short = env.submit(gpu_job(8).time(1800).name("short"));
+    let long = env.submit(gpu_job(8).time(7200).name("long"));
+    let started = env.schedule();
+    assert_eq!(started.iter().map(|s| s.0).collect::<Vec<_>>(), vec![short]);
+    let big_job = env.core.job(big).unwrap();
+    assert_eq!(big_job.reason(), Pending::Resources);
+    assert_eq!(big_job.expected_start(), Some(env.now + 3600));
+    assert_eq!(env.core.job(long).unwrap().reason(), Pending::Priority);
+    env.advance(3600);
+    env.finish(running, 0);
+    env.finish(short, 0);
+    let started = env.schedule();
+    assert_eq!(started[0].0, big);
+}
+
+#[test]
+fn time_min_lets_a_job_shrink_into_a_backfill_hole() {
+    let mut env = TestEnv::nvl72(1);
+    env.submit(gpu_job(10).time(3600));
+    env.schedule();
+    env.submit(gpu_job(18).time(3600));
+    let flexible = env.submit(gpu_job(8).time(7200).time_min(1800));
+    let started = env.schedule();
+    assert_eq!(started[0].0, flexible);
+    assert_eq!(env.core.job(flexible).unwrap().time_limit(), Some(3600));
+}
+
+#[test]
+fn time_limit_kills_the_job_and_it_ends_as_timeout() {
+    let mut env = TestEnv::nvl72(1);
+    let mut spec = gpu_job(1).time(600).0;
+    spec.signal = Some((10, 60));
+    let job = env.submit(JobBuilder(spec));
+    env.schedule();
+    assert_eq!(env.core.next_wakeup(env.now), Some(env.now + 540));
+    env.advance(540);
+    env.take_effects();
+    env.schedule();
+    assert_eq!(
+        env.take_effects(),
+        vec![Effect::SignalJob { job, signal: 10 }]
+    );
+    env.advance(60);
+    env.schedule();
+    assert_eq!(
+        env.take_effects(),
+        vec![Effect::KillJob {
+            job,
+            cause: KillCause::TimeLimit,
+            grace: 30
+        }]
+    );
+    env.finish(job, 0);
+    assert_eq!(env.core.job(job).unwrap().state(), JobState::Timeout);
+}
+
+#[test]
+fn blocking_reasons_are_named_as_slurm_names_them() {
+    let mut cl = cluster(18, nvl72_topology(1, None));
+    let mut debug = Partition::new("debug", (0..4).map(NodeId).collect());
+    debug.max_time = Some(1800);
+    cl.partitions.push(debug);
+    let mut env = TestEnv::new(cl, SchedConfig::default());
+    let held = env.submit(gpu_job(1).hold());
+    let over = env.submit(gpu_job(1).partition("debug").time(7200));
+    let mut later = gpu_job(1).0;
+    later.begin = Some(env.now + 100);
+    let later = env.submit(JobBuilder(later));
+    env.schedule();
+    let reason = |id| env.core.job(id).unwrap().reason().as_str();
+    assert_eq!(reason(held), "JobHeldUser");
+    assert_eq!(reason(over), "PartitionTimeLimit");
+    assert_eq!(reason(later), "BeginTime");
+}
+
+#[test]
+fn higher_priority_tier_partition_goes_first() {
+    let mut cl = cluster(18, nvl72_topology(1, None));
+    let mut high = Partition::new("high", (0..18).map(NodeId).collect());
+    high.priority_tier = 10;
+    cl.partitions.push(high);
+    let mut env = TestEnv::new(cl, SchedConfig::default());
+    let low = env.submit(gpu_job(18));
+    let urgent = env.submit(gpu_job(18).partition("high"));
+    let started = env.schedule();
+    assert_eq!(started[0].0, urgent);
+    assert_eq!(env.core.job(low).unwrap().reason(), Pending::Resources);
+}
+
+#[test]
+fn multifactor_age_and_nice_order_the_queue() {
+    let weights = PriorityWeights {
+        age: 1000,
+        ..Default::default()
+    };
+    let config = SchedConfig {
+        priority: PriorityType::Multifactor(weights),
+        ..Default::default()
+    };
+    let mut env = TestEnv::new(cluster(18, nvl72_topology(1, None)), config);
+    env.submit(gpu_job(18));
+    env.schedule();
+    let old = env.submit(gpu_job(18));
+    env.advance(86_400);
+    let young = env.submit(gpu_job(18));
+    env.schedule();
+    let p = |id| env.core.job(id).unwrap().priority();
+    assert!(p(old) > p(young), "{} <= {}", p(old), p(young));
+}
+
+#[test]
+fn preemption_requeues_the_victim_that_loses_least_work() {
+    let mut cl = cluster(18, nvl72_topology(1, None));
+    cl.partitions[0].preempt_mode = PreemptMode::Requeue;
+    let mut high = Partition::new("high", (0..18).map(NodeId).collect());
+    high.priority_tier = 10;
+    cl.partitions.push(high);
+    let config = SchedConfig {
+        preempt: PreemptType::PartitionPrio,
+        ..Default::default()
+    };
+    let mut env = TestEnv::new(cl, config);
+    let old = env.submit(gpu_job(9).name("old"));
+    env.schedule();
+    env.advance(3000);
+    let young = env.submit(gpu_job(9).name("young"));
+    env.schedule();
+    env.advance(100);
+    env.take_effects();
+    let urgent = env.submit(gpu_job(9).partition("high"));
+    assert!(env.schedule().is_empty());
+    assert_eq!(
+        env.take_effects(),
+        vec![Effect::KillJob {
+            job: young,
+            cause: KillCause::PreemptRequeue,
+            grace: 0
+        }]
+    );
+    env.finish(young, 0);
+    assert_eq!(env.core.job(young).unwrap().state(), JobState::Pending);
+    let started = env.schedule();
+    assert_eq!(started[0].0, urgent);
+    assert_eq!(env.core.job(old).unwrap().state(), JobState::Running);
+}
+
+#[test]
+fn cancelling_pending_and_running_jobs() {
+    let mut env = TestEnv::nvl72(1);
+    let running = env.submit(gpu_job(18));
+    let pending = env.submit(gpu_job(18));
+    env.schedule();
+    let mut effects = Vec::new();
+    env.core.cancel_job(pending, env.now, &mut effects).unwrap();
+    assert!(effects.is_empty());
+    assert_eq!(env.core.job(pending).unwrap().state(), JobState::Cancelled);
+    env.core.cancel_job(running, env.now, &mut effects).unwrap();
+    assert_eq!(
+        effects,
+        vec![Effect::KillJob {
+            job: running,
+            cause: KillCause::Cancelled,
+            grace: 30
+        }]
+    );
+    env.finish(running, 0);
+    assert_eq!(env.core.job(running).unwrap().state(), JobState::Cancelled);
+}
