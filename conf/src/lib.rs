@@ -1,0 +1,20 @@
+//! spur-conf: Slurm's configuration files (slurm.conf, topology.conf,
+//! gres.conf) read into typed structs, and Slurm hostlists. Pure parsing
+//! plus `load` functions that read files; no daemon or scheduling logic.
+
+mod error;
+pub mod gres_conf;
+pub mod hostlist;
+mod line;
+pub mod slurm_conf;
+pub mod topology_conf;
+mod value;
+
+pub use error::{BlockSizesProblem, ConfError, ErrorKind, Origin, Parsed, Warning};
+pub use gres_conf::{AutoDetect, GresConf, GresLine};
+pub use hostlist::{HostlistError, HostlistProblem};
+pub use slurm_conf::{slurm_conf_path, NodeConf, PartitionConf, SlurmConf};
+pub use topology_conf::{BlockConf, SwitchConf, TopologyConf};
+pub use value::{
+    parse_memory_mb, parse_time_limit, parse_time_minutes, MemoryFormatError, TimeFormatError,
+};
