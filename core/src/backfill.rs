@@ -64,6 +64,11 @@ pub(crate) struct Profile {
     /// `idle_at` sorted, for the quick bound; rebuilt when stale.
     idle_sorted: Vec<Time>,
     idle_sorted_stale: bool,
+    /// Reservations of whole nodes: (from, until, nodes).
+    whole_holds: Vec<(Time, Time, usize)>,
+    /// Free GPUs and CPUs now, summed over nodes.
+    free_gpus: u64,
+    free_cpus: u64,
 }
 
 impl Profile {
@@ -96,16 +101,29 @@ impl Profile {
             .iter()
             .map(|l| l.last().map_or(now, |(t, _)| *t))
             .collect();
+        let free: Vec<Resources> = nodes
+            .iter()
+            .map(|n| {
+                if n.is_schedulable() {
+                    n.free()
+                } else {
+                    Resources::ZERO
+                }
+            })
+            .collect();
         Profile {
             now,
             total: nodes.iter().map(|n| n.config.resources()).collect(),
-            free: nodes.iter().map(Node::free).collect(),
+            free_gpus: free.iter().map(|f| u64::from(f.gpus)).sum(),
+            free_cpus: free.iter().map(|f| u64::from(f.cpus)).sum(),
+            free,
             idle: nodes.iter().map(Node::is_idle).collect(),
             releases,
             idle_at,
             reserved: vec![SmallVec::new(); n],
             idle_sorted: Vec::new(),
             idle_sorted_stale: true,
+            whole_holds: Vec::new(),
         }
     }
 
@@ -123,6 +141,9 @@ impl Profile {
             reserved: vec![SmallVec::new(); n],
             idle_sorted: Vec::new(),
             idle_sorted_stale: true,
+            whole_holds: Vec::new(),
+            free_gpus: nodes.iter().map(|n| u64::from(n.config.gpus)).sum(),
+            free_cpus: nodes.iter().map(|n| u64::from(n.config.cpus)).sum(),
         }
     }
 
@@ -173,6 +194,19 @@ impl Profile {
         (free, idle)
     }
 
+    /// Whether nothing runs or is reserved on node `n` during `[t, t + d)`
+    /// (the question whole-node jobs ask; cheaper than [`Profile::free_over`]).
+    pub(crate) fn is_idle_over(&self, n: NodeId, t: Time, d: u64) -> bool {
+        let i = n.index();
+        let idle = if t > self.now {
+            self.idle_at[i] <= t
+        } else {
+            self.idle[i]
+        };
+        let end = t.saturating_add(d);
+        idle && !self.reserved[i].iter().any(|h| h.from < end && h.until > t)
+    }
+
     /// An upper bound on the nodes that could be wholly free at `t`.
     pub(crate) fn idle_bound(&mut self, t: Time) -> usize {
         if self.idle_sorted_stale {
@@ -182,6 +216,31 @@ impl Profile {
             self.idle_sorted_stale = false;
         }
         self.idle_sorted.partition_point(|&at| at <= t)
+    }
+
+    /// `t` rounded up to the resolution, counted from `now`.
+    pub(crate) fn round_time(&self, t: Time, resolution: u64) -> Time {
+        if t <= self.now || t >= NEVER {
+            return t;
+        }
+        let r = resolution.max(1);
+        self.now + (t - self.now).div_ceil(r) * r
+    }
+
+    /// Whether a job of `shape` certainly cannot start now: fewer idle
+    /// nodes, free GPUs or free CPUs in the whole cluster than it needs.
+    pub(crate) fn cannot_fit_now(&mut self, shape: &crate::spec::Shape) -> bool {
+        if shape.is_whole_node() {
+            return self.idle_bound(self.now) < shape.nodes_min as usize;
+        }
+        let tasks = shape.tasks;
+        let gpus = u64::from(
+            shape
+                .gpus_total
+                .unwrap_or(shape.gpus_per_node * shape.nodes_min + shape.gpus_per_task * tasks),
+        );
+        let cpus = u64::from(tasks) * u64::from(shape.cpus_per_task);
+        self.free_gpus < gpus || self.free_cpus < cpus
     }
 
     /// Start times worth trying after `now`, in order: whenever something is
@@ -211,12 +270,31 @@ impl Profile {
         for a in alloc {
             let i = a.node.index();
             self.free[i] = self.free[i].saturating_sub(&a.res);
+            self.free_gpus = self.free_gpus.saturating_sub(u64::from(a.res.gpus));
+            self.free_cpus = self.free_cpus.saturating_sub(u64::from(a.res.cpus));
             self.idle[i] = false;
             let pos = self.releases[i].partition_point(|(t, _)| *t <= end);
             self.releases[i].insert(pos, (end, a.res));
             self.idle_at[i] = self.idle_at[i].max(end);
         }
         self.idle_sorted_stale = true;
+    }
+
+    /// Nodes held whole by reservations at instant `t`. Such a node is idle
+    /// by `t` (it was reserved free), so `idle_bound(t)` minus this is still
+    /// an upper bound on the nodes a whole-node job can get at `t`.
+    pub(crate) fn whole_holds_at(&self, t: Time) -> usize {
+        self.whole_holds
+            .iter()
+            .filter(|h| h.0 <= t && t < h.1)
+            .map(|h| h.2)
+            .sum()
+    }
+
+    /// Reserves `alloc` (whole nodes) for `[from, until)`.
+    pub(crate) fn reserve_whole(&mut self, alloc: &[NodeAlloc], from: Time, until: Time) {
+        self.whole_holds.push((from, until, alloc.len()));
+        self.reserve(alloc, from, until);
     }
 
     /// Reserves `alloc` for `[from, until)`.

@@ -443,7 +443,10 @@ impl Core {
             def_mem_per_cpu: self.config.def_mem_per_cpu,
             def_mem_per_gpu: self.config.def_mem_per_gpu,
             max_switch_wait: self.config.max_switch_wait,
-            block_topology: matches!(self.topology, Topology::Block(_)),
+            // Segments and topo-exclusivity need block placement, not just
+            // a block topology on paper.
+            block_topology: matches!(self.topology, Topology::Block(_))
+                && self.config.placement == PlacementPolicy::Topology,
         };
         let mut shape = resolve_shape(spec, gpu_type, &defaults)?;
         if part.exclusive && shape.exclusive == Exclusive::No {

@@ -13,7 +13,7 @@ pub enum PartitionState {
     Up,
     /// Takes jobs, starts none.
     Down,
-    /// Takes jobs, starts none (no new jobs in Slurm; spur queues them).
+    /// Takes no new jobs; queued ones still run.
     Drain,
     /// Neither.
     Inactive,

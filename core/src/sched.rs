@@ -155,11 +155,20 @@ impl Core {
             let placed = {
                 let job = &self.jobs[&id];
                 let d = job.time_limit.unwrap_or(NEVER);
-                self.place_job(job, &profile, now, d, &mut scratch)
+                if profile.cannot_fit_now(&job.shape) {
+                    Err(Miss::Resources)
+                } else {
+                    self.place_job(job, &profile, now, d, &mut scratch)
+                }
             };
             match placed {
                 Ok((alloc, limit)) => {
-                    self.start_job(id, alloc, limit, now, &mut profile, effects);
+                    let end = self.start_job(id, alloc, limit, now, &mut profile, effects);
+                    let bf = self.config.backfill;
+                    pass.add_time(
+                        profile.round_time(end, bf.resolution),
+                        now.saturating_add(bf.window),
+                    );
                     continue;
                 }
                 Err(miss) => {
@@ -291,9 +300,11 @@ impl Core {
         }
         let part = &self.partitions[job.partition.index()];
         match part.state {
-            PartitionState::Up => {}
+            // DRAIN refuses new submissions (the controller's job); queued
+            // jobs still run.
+            PartitionState::Up | PartitionState::Drain => {}
             PartitionState::Inactive => return Some(Pending::PartitionInactive),
-            PartitionState::Down | PartitionState::Drain => return Some(Pending::PartitionDown),
+            PartitionState::Down => return Some(Pending::PartitionDown),
         }
         if let (Some(limit), Some(max)) = (job.time_limit, part.max_time) {
             if limit > max {
@@ -409,7 +420,12 @@ impl Core {
         scratch.keys.resize(node_count, u64::MAX);
         let now = profile.now();
         let part = &self.partitions[want.partition.index()];
+        // Whole-node jobs only ask whether a node is idle for the window.
+        let whole_fast = shape.is_whole_node() && overlay.is_none() && !empty;
         for &n in &part.nodes {
+            if whole_fast && !profile.is_idle_over(n, t, d) {
+                continue;
+            }
             let node = &self.nodes[n.index()];
             if !empty && !node.is_schedulable() {
                 continue;
@@ -433,7 +449,7 @@ impl Core {
                 }
             }
             let total = node.config.resources();
-            let (mut free, mut idle) = if empty {
+            let (mut free, mut idle) = if empty || whole_fast {
                 (total, true)
             } else {
                 profile.free_over(n, t, d)
@@ -585,12 +601,12 @@ impl Core {
         now: Time,
         profile: &mut Profile,
         effects: &mut impl Effects,
-    ) {
+    ) -> Time {
         let job = self.jobs.get_mut(&id).expect("started jobs exist");
         let whole = job.shape.is_whole_node();
         let topo = job.shape.exclusive == Exclusive::Topo;
         if job.start(now, alloc.clone()).is_err() {
-            return;
+            return NEVER;
         }
         job.time_limit = limit;
         let end = job.deadline().unwrap_or(NEVER);
@@ -607,6 +623,7 @@ impl Core {
         self.preempting.remove(&id);
         profile.start(&alloc, end);
         effects.emit(Effect::StartJob { job: id, alloc });
+        end
     }
 
     /// Backfill: the earliest start within the window, reserved so that
@@ -640,11 +657,17 @@ impl Core {
             pass.times = profile.candidate_times(bf.window, bf.resolution);
             pass.times_stale = false;
         }
+        let times = std::mem::take(&mut pass.times);
         let whole = job.shape.is_whole_node();
         let need = job.shape.nodes_min as usize;
         let mut found = None;
-        for &t in pass.times.iter().filter(|&&t| t >= floor) {
-            if whole && profile.idle_bound(t) < need {
+        for &t in times.iter().filter(|&&t| t >= floor) {
+            if whole
+                && profile
+                    .idle_bound(t)
+                    .saturating_sub(profile.whole_holds_at(t))
+                    < need
+            {
                 continue;
             }
             if let Ok((alloc, _)) = self.place_job(job, profile, t, d, scratch) {
@@ -652,6 +675,7 @@ impl Core {
                 break;
             }
         }
+        pass.times = times;
         if let Some(k) = key {
             pass.memo.entry(k).or_default().push((
                 job.shape.clone(),
@@ -661,9 +685,16 @@ impl Core {
         }
         match found {
             Some((t, alloc)) => {
-                profile.reserve(&alloc, t, t.saturating_add(d));
+                if whole {
+                    profile.reserve_whole(&alloc, t, t.saturating_add(d));
+                } else {
+                    profile.reserve(&alloc, t, t.saturating_add(d));
+                }
                 pass.reserved += 1;
-                pass.times_stale = true;
+                pass.add_time(
+                    profile.round_time(t.saturating_add(d), bf.resolution),
+                    now.saturating_add(bf.window),
+                );
                 let job = self.jobs.get_mut(&id).expect("planned jobs exist");
                 job.expected_start = Some(t);
                 job.sched_nodes = alloc.iter().map(|a| a.node).collect();
@@ -795,7 +826,7 @@ impl Core {
                     PreemptMode::Off => self.partitions[victim.partition.index()].preempt_mode,
                     m => m,
                 };
-                (mine.preempt.iter().any(|p| *p == theirs.name) && mode != PreemptMode::Off)
+                (mine.preempt.contains(&theirs.name) && mode != PreemptMode::Off)
                     .then_some((theirs.priority, mode, theirs.grace_time))
             }
         }
@@ -829,6 +860,17 @@ struct Pass {
 }
 
 impl Pass {
+    /// A new candidate start time (a reservation's end, a started job's
+    /// end), kept sorted.
+    fn add_time(&mut self, t: Time, horizon: Time) {
+        if t > horizon || self.times_stale {
+            return;
+        }
+        if let Err(pos) = self.times.binary_search(&t) {
+            self.times.insert(pos, t);
+        }
+    }
+
     /// What earlier jobs of the same shape tell about this one: within a
     /// pass the profile only fills up, so a job needing as much for at least
     /// as long cannot start earlier than they could.

@@ -68,7 +68,8 @@ impl BlockPlacement {
         // is measured against. Failing here means the job does not fit at all.
         let whole = fewest_groups(&units, need, &mut order)?;
         let floor = whole.len();
-        let mut best: Option<(usize, u64, Vec<(usize, u32)>)> = None;
+        // (base blocks spanned, spare nodes in the group, blocks taken)
+        let mut best: Option<(usize, u64, Taken)> = None;
         for &factor in self.topo.levels() {
             let factor = factor as usize;
             for start in (0..units.len()).step_by(factor) {
@@ -101,10 +102,21 @@ impl BlockPlacement {
                 break;
             }
         }
-        let taken = best.map_or(whole, |(_, _, taken)| taken);
+        // Only a job larger than the top level may go anywhere (Slurm
+        // treats the whole topology as one block for it); any other job
+        // waits for room inside one block.
+        let top = self.topo.levels().last().copied().unwrap_or(1) * self.topo.base_size();
+        let taken = match best {
+            Some((_, _, taken)) => taken,
+            None if req.nodes > top => whole,
+            None => return None,
+        };
         Some(taken.into_iter().map(|(b, n)| (b, n * unit)).collect())
     }
 }
+
+/// (base block, nodes) pairs a placement takes.
+type Taken = Vec<(usize, u32)>;
 
 /// Each segment in turn to the base block with the fewest usable nodes that
 /// still holds it (ties: lowest block).

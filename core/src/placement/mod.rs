@@ -85,12 +85,12 @@ pub fn tasks_fit(shape: &Shape, total: &Resources, free: &Resources, idle: bool)
         return 0;
     }
     let mut cap = shape.tasks;
-    if shape.cpus_per_task > 0 {
-        cap = cap.min(free.cpus / shape.cpus_per_task);
+    if let Some(by_cpus) = free.cpus.checked_div(shape.cpus_per_task) {
+        cap = cap.min(by_cpus);
     }
     let spare_gpus = free.gpus - shape.gpus_per_node;
-    if shape.gpus_per_task > 0 {
-        cap = cap.min(spare_gpus / shape.gpus_per_task);
+    if let Some(by_gpus) = spare_gpus.checked_div(shape.gpus_per_task) {
+        cap = cap.min(by_gpus);
     }
     cap = match shape.mem {
         MemDemand::PerNode(mb) if free.mem_mb < mb => 0,

@@ -1,0 +1,160 @@
+//! Trace jobs as spur jobs: how a trace record becomes a `JobSpec` on a
+//! GB200 cluster (4-GPU nodes), and the segment policy applied to it.
+
+use std::str::FromStr;
+
+use spur_core::{Exclusive, JobSpec, Uid};
+
+use crate::trace::TraceJob;
+
+/// GPUs per GB200 node.
+pub const GPUS_PER_NODE: u32 = 4;
+
+/// How `--segment` is chosen for each job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SegmentPolicy {
+    /// No `--segment`: the job is placed as Slurm's block plugin places a
+    /// job that gives none.
+    None,
+    /// NVIDIA's recommendation by job size: 16 nodes for jobs of 128+ GPUs,
+    /// 4 for 32-64 GPUs, 1 below.
+    Nvidia,
+    /// The same segment size for every job larger than it.
+    Fixed(u32),
+}
+
+impl FromStr for SegmentPolicy {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "none" => Ok(SegmentPolicy::None),
+            "nvidia" => Ok(SegmentPolicy::Nvidia),
+            n => match n.parse::<u32>() {
+                Ok(size) if size > 0 => Ok(SegmentPolicy::Fixed(size)),
+                _ => Err(format!(
+                    "invalid segment policy {s:?}: expected nvidia, none or a positive node count"
+                )),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for SegmentPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SegmentPolicy::None => f.write_str("none"),
+            SegmentPolicy::Nvidia => f.write_str("nvidia"),
+            SegmentPolicy::Fixed(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+impl SegmentPolicy {
+    /// The segment for a job of `nodes` nodes and `gpus` GPUs. A size that
+    /// does not divide the node count is lowered to the largest one that
+    /// does (a user would round the job the same way).
+    pub fn segment_for(self, nodes: u32, gpus: u32) -> Option<u32> {
+        let wanted = match self {
+            SegmentPolicy::None => return None,
+            SegmentPolicy::Nvidia if gpus >= 128 => 16,
+            SegmentPolicy::Nvidia if gpus >= 32 => 4,
+            SegmentPolicy::Nvidia => 1,
+            SegmentPolicy::Fixed(size) => size,
+        };
+        if nodes <= wanted {
+            return None;
+        }
+        (1..=wanted).rev().find(|s| nodes % s == 0)
+    }
+}
+
+/// One job to replay.
+#[derive(Debug, Clone)]
+pub struct SimJob {
+    /// The trace's id.
+    pub trace_id: u64,
+    /// Submit time (s, relative).
+    pub submit: u64,
+    /// How long it runs once started (s); `None`: until the end of the run.
+    pub runtime: Option<u64>,
+    /// The request.
+    pub spec: JobSpec,
+    /// Nodes it asks for.
+    pub nodes: u32,
+    /// GPUs it asks for.
+    pub gpus: u32,
+}
+
+/// A user's time limit when the trace has none: the run time rounded up to
+/// the next 10 minutes, at least 10 minutes.
+fn estimate_limit(runtime: u64) -> u64 {
+    runtime.div_ceil(600).max(1) * 600
+}
+
+/// Converts a trace job. `cpu_trace` says the trace is of CPU nodes taken
+/// one-for-one as 4-GPU GB200 nodes (Theta).
+pub fn to_sim_job(t: &TraceJob, policy: SegmentPolicy) -> SimJob {
+    let runtime = (!t.runs_forever).then_some(t.runtime_s);
+    let (nodes, gpus) = match t.gpus {
+        None => (t.nodes, t.nodes * GPUS_PER_NODE),
+        Some(g) => (g.div_ceil(GPUS_PER_NODE).max(1), g),
+    };
+    let mut spec = JobSpec {
+        name: format!("t{}", t.id),
+        user: Uid(t.user.unwrap_or(1000)),
+        time_limit: Some(
+            t.walltime_s
+                .unwrap_or_else(|| estimate_limit(runtime.unwrap_or(0))),
+        ),
+        ..JobSpec::default()
+    };
+    if gpus >= GPUS_PER_NODE || t.gpus.is_none() {
+        spec.min_nodes = Some(nodes);
+        spec.gpus_per_node = Some(GPUS_PER_NODE);
+        spec.exclusive = Exclusive::Node;
+        spec.segment = policy.segment_for(nodes, gpus);
+    } else {
+        // Sub-node jobs share a node: their GPUs, a CPU share and memory.
+        spec.min_nodes = Some(1);
+        if gpus > 0 {
+            spec.gpus = Some(gpus);
+        }
+        let cpus = t
+            .cpu_milli
+            .map_or(8 * gpus.max(1), |m| m.div_ceil(1000).max(1));
+        spec.cpus_per_task = Some(cpus);
+        if let Some(mem) = t.mem_mib {
+            spec.mem = spur_core::MemRequest::PerNode(mem);
+        }
+    }
+    SimJob {
+        trace_id: t.id,
+        submit: t.submit_s,
+        runtime,
+        spec,
+        nodes,
+        gpus,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nvidia_policy_by_job_size_and_divisibility() {
+        let p = SegmentPolicy::Nvidia;
+        assert_eq!(p.segment_for(32, 128), Some(16));
+        assert_eq!(
+            p.segment_for(804, 3216),
+            Some(12),
+            "largest divisor of 804 not above 16"
+        );
+        assert_eq!(p.segment_for(8, 32), Some(4));
+        assert_eq!(p.segment_for(2, 8), Some(1));
+        assert_eq!(SegmentPolicy::None.segment_for(128, 512), None);
+        assert_eq!("16".parse::<SegmentPolicy>(), Ok(SegmentPolicy::Fixed(16)));
+        assert!("x".parse::<SegmentPolicy>().is_err());
+    }
+}
