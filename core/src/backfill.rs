@@ -66,6 +66,17 @@ pub(crate) struct Profile {
     idle_sorted_stale: bool,
     /// Reservations of whole nodes: (from, until, nodes).
     whole_holds: Vec<(Time, Time, usize)>,
+    /// Per node, its whole-node holds, sorted (they never overlap).
+    whole_reserved: Vec<SmallVec<[(Time, Time); 2]>>,
+    /// Per node, how many holds take only part of it.
+    partial_holds: Vec<u32>,
+    /// Base block of each node (empty: no blocks), for per-block bounds.
+    groups: Vec<Option<u32>>,
+    /// Per block, its nodes' `idle_at`, sorted; rebuilt when stale.
+    group_idle: Vec<Vec<Time>>,
+    group_idle_stale: bool,
+    /// Per block, whole-node holds: (from, until, nodes in the block).
+    group_holds: Vec<Vec<(Time, Time, u32)>>,
     /// Free GPUs and CPUs now, summed over nodes.
     free_gpus: u64,
     free_cpus: u64,
@@ -124,6 +135,12 @@ impl Profile {
             idle_sorted: Vec::new(),
             idle_sorted_stale: true,
             whole_holds: Vec::new(),
+            whole_reserved: vec![SmallVec::new(); n],
+            partial_holds: vec![0; n],
+            groups: Vec::new(),
+            group_idle: Vec::new(),
+            group_idle_stale: true,
+            group_holds: Vec::new(),
         }
     }
 
@@ -142,6 +159,12 @@ impl Profile {
             idle_sorted: Vec::new(),
             idle_sorted_stale: true,
             whole_holds: Vec::new(),
+            whole_reserved: vec![SmallVec::new(); n],
+            partial_holds: vec![0; n],
+            groups: Vec::new(),
+            group_idle: Vec::new(),
+            group_idle_stale: true,
+            group_holds: Vec::new(),
             free_gpus: nodes.iter().map(|n| u64::from(n.config.gpus)).sum(),
             free_cpus: nodes.iter().map(|n| u64::from(n.config.cpus)).sum(),
         }
@@ -203,8 +226,19 @@ impl Profile {
         } else {
             self.idle[i]
         };
+        if !idle {
+            return false;
+        }
         let end = t.saturating_add(d);
-        idle && !self.reserved[i].iter().any(|h| h.from < end && h.until > t)
+        if self.partial_holds[i] > 0 {
+            return !self.reserved[i].iter().any(|h| h.from < end && h.until > t);
+        }
+        // Whole-node holds on one node never overlap, so sorted by start
+        // they are sorted by end too: only the first ending after `t` can
+        // reach into the window.
+        let holds = &self.whole_reserved[i];
+        let first = holds.partition_point(|&(_, until)| until <= t);
+        holds.get(first).is_none_or(|&(from, _)| from >= end)
     }
 
     /// An upper bound on the nodes that could be wholly free at `t`.
@@ -278,6 +312,54 @@ impl Profile {
             self.idle_at[i] = self.idle_at[i].max(end);
         }
         self.idle_sorted_stale = true;
+        self.group_idle_stale = true;
+    }
+
+    /// Tells the profile each node's base block, for [`Profile::block_bounds`].
+    pub(crate) fn set_groups(&mut self, groups: Vec<Option<u32>>) {
+        let count = groups
+            .iter()
+            .flatten()
+            .map(|&g| g as usize + 1)
+            .max()
+            .unwrap_or(0);
+        self.groups = groups;
+        self.group_idle = vec![Vec::new(); count];
+        self.group_holds = vec![Vec::new(); count];
+        self.group_idle_stale = true;
+    }
+
+    /// Per base block, an upper bound on the nodes a whole-node job could
+    /// have there at `t`: idle by `t`, less those held at the instant `t`.
+    /// Empty when the profile knows no blocks.
+    pub(crate) fn block_bounds(&mut self, t: Time, out: &mut Vec<u32>) {
+        out.clear();
+        if self.group_idle.is_empty() {
+            return;
+        }
+        if self.group_idle_stale {
+            for list in &mut self.group_idle {
+                list.clear();
+            }
+            for (i, g) in self.groups.iter().enumerate() {
+                if let Some(g) = g {
+                    self.group_idle[*g as usize].push(self.idle_at[i]);
+                }
+            }
+            for list in &mut self.group_idle {
+                list.sort_unstable();
+            }
+            self.group_idle_stale = false;
+        }
+        for (idle, holds) in self.group_idle.iter().zip(&self.group_holds) {
+            let idle_now = idle.partition_point(|&at| at <= t) as u32;
+            let held: u32 = holds
+                .iter()
+                .filter(|h| h.0 <= t && t < h.1)
+                .map(|h| h.2)
+                .sum();
+            out.push(idle_now.saturating_sub(held));
+        }
     }
 
     /// Nodes held whole by reservations at instant `t`. Such a node is idle
@@ -294,11 +376,35 @@ impl Profile {
     /// Reserves `alloc` (whole nodes) for `[from, until)`.
     pub(crate) fn reserve_whole(&mut self, alloc: &[NodeAlloc], from: Time, until: Time) {
         self.whole_holds.push((from, until, alloc.len()));
-        self.reserve(alloc, from, until);
+        if !self.group_holds.is_empty() {
+            let mut per_group: std::collections::BTreeMap<u32, u32> =
+                std::collections::BTreeMap::new();
+            for a in alloc {
+                if let Some(Some(g)) = self.groups.get(a.node.index()) {
+                    *per_group.entry(*g).or_default() += 1;
+                }
+            }
+            for (g, count) in per_group {
+                self.group_holds[g as usize].push((from, until, count));
+            }
+        }
+        for a in alloc {
+            let holds = &mut self.whole_reserved[a.node.index()];
+            let pos = holds.partition_point(|&(f, _)| f < from);
+            holds.insert(pos, (from, until));
+        }
+        self.hold(alloc, from, until);
     }
 
-    /// Reserves `alloc` for `[from, until)`.
+    /// Reserves part of the nodes of `alloc` for `[from, until)`.
     pub(crate) fn reserve(&mut self, alloc: &[NodeAlloc], from: Time, until: Time) {
+        for a in alloc {
+            self.partial_holds[a.node.index()] += 1;
+        }
+        self.hold(alloc, from, until);
+    }
+
+    fn hold(&mut self, alloc: &[NodeAlloc], from: Time, until: Time) {
         for a in alloc {
             self.reserved[a.node.index()].push(Hold {
                 from,

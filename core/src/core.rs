@@ -215,10 +215,27 @@ pub struct Core {
     pub(crate) config: SchedConfig,
     /// Base block of every node (topology/block), for `--exclusive=topo`.
     pub(crate) node_block: Vec<Option<u32>>,
+    /// Nodes of every base block.
+    pub(crate) block_nodes: Vec<Vec<NodeId>>,
+    /// Per partition, whether each node is in it.
+    pub(crate) part_member: Vec<Vec<bool>>,
     /// Jobs holding base blocks exclusively, per block.
     pub(crate) block_owner: Vec<Option<JobId>>,
     /// Preemptors and the victims they wait for.
     pub(crate) preempting: BTreeMap<JobId, Vec<JobId>>,
+}
+
+fn part_member(partitions: &[Vec<NodeId>], node_count: usize) -> Vec<Vec<bool>> {
+    partitions
+        .iter()
+        .map(|nodes| {
+            let mut member = vec![false; node_count];
+            for n in nodes {
+                member[n.index()] = true;
+            }
+            member
+        })
+        .collect()
 }
 
 fn intern(table: &mut Vec<String>, name: &str) -> u16 {
@@ -335,6 +352,8 @@ impl Core {
                     0,
                 ),
             };
+        let partitions_for_members: Vec<Vec<NodeId>> =
+            cluster.partitions.iter().map(|p| p.nodes.clone()).collect();
         Ok(Core {
             nodes,
             node_index,
@@ -354,6 +373,16 @@ impl Core {
             seq: 0,
             fairshare: FairShare::default(),
             config,
+            block_nodes: {
+                let mut lists = vec![Vec::new(); block_count];
+                for (n, b) in node_block.iter().enumerate() {
+                    if let Some(b) = b {
+                        lists[*b as usize].push(NodeId(n as u32));
+                    }
+                }
+                lists
+            },
+            part_member: part_member(&partitions_for_members, node_count),
             node_block,
             block_owner: vec![None; block_count],
             preempting: BTreeMap::new(),

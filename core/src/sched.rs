@@ -28,6 +28,10 @@ pub(crate) struct Scratch {
     keys: Vec<u64>,
     idle_blocks: Vec<bool>,
     chosen: Vec<NodeId>,
+    /// Per-block upper bounds of idle nodes at the time being tried.
+    bounds: Vec<u32>,
+    /// Nodes a placement looks at.
+    visit: Vec<NodeId>,
 }
 
 /// Resources a preemption would free, per node: what, and whether the node
@@ -155,10 +159,19 @@ impl Core {
             let placed = {
                 let job = &self.jobs[&id];
                 let d = job.time_limit.unwrap_or(NEVER);
-                if profile.cannot_fit_now(&job.shape) {
+                if profile.cannot_fit_now(&job.shape) || pass.failed_now(job, d) {
                     Err(Miss::Resources)
                 } else {
-                    self.place_job(job, &profile, now, d, &mut scratch)
+                    if job.shape.is_whole_node() {
+                        profile.block_bounds(now, &mut scratch.bounds);
+                    } else {
+                        scratch.bounds.clear();
+                    }
+                    let placed = self.place_job(job, &profile, now, d, &mut scratch);
+                    if placed.is_err() {
+                        pass.note_failed_now(job, d);
+                    }
+                    placed
                 }
             };
             match placed {
@@ -336,7 +349,7 @@ impl Core {
     }
 
     pub(crate) fn profile(&self, now: Time) -> Profile {
-        Profile::new(
+        let mut profile = Profile::new(
             now,
             &self.nodes,
             |job| self.jobs.get(&job).and_then(Job::deadline).unwrap_or(NEVER),
@@ -345,7 +358,11 @@ impl Core {
                     j.alloc.iter().map(|a| (a.node, a.res)).collect()
                 })
             },
-        )
+        );
+        if !self.block_owner.is_empty() {
+            profile.set_groups(self.node_block.clone());
+        }
+        profile
     }
 
     /// Places a job for `[t, t + d)` on the profile, trying each alternative
@@ -412,6 +429,29 @@ impl Core {
         scratch: &mut Scratch,
         empty: bool,
     ) -> Result<Vec<NodeAlloc>, Miss> {
+        let bounds = std::mem::take(&mut scratch.bounds);
+        let result = self.try_place_on(
+            want, constraint, profile, t, d, overlay, scratch, empty, &bounds,
+        );
+        scratch.bounds = bounds;
+        result
+    }
+
+    /// [`Core::try_place`] with the per-block upper bounds at `t` (empty:
+    /// none): whole-node jobs then only look at blocks that have room.
+    #[allow(clippy::too_many_arguments)]
+    fn try_place_on(
+        &self,
+        want: &Want<'_>,
+        constraint: Option<&Constraint>,
+        profile: &Profile,
+        t: Time,
+        d: u64,
+        overlay: Option<&Overlay>,
+        scratch: &mut Scratch,
+        empty: bool,
+        bounds: &[u32],
+    ) -> Result<Vec<NodeAlloc>, Miss> {
         let shape = want.shape;
         let node_count = self.nodes.len();
         scratch.caps.clear();
@@ -420,9 +460,27 @@ impl Core {
         scratch.keys.resize(node_count, u64::MAX);
         let now = profile.now();
         let part = &self.partitions[want.partition.index()];
-        // Whole-node jobs only ask whether a node is idle for the window.
+        // Whole-node jobs only ask whether a node is idle for the window,
+        // and only in blocks that can have idle nodes then.
         let whole_fast = shape.is_whole_node() && overlay.is_none() && !empty;
-        for &n in &part.nodes {
+        let mut visit = std::mem::take(&mut scratch.visit);
+        visit.clear();
+        if whole_fast && !bounds.is_empty() {
+            let member = &self.part_member[want.partition.index()];
+            for (b, &room) in bounds.iter().enumerate() {
+                if room > 0 {
+                    visit.extend(
+                        self.block_nodes[b]
+                            .iter()
+                            .copied()
+                            .filter(|n| member[n.index()]),
+                    );
+                }
+            }
+        } else {
+            visit.extend_from_slice(&part.nodes);
+        }
+        for &n in &visit {
             if whole_fast && !profile.is_idle_over(n, t, d) {
                 continue;
             }
@@ -471,6 +529,7 @@ impl Core {
                     | u64::from(left.cpus.min(0xFF_FFFF));
             }
         }
+        scratch.visit = visit;
         let min_tasks = shape.min_tasks_per_node();
         if want
             .required
@@ -670,6 +729,18 @@ impl Core {
             {
                 continue;
             }
+            if whole {
+                profile.block_bounds(t, &mut scratch.bounds);
+                let fits = scratch.bounds.is_empty()
+                    || self
+                        .placement
+                        .may_fit(&job.shape, job.shape.nodes_min, &scratch.bounds);
+                if !fits {
+                    continue;
+                }
+            } else {
+                scratch.bounds.clear();
+            }
             if let Ok((alloc, _)) = self.place_job(job, profile, t, d, scratch) {
                 found = Some((t, alloc));
                 break;
@@ -826,8 +897,11 @@ impl Core {
                     PreemptMode::Off => self.partitions[victim.partition.index()].preempt_mode,
                     m => m,
                 };
-                (mine.preempt.contains(&theirs.name) && mode != PreemptMode::Off)
-                    .then_some((theirs.priority, mode, theirs.grace_time))
+                (mine.preempt.contains(&theirs.name) && mode != PreemptMode::Off).then_some((
+                    theirs.priority,
+                    mode,
+                    theirs.grace_time,
+                ))
             }
         }
     }
@@ -857,9 +931,33 @@ struct Pass {
     times: Vec<Time>,
     times_stale: bool,
     memo: BTreeMap<MemoKey, Vec<(Shape, u64, Option<Time>)>>,
+    /// Shapes that could not start now for a time limit: within a pass,
+    /// starting jobs only takes resources, so the same shape fails again for
+    /// as long or longer.
+    failed: BTreeMap<MemoKey, Vec<(Shape, u64)>>,
 }
 
 impl Pass {
+    fn failed_now(&self, job: &Job, d: u64) -> bool {
+        let Some(key) = MemoKey::of(job) else {
+            return false;
+        };
+        job.spec.time_min.is_none()
+            && self
+                .failed
+                .get(&key)
+                .is_some_and(|list| list.iter().any(|(s, dd)| *dd <= d && *s == job.shape))
+    }
+
+    fn note_failed_now(&mut self, job: &Job, d: u64) {
+        if let (Some(key), None) = (MemoKey::of(job), job.spec.time_min) {
+            let list = self.failed.entry(key).or_default();
+            if !list.iter().any(|(s, dd)| *dd <= d && *s == job.shape) {
+                list.push((job.shape.clone(), d));
+            }
+        }
+    }
+
     /// A new candidate start time (a reservation's end, a started job's
     /// end), kept sorted.
     fn add_time(&mut self, t: Time, horizon: Time) {

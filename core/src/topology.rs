@@ -221,6 +221,11 @@ impl BlockTopology {
         &self.levels
     }
 
+    /// Nodes in the cluster (in a block or not).
+    pub fn node_count(&self) -> usize {
+        self.node_block.len()
+    }
+
     /// The base block holding `node`, if any. Nodes outside every block are
     /// not allocated under topology/block, as in Slurm.
     pub fn block_of(&self, node: NodeId) -> Option<BlockId> {

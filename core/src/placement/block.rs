@@ -170,4 +170,31 @@ impl Placement for BlockPlacement {
     fn name(&self) -> &'static str {
         "block"
     }
+
+    fn may_fit(&self, shape: &crate::spec::Shape, nodes: u32, per_block: &[u32]) -> bool {
+        let unit = shape.segment.unwrap_or(1);
+        let need = nodes / unit;
+        let units = |u: u32| match (shape.segment, shape.segment_layout) {
+            (Some(_), SegmentLayout::Spread) => (u / unit).min(1),
+            _ => u / unit,
+        };
+        let total: u64 = per_block.iter().map(|&u| u64::from(units(u))).sum();
+        if total < u64::from(need) {
+            return false;
+        }
+        let free_anywhere = matches!(
+            shape.segment_layout,
+            SegmentLayout::Default | SegmentLayout::Spread
+        ) && shape.segment.is_some();
+        let top = self.topo.levels().last().copied().unwrap_or(1) * self.topo.base_size();
+        if free_anywhere || nodes > top {
+            return true;
+        }
+        // Otherwise some block of some level must hold the job.
+        self.topo.levels().iter().any(|&factor| {
+            per_block.chunks(factor as usize).any(|group| {
+                group.iter().map(|&u| u64::from(units(u))).sum::<u64>() >= u64::from(need)
+            })
+        })
+    }
 }

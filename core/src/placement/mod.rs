@@ -67,6 +67,14 @@ pub trait Placement: std::fmt::Debug + Send {
 
     /// A short name for reports (`block`, `tree`, `flat`, `linear`).
     fn name(&self) -> &'static str;
+
+    /// A quick necessary condition for [`Placement::select`] to find
+    /// `nodes` nodes for `shape`, given an upper bound of the usable nodes
+    /// in each base block (`per_block`, indexed by block). `false` means
+    /// select would certainly fail. Topologies without blocks say `true`.
+    fn may_fit(&self, _shape: &Shape, _nodes: u32, _per_block: &[u32]) -> bool {
+        true
+    }
 }
 
 /// How many of the job's tasks fit on a node with `total` resources of
