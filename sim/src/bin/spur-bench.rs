@@ -157,7 +157,7 @@ fn placement_micros(opts: &BenchOpts, first_fit: bool) -> Result<(f64, f64)> {
     Ok((p(0.5), p(0.99)))
 }
 
-fn replay_seconds(path: &PathBuf, domains: u32, placement: PlacementPolicy) -> Result<f64> {
+fn replay_seconds(path: &std::path::Path, domains: u32, placement: PlacementPolicy) -> Result<f64> {
     let trace = trace::load(path)?;
     let cluster = cluster::nvl72(domains);
     let jobs: Vec<_> = trace
