@@ -43,6 +43,9 @@ pub enum PlacementPolicy {
     Topology,
     /// Linear first fit, ignoring topology: the simulator's baseline.
     LinearFirstFit,
+    /// Best fit by what a node has left, ignoring topology and the workload
+    /// mix: the simulator's fragmentation baseline.
+    BestFit,
 }
 
 /// Scheduler settings, from slurm.conf.
@@ -223,6 +226,9 @@ pub struct Core {
     pub(crate) block_owner: Vec<Option<JobId>>,
     /// Preemptors and the victims they wait for.
     pub(crate) preempting: BTreeMap<JobId, Vec<JobId>>,
+    /// The mix of per-node demands of shared jobs, for fragmentation-aware
+    /// node choice.
+    pub(crate) workload: crate::placement::frag::Workload,
 }
 
 fn part_member(partitions: &[Vec<NodeId>], node_count: usize) -> Vec<Vec<bool>> {
@@ -326,6 +332,11 @@ impl Core {
         }
         let (placement, node_block, block_count): (Box<dyn Placement>, Vec<Option<u32>>, usize) =
             match (&cluster.topology, config.placement) {
+                (_, PlacementPolicy::BestFit) => (
+                    Box::new(FlatPlacement::best_fit(node_count)),
+                    vec![None; node_count],
+                    0,
+                ),
                 (_, PlacementPolicy::LinearFirstFit) => (
                     Box::new(FlatPlacement::first_fit(node_count)),
                     vec![None; node_count],
@@ -386,6 +397,7 @@ impl Core {
             node_block,
             block_owner: vec![None; block_count],
             preempting: BTreeMap::new(),
+            workload: Default::default(),
         })
     }
 
@@ -440,6 +452,27 @@ impl Core {
         let id = JobId(self.next_job_id);
         self.next_job_id += 1;
         self.seq += 1;
+        if self.config.placement == PlacementPolicy::Topology {
+            // Whole-node jobs count as needing every GPU of a node, so that
+            // shared jobs keep whole nodes free when such jobs are common.
+            let shape = &resolved.shape;
+            let tasks = shape.min_tasks_per_node();
+            self.workload.record(crate::resources::Resources {
+                cpus: if shape.is_whole_node() {
+                    1
+                } else {
+                    shape.cpus_on_node(tasks)
+                },
+                mem_mb: if shape.is_whole_node() {
+                    0
+                } else {
+                    shape.mem_on_node(tasks, 0)
+                },
+                gpus: shape
+                    .gpus_on_node(tasks)
+                    .max(u32::from(shape.is_whole_node())),
+            });
+        }
         let job = Job::new(id, spec, resolved, now, self.seq);
         self.jobs.insert(id, job);
         self.pending.insert(id);

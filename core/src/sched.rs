@@ -15,7 +15,7 @@ use crate::id::{JobId, NodeId, PartitionId};
 use crate::job::{Job, KillCause, Resolved};
 use crate::node::{Node, NodeAlloc};
 use crate::partition::{PartitionState, PreemptMode};
-use crate::placement::{distribute_tasks, node_alloc, tasks_fit, Miss, Request};
+use crate::placement::{distribute_tasks, fit_key, node_alloc, tasks_fit, Miss, Request};
 use crate::queue::{PriorityContext, QueuePolicy};
 use crate::reason::Pending;
 use crate::resources::{GpuSet, Resources, Time};
@@ -519,14 +519,16 @@ impl Core {
             let cap = tasks_fit(shape, &total, &free, idle);
             scratch.caps[n.index()] = cap;
             if cap > 0 {
-                let left = free.saturating_sub(&crate::resources::Resources {
-                    cpus: shape.cpus_on_node(cap.min(shape.min_tasks_per_node())),
-                    mem_mb: 0,
-                    gpus: shape.gpus_on_node(shape.min_tasks_per_node()),
-                });
-                scratch.keys[n.index()] = (u64::from(node.config.weight) << 32)
-                    | (u64::from(left.gpus.min(0xFF)) << 24)
-                    | u64::from(left.cpus.min(0xFF_FFFF));
+                let tasks = shape.min_tasks_per_node();
+                let demand = crate::resources::Resources {
+                    cpus: shape.cpus_on_node(tasks),
+                    mem_mb: shape.mem_on_node(tasks, total.mem_mb),
+                    gpus: shape.gpus_on_node(tasks),
+                };
+                let frag = (!shape.is_whole_node() && !self.workload.is_empty())
+                    .then(|| self.workload.delta(&free, &demand));
+                scratch.keys[n.index()] =
+                    fit_key(node.config.weight, frag, &free.saturating_sub(&demand));
             }
         }
         scratch.visit = visit;

@@ -262,6 +262,30 @@ pub fn nvl72(domains: u32) -> Cluster {
     }
 }
 
+/// The Alibaba openb GPU cluster from its node list: one node per row,
+/// flat topology, one partition.
+pub fn from_alibaba(nodes: &[crate::trace::AlibabaNode]) -> Cluster {
+    let configs: Vec<NodeConfig> = nodes
+        .iter()
+        .map(|n| {
+            NodeConfig::new(
+                n.name.clone(),
+                n.cpu_milli.div_ceil(1000),
+                n.mem_mib,
+                n.gpus,
+            )
+        })
+        .collect();
+    let mut all = Partition::new("default", (0..configs.len() as u32).map(NodeId).collect());
+    all.is_default = true;
+    Cluster {
+        nodes: configs,
+        partitions: vec![all],
+        qos: vec![],
+        topology: Topology::Flat,
+    }
+}
+
 /// Each node's base block (domain), if the topology has blocks.
 pub fn domain_map(cluster: &Cluster) -> Vec<Option<u32>> {
     match &cluster.topology {

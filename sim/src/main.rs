@@ -8,7 +8,8 @@ use clap::Parser;
 use spur_sim::{cluster, report, trace, workload};
 
 /// Replays a job trace through spur-core on a virtual clock, next to a
-/// linear-first-fit + backfill baseline on the same input.
+/// topology-unaware baseline (linear first fit or best fit, with backfill)
+/// on the same input.
 #[derive(Debug, Parser)]
 #[command(name = "spur-sim", version)]
 struct SimOpts {
@@ -19,8 +20,14 @@ struct SimOpts {
     #[arg(long, conflicts_with = "domains")]
     conf: Option<PathBuf>,
     /// The cluster as a number of NVL72 domains (18 nodes x 4 GPUs each).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "alibaba_nodes")]
     domains: Option<u32>,
+    /// The cluster as an Alibaba openb node list (for its pod traces).
+    #[arg(long, conflicts_with = "conf")]
+    alibaba_nodes: Option<PathBuf>,
+    /// The baseline's node selection: linear (first fit) or best-fit.
+    #[arg(long, default_value = "linear", value_parser = ["linear", "best-fit"])]
+    baseline: String,
     /// Arrival-time compression: submit times are divided by K.
     #[arg(long, default_value_t = 1.0)]
     compress: f64,
@@ -30,6 +37,10 @@ struct SimOpts {
     /// --segment for each job: nvidia (by job size), none, or a node count.
     #[arg(long, default_value = "none")]
     segment_policy: workload::SegmentPolicy,
+    /// Jobs never end: they arrive until the cluster is full (the way the
+    /// fragmentation studies on the Alibaba traces fill a cluster).
+    #[arg(long)]
+    no_departures: bool,
     /// Share of nodes down for the whole run.
     #[arg(long, default_value_t = 0.0)]
     down: f64,
@@ -70,17 +81,29 @@ fn run(opts: &SimOpts) -> Result<()> {
         .compress(opts.compress)
         .context("while compressing arrivals")?;
     trace.replicate(opts.copies);
-    let cluster = match (&opts.conf, opts.domains) {
-        (Some(conf), _) => cluster::from_slurm_conf(conf)
+    let cluster = match (&opts.conf, opts.domains, &opts.alibaba_nodes) {
+        (Some(conf), _, _) => cluster::from_slurm_conf(conf)
             .with_context(|| format!("while reading {}", conf.display()))?,
-        (None, Some(domains)) if domains > 0 => cluster::nvl72(domains),
-        (None, _) => bail!("give the cluster with --conf SLURM_CONF or --domains N (N > 0)"),
+        (None, _, Some(path)) => cluster::from_alibaba(
+            &trace::load_alibaba_nodes(path)
+                .with_context(|| format!("while reading {}", path.display()))?,
+        ),
+        (None, Some(domains), None) if domains > 0 => cluster::nvl72(domains),
+        _ => bail!(
+            "give the cluster with --conf SLURM_CONF, --domains N (N > 0) or --alibaba-nodes FILE"
+        ),
     };
-    let jobs: Vec<workload::SimJob> = trace
+    let mut jobs: Vec<workload::SimJob> = trace
         .jobs
         .iter()
         .map(|j| workload::to_sim_job(j, opts.segment_policy))
         .collect();
+    if opts.no_departures {
+        for job in &mut jobs {
+            job.runtime = None;
+            job.spec.time_limit = None;
+        }
+    }
     let domain_of = cluster::domain_map(&cluster);
     let down = cluster::down_nodes(cluster.nodes.len(), opts.down);
     let setup = report::Setup {
@@ -91,21 +114,15 @@ fn run(opts: &SimOpts) -> Result<()> {
         copies: opts.copies,
         segment_policy: opts.segment_policy.to_string(),
         down: opts.down,
+        baseline: opts.baseline.clone(),
+        keep_nodes: opts.schedule.is_some(),
     };
     let config = spur_core::SchedConfig {
         max_job_count: u32::MAX,
         ..cluster::sched_config(opts.conf.as_deref())?
     };
-    let (comparison, runs) = report::compare(
-        &cluster,
-        config,
-        &jobs,
-        &down,
-        &domain_of,
-        setup,
-        opts.schedule.is_some(),
-    )
-    .context("while replaying")?;
+    let (comparison, runs) = report::compare(&cluster, config, &jobs, &down, &domain_of, setup)
+        .context("while replaying")?;
     print!("{}", report::render_table(&comparison));
     if let Some(path) = &opts.json {
         let text = serde_json::to_string_pretty(&comparison)?;

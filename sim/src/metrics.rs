@@ -46,6 +46,8 @@ pub struct Metrics {
     pub domain_span_ratio: f64,
     /// Time-averaged free GPUs no pending job could use (while jobs pend).
     pub gpus_free_unusable_mean: f64,
+    /// Free GPUs no pending job could use, at the last moment jobs pended.
+    pub gpus_free_unusable_final: u64,
     /// Time-averaged domains partly used.
     pub domains_partly_used_mean: f64,
     /// From the first submission to the last end (s).
@@ -170,6 +172,12 @@ pub fn compute(replay: &Replay, jobs: &[SimJob]) -> Metrics {
         } else {
             0.0
         },
+        gpus_free_unusable_final: replay
+            .samples
+            .iter()
+            .rev()
+            .find(|s| s.queue > 0)
+            .map_or(0, |s| s.unusable_gpus),
         domains_partly_used_mean: partly / total_time,
         makespan_s: last_end - t0,
     }

@@ -41,6 +41,11 @@ pub struct Setup {
     pub segment_policy: String,
     /// Share of nodes down.
     pub down: f64,
+    /// The baseline: `linear` (first fit) or `best-fit`.
+    pub baseline: String,
+    /// Whether the replays keep every job's nodes (for a schedule).
+    #[serde(skip)]
+    pub keep_nodes: bool,
 }
 
 /// The replays behind a comparison, for plotting.
@@ -62,7 +67,8 @@ pub fn baseline_job(job: &SimJob) -> SimJob {
     job
 }
 
-/// Replays `jobs` with spur and with the baseline, concurrently.
+/// Replays `jobs` with spur and with the baseline (linear first fit, or
+/// best fit, as `setup.baseline` says), concurrently.
 pub fn compare(
     cluster: &Cluster,
     config: SchedConfig,
@@ -70,12 +76,15 @@ pub fn compare(
     down: &[NodeId],
     domain_of: &[Option<u32>],
     setup: Setup,
-    keep_nodes: bool,
 ) -> Result<(Comparison, Runs), SimError> {
+    let keep_nodes = setup.keep_nodes;
     let started = std::time::Instant::now();
     let baseline_jobs: Vec<SimJob> = jobs.iter().map(baseline_job).collect();
     let baseline_config = SchedConfig {
-        placement: PlacementPolicy::LinearFirstFit,
+        placement: match setup.baseline.as_str() {
+            "best-fit" => PlacementPolicy::BestFit,
+            _ => PlacementPolicy::LinearFirstFit,
+        },
         ..config
     };
     let (spur, baseline) = std::thread::scope(|s| {
@@ -165,6 +174,11 @@ fn rows(c: &Comparison) -> Vec<(&'static str, String, String)> {
             format!("{:.1}", b.gpus_free_unusable_mean),
         ),
         (
+            "gpus_free_unusable_final",
+            a.gpus_free_unusable_final.to_string(),
+            b.gpus_free_unusable_final.to_string(),
+        ),
+        (
             "domains_partly_used_mean",
             format!("{:.1}", a.domains_partly_used_mean),
             format!("{:.1}", b.domains_partly_used_mean),
@@ -229,7 +243,7 @@ pub fn render_plot(c: &Comparison, runs: &Runs) -> String {
         ],
     };
     render_svg(
-        &format!("{} — spur vs linear first fit", c.setup.trace),
+        &format!("{} — spur vs {}", c.setup.trace, c.baseline.placement),
         &[
             panel("GPU occupancy", "fraction of GPUs", Some(1.0), &|s| {
                 s.busy_gpus as f64 / gpus

@@ -109,7 +109,14 @@ pub fn to_sim_job(t: &TraceJob, policy: SegmentPolicy) -> SimJob {
         ),
         ..JobSpec::default()
     };
-    if gpus >= GPUS_PER_NODE || t.gpus.is_none() {
+    // Pods (they carry a CPU request) run on one node of their own cluster.
+    let pod = t.cpu_milli.is_some();
+    let (nodes, gpus) = if pod {
+        (1, t.gpus.unwrap_or(0))
+    } else {
+        (nodes, gpus)
+    };
+    if !pod && (gpus >= GPUS_PER_NODE || t.gpus.is_none()) {
         spec.min_nodes = Some(nodes);
         spec.gpus_per_node = Some(GPUS_PER_NODE);
         spec.exclusive = Exclusive::Node;

@@ -4,7 +4,7 @@
 //! baseline the simulator compares against.
 
 use crate::id::NodeId;
-use crate::placement::{best_nodes, Miss, Placement, Request};
+use crate::placement::{best_nodes, key_weight, Miss, Placement, Request};
 
 /// Placement with no topology.
 #[derive(Debug, Clone)]
@@ -48,7 +48,7 @@ impl Placement for FlatPlacement {
             if usable.len() < count {
                 return Err(Miss::Resources);
             }
-            usable.sort_by_key(|n| (req.keys[n.index()] >> 32, *n));
+            usable.sort_by_key(|n| (key_weight(req.keys[n.index()]), *n));
             out.extend_from_slice(&usable[..count]);
         } else {
             best_nodes(req, &self.nodes, count, out);

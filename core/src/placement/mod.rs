@@ -5,6 +5,7 @@
 
 mod block;
 mod flat;
+pub mod frag;
 mod tree;
 
 pub use block::BlockPlacement;
@@ -127,6 +128,22 @@ pub fn tasks_fit(shape: &Shape, total: &Resources, free: &Resources, idle: bool)
         Some(_) => 0,
         None => cap,
     }
+}
+
+/// A node's best-fit key, lower preferred: the node's weight first, then
+/// (for jobs sharing nodes, when the workload mix is known) how much the job
+/// would add to the node's fragmentation, then how little it leaves free.
+pub fn fit_key(weight: u32, frag_delta: Option<f64>, left: &Resources) -> u64 {
+    let frag = frag_delta.map_or(64.0, |d| (d + 64.0).clamp(0.0, 128.0));
+    (u64::from(weight.min(0xFFFF)) << 48)
+        | (((frag * 65_536.0).round() as u64).min(0xFF_FFFF) << 24)
+        | (u64::from(left.gpus.min(0xFF)) << 16)
+        | u64::from(left.cpus.min(0xFFFF))
+}
+
+/// The node weight a [`fit_key`] was made with.
+pub fn key_weight(key: u64) -> u64 {
+    key >> 48
 }
 
 /// Spreads the job's tasks over the chosen nodes: every node its minimum,

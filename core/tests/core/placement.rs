@@ -157,8 +157,8 @@ fn exclusive_topo_keeps_other_jobs_out_of_the_domain() {
 fn small_gpu_jobs_share_a_node_with_distinct_gpu_indices() {
     let mut env = TestEnv::nvl72(1);
     let a = env.submit(JobBuilder::new().gpus(1).cpus(1, 8));
-    let b = env.submit(JobBuilder::new().gpus(2).cpus(1, 8));
-    let c = env.submit(JobBuilder::new().gpus(1).cpus(1, 8));
+    let b = env.submit(JobBuilder::new().gpus(1).cpus(1, 8));
+    let c = env.submit(JobBuilder::new().gpus(2).cpus(1, 8));
     env.schedule();
     fn alloc(env: &TestEnv, id: spur_core::JobId) -> spur_core::NodeAlloc {
         env.core.job(id).unwrap().allocation()[0].clone()
@@ -167,12 +167,29 @@ fn small_gpu_jobs_share_a_node_with_distinct_gpu_indices() {
     assert_eq!(aa.node, bb.node);
     assert_eq!(bb.node, cc.node);
     assert_eq!(aa.gpus.to_string(), "0");
-    assert_eq!(bb.gpus.to_string(), "1,2");
-    assert_eq!(cc.gpus.to_string(), "3");
+    assert_eq!(bb.gpus.to_string(), "1");
+    assert_eq!(cc.gpus.to_string(), "2,3");
     // The node is full of GPUs now: a fourth GPU job goes elsewhere.
     let d = env.submit(JobBuilder::new().gpus(1));
     env.schedule();
     assert_ne!(alloc(&env, d).node, aa.node);
+}
+
+#[test]
+fn shared_jobs_avoid_stranding_gpus_the_workload_could_not_use() {
+    let mut env = TestEnv::nvl72(1);
+    // The mix: 1-GPU and 2-GPU jobs. After a 1-GPU job, a node has 3 GPUs
+    // free; a 2-GPU job there would strand 1 GPU that a 2-GPU job cannot
+    // use, so it takes a fresh node and the next 1-GPU job fills the gap.
+    let a = env.submit(JobBuilder::new().gpus(1).cpus(1, 8));
+    env.schedule();
+    let b = env.submit(JobBuilder::new().gpus(2).cpus(1, 8));
+    env.schedule();
+    let c = env.submit(JobBuilder::new().gpus(1).cpus(1, 8));
+    env.schedule();
+    let node = |id| env.core.job(id).unwrap().allocation()[0].node;
+    assert_ne!(node(a), node(b));
+    assert_eq!(node(a), node(c));
 }
 
 #[test]
