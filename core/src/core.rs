@@ -596,7 +596,7 @@ impl Core {
     /// Rejects a job that could never run: no node of its partition could
     /// hold its per-node demand even when empty, or its topology request
     /// cannot be met on the empty cluster.
-    fn check_feasible(&self, r: &Resolved) -> Result<(), SubmitError> {
+    pub(crate) fn check_feasible(&self, r: &Resolved) -> Result<(), SubmitError> {
         let part = &self.partitions[r.partition.index()];
         let capable = part
             .nodes

@@ -19,7 +19,7 @@ use crate::placement::{distribute_tasks, fit_key, node_alloc, tasks_fit, Miss, R
 use crate::queue::{PriorityContext, QueuePolicy};
 use crate::reason::Pending;
 use crate::resources::{GpuSet, Resources, Time};
-use crate::spec::{Exclusive, Shape};
+use crate::spec::{Exclusive, Shape, SubmitError};
 
 /// Per-node buffers reused by every placement of a pass.
 #[derive(Debug, Default)]
@@ -207,6 +207,31 @@ impl Core {
             }
             self.plan_reservation(id, now, &mut profile, &mut scratch, &mut pass);
         }
+    }
+
+    /// When and where a job would start if submitted now, the question
+    /// `sbatch --test-only` asks: the earliest time its request fits while
+    /// running jobs end at their time limits. As Slurm's will-run test, it
+    /// does not queue behind pending jobs. `None`: never, with the nodes
+    /// that are up.
+    pub fn will_run(
+        &self,
+        spec: &crate::spec::JobSpec,
+        now: Time,
+    ) -> Result<Option<(Time, Vec<NodeId>)>, SubmitError> {
+        let resolved = self.resolve(spec)?;
+        self.check_feasible(&resolved)?;
+        let profile = self.profile(now);
+        let want = Want::of_resolved(&resolved, spec.user);
+        let d = resolved.time_limit.unwrap_or(NEVER);
+        let mut scratch = Scratch::default();
+        let times = std::iter::once(now).chain(profile.candidate_times(NEVER, 1));
+        for t in times {
+            if let Ok(alloc) = self.place_alternatives(&want, &profile, t, d, None, &mut scratch) {
+                return Ok(Some((t, alloc.iter().map(|a| a.node).collect())));
+            }
+        }
+        Ok(None)
     }
 
     fn set_reason(&mut self, id: JobId, reason: Pending) {

@@ -59,7 +59,7 @@ struct SimOpts {
     schedule: Option<PathBuf>,
 }
 
-fn main() -> Result<()> {
+fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG")
@@ -68,7 +68,13 @@ fn main() -> Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let opts = SimOpts::parse();
-    run(&opts)
+    match run(&opts) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("spur-sim: error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
 }
 
 fn run(opts: &SimOpts) -> Result<()> {
@@ -104,6 +110,7 @@ fn run(opts: &SimOpts) -> Result<()> {
             job.spec.time_limit = None;
         }
     }
+    workload::check_fits(&jobs, cluster.nodes.len(), &trace.source)?;
     let domain_of = cluster::domain_map(&cluster);
     let down = cluster::down_nodes(cluster.nodes.len(), opts.down);
     let setup = report::Setup {

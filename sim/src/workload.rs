@@ -4,6 +4,7 @@
 use std::str::FromStr;
 
 use spur_core::{Exclusive, JobSpec, Uid};
+use thiserror::Error;
 
 use crate::trace::TraceJob;
 
@@ -145,6 +146,42 @@ pub fn to_sim_job(t: &TraceJob, policy: SegmentPolicy) -> SimJob {
     }
 }
 
+/// A trace the cluster can never run.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum WorkloadError {
+    /// A job larger than the whole cluster.
+    #[error("{source_name}: job {id} asks for {nodes} nodes, but the cluster has {cluster} nodes")]
+    TooLarge {
+        /// The trace.
+        source_name: String,
+        /// The job's id in the trace.
+        id: u64,
+        /// Nodes it asks for.
+        nodes: u32,
+        /// Nodes in the cluster.
+        cluster: usize,
+    },
+}
+
+/// Refuses a trace with a job larger than the cluster: it could never
+/// start, and the replay would wait for it forever.
+pub fn check_fits(
+    jobs: &[SimJob],
+    cluster_nodes: usize,
+    source_name: &str,
+) -> Result<(), WorkloadError> {
+    match jobs.iter().find(|j| j.nodes as usize > cluster_nodes) {
+        Some(j) => Err(WorkloadError::TooLarge {
+            source_name: source_name.to_string(),
+            id: j.trace_id,
+            nodes: j.nodes,
+            cluster: cluster_nodes,
+        }),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,5 +200,30 @@ mod tests {
         assert_eq!(SegmentPolicy::None.segment_for(128, 512), None);
         assert_eq!("16".parse::<SegmentPolicy>(), Ok(SegmentPolicy::Fixed(16)));
         assert!("x".parse::<SegmentPolicy>().is_err());
+    }
+
+    #[test]
+    fn a_job_larger_than_the_cluster_is_an_error_naming_it() {
+        let t = TraceJob {
+            id: 77,
+            submit_s: 0,
+            runtime_s: 10,
+            runs_forever: false,
+            walltime_s: None,
+            nodes: 40,
+            gpus: None,
+            gpus_per_node: None,
+            user: None,
+            cpu_milli: None,
+            mem_mib: None,
+            gpu_milli: None,
+        };
+        let jobs = vec![to_sim_job(&t, SegmentPolicy::None)];
+        let err = check_fits(&jobs, 36, "jobs.csv").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "jobs.csv: job 77 asks for 40 nodes, but the cluster has 36 nodes"
+        );
+        assert!(check_fits(&jobs, 40, "jobs.csv").is_ok());
     }
 }

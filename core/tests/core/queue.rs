@@ -182,3 +182,28 @@ fn cancelling_pending_and_running_jobs() {
     env.finish(running, 0);
     assert_eq!(env.core.job(running).unwrap().state(), JobState::Cancelled);
 }
+
+#[test]
+fn will_run_answers_when_and_where_a_job_would_start() {
+    let mut env = TestEnv::nvl72(1);
+    env.submit(gpu_job(10).time(3600));
+    env.schedule();
+    let now = env.now;
+    let (at, nodes) = env
+        .core
+        .will_run(&gpu_job(8).0, now)
+        .unwrap()
+        .expect("fits now");
+    assert_eq!((at, nodes.len()), (now, 8));
+    let (at, nodes) = env
+        .core
+        .will_run(&gpu_job(18).0, now)
+        .unwrap()
+        .expect("fits later");
+    assert_eq!((at, nodes.len()), (now + 3600, 18));
+    assert_eq!(env.core.jobs().count(), 1, "will_run submits nothing");
+    assert!(env
+        .core
+        .will_run(&gpu_job(1).partition("nosuch").0, now)
+        .is_err());
+}
