@@ -19,6 +19,7 @@ pub mod job;
 pub mod node;
 pub mod partition;
 pub mod placement;
+mod preempt;
 pub mod queue;
 pub mod reason;
 pub mod resources;

@@ -42,8 +42,6 @@ pub enum Pending {
     /// topology/tree: waiting for an allocation on fewer leaf switches
     /// (Slurm shows this as `Resources`).
     Switches,
-    /// Waiting for preempted jobs to release their resources.
-    Preempted,
 }
 
 impl Pending {
@@ -66,7 +64,6 @@ impl Pending {
             Pending::JobHeldAdmin => "JobHeldAdmin",
             Pending::BadConstraints => "BadConstraints",
             Pending::Switches => "Resources",
-            Pending::Preempted => "Resources",
         }
     }
 
@@ -76,11 +73,7 @@ impl Pending {
     pub fn is_blocking(self) -> bool {
         !matches!(
             self,
-            Pending::None
-                | Pending::Priority
-                | Pending::Resources
-                | Pending::Switches
-                | Pending::Preempted
+            Pending::None | Pending::Priority | Pending::Resources | Pending::Switches
         )
     }
 }

@@ -5,6 +5,8 @@
 //! jobs that may preempt. Placement decides where; this module decides who
 //! and when.
 
+mod pass;
+
 use std::collections::BTreeMap;
 
 use crate::backfill::{Profile, NEVER};
@@ -14,12 +16,15 @@ use crate::effects::{Effect, Effects};
 use crate::id::{JobId, NodeId, PartitionId};
 use crate::job::{Job, KillCause, Resolved};
 use crate::node::{Node, NodeAlloc};
-use crate::partition::{PartitionState, PreemptMode};
+use crate::partition::PartitionState;
 use crate::placement::{distribute_tasks, fit_key, node_alloc, tasks_fit, Miss, Request};
+use crate::preempt::Overlay;
 use crate::queue::{PriorityContext, QueuePolicy};
 use crate::reason::Pending;
-use crate::resources::{GpuSet, Resources, Time};
+use crate::resources::{GpuSet, Time};
 use crate::spec::{Exclusive, Shape, SubmitError};
+
+use self::pass::{MemoFloor, MemoKey, Pass};
 
 /// Per-node buffers reused by every placement of a pass.
 #[derive(Debug, Default)]
@@ -34,10 +39,6 @@ pub(crate) struct Scratch {
     visit: Vec<NodeId>,
 }
 
-/// Resources a preemption would free, per node: what, and whether the node
-/// would then be idle.
-type Overlay = BTreeMap<NodeId, (Resources, bool)>;
-
 /// What one job needs from a placement attempt (the parts of `Job` and
 /// `Resolved` that placement reads).
 pub(crate) struct Want<'a> {
@@ -51,7 +52,7 @@ pub(crate) struct Want<'a> {
 }
 
 impl<'a> Want<'a> {
-    fn of_job(job: &'a Job, now: Time) -> Want<'a> {
+    pub(crate) fn of_job(job: &'a Job, now: Time) -> Want<'a> {
         Want {
             shape: &job.shape,
             partition: job.partition,
@@ -234,7 +235,7 @@ impl Core {
         Ok(None)
     }
 
-    fn set_reason(&mut self, id: JobId, reason: Pending) {
+    pub(crate) fn set_reason(&mut self, id: JobId, reason: Pending) {
         if let Some(job) = self.jobs.get_mut(&id) {
             job.reason = reason;
             if reason != Pending::Resources && reason != Pending::Priority {
@@ -417,7 +418,7 @@ impl Core {
         result.map(|alloc| (alloc, job.time_limit))
     }
 
-    fn place_alternatives(
+    pub(crate) fn place_alternatives(
         &self,
         want: &Want<'_>,
         profile: &Profile,
@@ -806,236 +807,5 @@ impl Core {
             job.expected_start = None;
             job.sched_nodes.clear();
         }
-    }
-
-    /// Preemption: if `id` may preempt running jobs, choose victims that free
-    /// what it needs with the least work lost, ask for their end, and hold
-    /// their nodes for it. Returns whether victims were chosen (or already
-    /// are being ended for it).
-    fn try_preempt(
-        &mut self,
-        id: JobId,
-        now: Time,
-        profile: &mut Profile,
-        scratch: &mut Scratch,
-        effects: &mut impl Effects,
-    ) -> bool {
-        if self.preempting.contains_key(&id) {
-            return true;
-        }
-        let job = &self.jobs[&id];
-        let d = job.time_limit.unwrap_or(NEVER);
-        let mut candidates: Vec<(u32, u32, u64, JobId, PreemptMode, u64)> = self
-            .running
-            .iter()
-            .filter_map(|&v| {
-                let victim = &self.jobs[&v];
-                if victim.kill.is_some() {
-                    return None;
-                }
-                let (rank, mode, grace) = self.preemptable(job, victim)?;
-                let nodes = victim.alloc.len() as u32;
-                let lost = now.saturating_sub(victim.start_time.unwrap_or(now)) * u64::from(nodes);
-                Some((rank, nodes, lost, v, mode, grace))
-            })
-            .collect();
-        if candidates.is_empty() {
-            return false;
-        }
-        candidates.sort_unstable_by_key(|c| (c.0, c.1, c.2, c.3));
-        let want = Want::of_job(job, now);
-        let mut overlay = Overlay::new();
-        let mut chosen: Vec<usize> = Vec::new();
-        let mut fits = false;
-        for (i, c) in candidates.iter().enumerate() {
-            self.add_to_overlay(&mut overlay, c.3, true);
-            chosen.push(i);
-            if self
-                .place_alternatives(&want, profile, now, d, Some(&overlay), scratch)
-                .is_ok()
-            {
-                fits = true;
-                break;
-            }
-        }
-        if !fits {
-            return false;
-        }
-        // Drop victims the placement does not need, latest first.
-        for pos in (0..chosen.len()).rev() {
-            let victim = candidates[chosen[pos]].3;
-            self.add_to_overlay(&mut overlay, victim, false);
-            if self
-                .place_alternatives(&want, profile, now, d, Some(&overlay), scratch)
-                .is_ok()
-            {
-                chosen.remove(pos);
-            } else {
-                self.add_to_overlay(&mut overlay, victim, true);
-            }
-        }
-        let Ok(alloc) = self.place_alternatives(&want, profile, now, d, Some(&overlay), scratch)
-        else {
-            return false;
-        };
-        let victims: Vec<JobId> = chosen.iter().map(|&i| candidates[i].3).collect();
-        for &i in &chosen {
-            let (_, _, _, victim, mode, grace) = candidates[i];
-            let cause = match mode {
-                PreemptMode::Requeue if self.jobs[&victim].spec.requeue != Some(false) => {
-                    KillCause::PreemptRequeue
-                }
-                _ => KillCause::PreemptCancel,
-            };
-            if let Some(v) = self.jobs.get_mut(&victim) {
-                if v.mark_kill(cause).is_ok() {
-                    effects.emit(Effect::KillJob {
-                        job: victim,
-                        cause,
-                        grace,
-                    });
-                }
-            }
-        }
-        profile.reserve(&alloc, now, now.saturating_add(d));
-        self.preempting.insert(id, victims);
-        self.set_reason(id, Pending::Resources);
-        true
-    }
-
-    /// Whether `job` may preempt `victim`: the victim's rank (lower goes
-    /// first), its preempt mode and grace time.
-    fn preemptable(&self, job: &Job, victim: &Job) -> Option<(u32, PreemptMode, u64)> {
-        match self.config.preempt {
-            PreemptType::None => None,
-            PreemptType::PartitionPrio => {
-                let mine = &self.partitions[job.partition.index()];
-                let theirs = &self.partitions[victim.partition.index()];
-                let shares = self.partitions_share(job.partition, victim.partition);
-                (theirs.priority_tier < mine.priority_tier
-                    && theirs.preempt_mode != PreemptMode::Off
-                    && shares)
-                    .then_some((theirs.priority_tier, theirs.preempt_mode, theirs.grace_time))
-            }
-            PreemptType::Qos => {
-                let mine = &self.qos[job.qos?.index()];
-                let theirs = &self.qos[victim.qos?.index()];
-                let mode = match theirs.preempt_mode {
-                    PreemptMode::Off => self.partitions[victim.partition.index()].preempt_mode,
-                    m => m,
-                };
-                (mine.preempt.contains(&theirs.name) && mode != PreemptMode::Off).then_some((
-                    theirs.priority,
-                    mode,
-                    theirs.grace_time,
-                ))
-            }
-        }
-    }
-
-    /// Adds (or takes back) a victim's resources to what preemption frees;
-    /// a node is idle once everything used on it would be freed.
-    fn add_to_overlay(&self, overlay: &mut Overlay, victim: JobId, add: bool) {
-        for a in &self.jobs[&victim].alloc {
-            let used = self.nodes[a.node.index()].used();
-            let entry = overlay.entry(a.node).or_insert((Resources::ZERO, false));
-            entry.0 = if add {
-                entry.0.add(&a.res)
-            } else {
-                entry.0.saturating_sub(&a.res)
-            };
-            entry.1 = entry.0.covers(&used);
-        }
-    }
-}
-
-/// Bookkeeping of one pass.
-#[derive(Default)]
-struct Pass {
-    blocked: std::collections::BTreeSet<PartitionId>,
-    tested: u32,
-    reserved: u32,
-    times: Vec<Time>,
-    times_stale: bool,
-    memo: BTreeMap<MemoKey, Vec<(Shape, u64, Option<Time>)>>,
-    /// Shapes that could not start now for a time limit: within a pass,
-    /// starting jobs only takes resources, so the same shape fails again for
-    /// as long or longer.
-    failed: BTreeMap<MemoKey, Vec<(Shape, u64)>>,
-}
-
-impl Pass {
-    fn failed_now(&self, job: &Job, d: u64) -> bool {
-        let Some(key) = MemoKey::of(job) else {
-            return false;
-        };
-        job.spec.time_min.is_none()
-            && self
-                .failed
-                .get(&key)
-                .is_some_and(|list| list.iter().any(|(s, dd)| *dd <= d && *s == job.shape))
-    }
-
-    fn note_failed_now(&mut self, job: &Job, d: u64) {
-        if let (Some(key), None) = (MemoKey::of(job), job.spec.time_min) {
-            let list = self.failed.entry(key).or_default();
-            if !list.iter().any(|(s, dd)| *dd <= d && *s == job.shape) {
-                list.push((job.shape.clone(), d));
-            }
-        }
-    }
-
-    /// A new candidate start time (a reservation's end, a started job's
-    /// end), kept sorted.
-    fn add_time(&mut self, t: Time, horizon: Time) {
-        if t > horizon || self.times_stale {
-            return;
-        }
-        if let Err(pos) = self.times.binary_search(&t) {
-            self.times.insert(pos, t);
-        }
-    }
-
-    /// What earlier jobs of the same shape tell about this one: within a
-    /// pass the profile only fills up, so a job needing as much for at least
-    /// as long cannot start earlier than they could.
-    fn memo_floor(&self, key: &MemoKey, shape: &Shape, d: u64) -> MemoFloor {
-        let mut floor = 0;
-        for (s, dd, result) in self.memo.get(key).into_iter().flatten() {
-            if s == shape && *dd <= d {
-                match result {
-                    None => return MemoFloor::Never,
-                    Some(t) => floor = floor.max(*t),
-                }
-            }
-        }
-        MemoFloor::From(floor)
-    }
-}
-
-enum MemoFloor {
-    Never,
-    From(Time),
-}
-
-/// Jobs with node filters are not memoized.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct MemoKey {
-    partition: PartitionId,
-    nodes: u32,
-    tasks: u32,
-}
-
-impl MemoKey {
-    fn of(job: &Job) -> Option<MemoKey> {
-        (job.required.is_empty()
-            && job.excluded.is_empty()
-            && job.constraint.is_none()
-            && job.shape.switches.is_none())
-        .then_some(MemoKey {
-            partition: job.partition,
-            nodes: job.shape.nodes_min,
-            tasks: job.shape.tasks,
-        })
     }
 }
