@@ -235,7 +235,8 @@ const GB200_CPUS: u32 = 144;
 const GB200_MEM_MB: u64 = 960 * 1024;
 
 /// A cluster of `domains` NVL72 domains: 18 nodes of 4 GPUs each, one base
-/// block per domain, Slurm's default block levels, one default partition.
+/// block per domain, block levels up to the whole cluster, one default
+/// partition.
 pub fn nvl72(domains: u32) -> Cluster {
     let count = domains * DOMAIN_NODES;
     let width = count.to_string().len().max(3);
@@ -250,7 +251,13 @@ pub fn nvl72(domains: u32) -> Cluster {
                 .collect(),
         })
         .collect();
-    let topology = BlockTopology::new(count as usize, blocks, None)
+    // BlockSizes as an NVL72 site writes it: the domain, doubled until one
+    // block spans every domain, so that every job can be placed by level.
+    let mut sizes = vec![DOMAIN_NODES];
+    while (sizes[sizes.len() - 1] / DOMAIN_NODES) < domains {
+        sizes.push(sizes[sizes.len() - 1] * 2);
+    }
+    let topology = BlockTopology::new(count as usize, blocks, Some(sizes))
         .expect("generated blocks are disjoint and non-empty");
     let mut batch = Partition::new("batch", (0..count).map(NodeId).collect());
     batch.is_default = true;

@@ -3,7 +3,8 @@
 //! partial; a job larger than the top level takes the whole topology as one
 //! block, as Slurm does). Slurm takes the lowest level that fits; spur takes
 //! the lowest level at which a block reaches the fewest base blocks the job
-//! can span at all, so a job never spans more NVLink domains than it must.
+//! can span at all, so a job never spans more NVLink domains than it must,
+//! and a job that fits in one base block only ever gets one.
 //! Inside, the fewest base blocks (best fit for the remainder), then best-fit
 //! nodes inside each base block.
 //!
@@ -52,6 +53,19 @@ impl BlockPlacement {
 }
 
 impl BlockPlacement {
+    /// The levels a job of `nodes` nodes may use. A job that fits in one
+    /// base block stays in one base block: on NVL72 that keeps it inside one
+    /// NVLink domain (Slurm would also take a block of the next level up; spur
+    /// waits for room in a domain instead).
+    fn levels_for(&self, nodes: u32) -> &[u32] {
+        let levels = self.topo.levels();
+        if nodes <= self.topo.base_size() {
+            &levels[..1]
+        } else {
+            levels
+        }
+    }
+
     /// The job (in units of `unit` nodes: 1, or the segment size) inside
     /// one block of the lowest level that reaches the fewest base blocks
     /// possible. Returns (base block, nodes) pairs.
@@ -70,7 +84,7 @@ impl BlockPlacement {
         let floor = whole.len();
         // (base blocks spanned, spare nodes in the group, blocks taken)
         let mut best: Option<(usize, u64, Taken)> = None;
-        for &factor in self.topo.levels() {
+        for &factor in self.levels_for(req.nodes) {
             let factor = factor as usize;
             for start in (0..units.len()).step_by(factor) {
                 let end = (start + factor).min(units.len());
@@ -191,7 +205,7 @@ impl Placement for BlockPlacement {
             return true;
         }
         // Otherwise some block of some level must hold the job.
-        self.topo.levels().iter().any(|&factor| {
+        self.levels_for(nodes).iter().any(|&factor| {
             per_block.chunks(factor as usize).any(|group| {
                 group.iter().map(|&u| u64::from(units(u))).sum::<u64>() >= u64::from(need)
             })
