@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::id::PartitionId;
 use crate::job::Job;
 use crate::resources::Time;
-use crate::spec::Shape;
+use crate::spec::{Exclusive, Shape};
 
 /// Bookkeeping of one pass.
 #[derive(Default)]
@@ -79,7 +79,8 @@ pub(super) enum MemoFloor {
     From(Time),
 }
 
-/// Jobs with node filters are not memoized.
+/// Jobs with node filters, `--switches` or `--exclusive=user` are not
+/// memoized: whether they fit depends on more than their shape.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct MemoKey {
     partition: PartitionId,
@@ -92,7 +93,9 @@ impl MemoKey {
         (job.required.is_empty()
             && job.excluded.is_empty()
             && job.constraint.is_none()
-            && job.shape.switches.is_none())
+            && job.shape.switches.is_none()
+            // Whether --exclusive=user fits depends on who else runs there.
+            && job.shape.exclusive != Exclusive::User)
         .then_some(MemoKey {
             partition: job.partition,
             nodes: job.shape.nodes_min,
