@@ -52,9 +52,9 @@ impl std::fmt::Display for SegmentPolicy {
 }
 
 impl SegmentPolicy {
-    /// The segment for a job of `nodes` nodes and `gpus` GPUs. A size that
-    /// does not divide the node count is lowered to the largest one that
-    /// does (a user would round the job the same way).
+    /// The segment for a job of `nodes` nodes and `gpus` GPUs: the policy's
+    /// size when it divides the node count (Slurm requires that); a job it
+    /// does not divide, or one no larger than a segment, gets none.
     pub fn segment_for(self, nodes: u32, gpus: u32) -> Option<u32> {
         let wanted = match self {
             SegmentPolicy::None => return None,
@@ -63,10 +63,7 @@ impl SegmentPolicy {
             SegmentPolicy::Nvidia => 1,
             SegmentPolicy::Fixed(size) => size,
         };
-        if nodes <= wanted {
-            return None;
-        }
-        (1..=wanted).rev().find(|s| nodes % s == 0)
+        (nodes > wanted && nodes % wanted == 0).then_some(wanted)
     }
 }
 
