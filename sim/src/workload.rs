@@ -187,11 +187,7 @@ mod tests {
     fn nvidia_policy_by_job_size_and_divisibility() {
         let p = SegmentPolicy::Nvidia;
         assert_eq!(p.segment_for(32, 128), Some(16));
-        assert_eq!(
-            p.segment_for(804, 3216),
-            Some(12),
-            "largest divisor of 804 not above 16"
-        );
+        assert_eq!(p.segment_for(804, 3216), None, "16 does not divide 804");
         assert_eq!(p.segment_for(8, 32), Some(4));
         assert_eq!(p.segment_for(2, 8), Some(1));
         assert_eq!(SegmentPolicy::None.segment_for(128, 512), None);
