@@ -71,6 +71,11 @@ pub struct SchedConfig {
     pub kill_wait: u64,
     /// How nodes are chosen.
     pub placement: PlacementPolicy,
+    /// How long (seconds from eligibility) a job larger than a base block
+    /// waits for a placement on the fewest base blocks its size needs
+    /// before it takes one on more (topology/block; 0: it never waits).
+    /// Like `--switches=N@time` on topology/tree.
+    pub block_wait: u64,
 }
 
 impl Default for SchedConfig {
@@ -86,6 +91,7 @@ impl Default for SchedConfig {
             max_job_count: 10_000,
             kill_wait: 30,
             placement: PlacementPolicy::Topology,
+            block_wait: 0,
         }
     }
 }
@@ -825,7 +831,13 @@ impl Core {
             });
         let pending = self.pending_jobs().filter_map(|j| {
             let begin = j.spec.begin.filter(|&b| b > j.submit_time);
-            let switches = j.shape.switches.map(|(_, wait)| j.eligible_time + wait);
+            let switches = match j.shape.switches {
+                Some((_, wait)) => Some(j.eligible_time + wait),
+                None if self.config.block_wait > 0 && j.shape.nodes_min > 1 => {
+                    Some(j.eligible_time + self.config.block_wait)
+                }
+                None => None,
+            };
             match (begin, switches) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),

@@ -55,7 +55,7 @@ impl Core {
             return false;
         }
         candidates.sort_unstable_by_key(|c| (c.0, c.1, c.2, c.3));
-        let want = Want::of_job(job, now);
+        let want = Want::of_job(job, now, self.config.block_wait);
         let mut overlay = Overlay::new();
         let mut chosen: Vec<usize> = Vec::new();
         let mut fits = false;

@@ -41,6 +41,10 @@ struct SimOpts {
     /// fragmentation studies on the Alibaba traces fill a cluster).
     #[arg(long)]
     no_departures: bool,
+    /// Seconds a job larger than a domain waits for the fewest domains its
+    /// size needs before it takes more (0: it never waits).
+    #[arg(long, default_value_t = 0)]
+    block_wait: u64,
     /// Share of nodes down for the whole run.
     #[arg(long, default_value_t = 0.0)]
     down: f64,
@@ -122,10 +126,12 @@ fn run(opts: &SimOpts) -> Result<()> {
         segment_policy: opts.segment_policy.to_string(),
         down: opts.down,
         baseline: opts.baseline.clone(),
+        block_wait: opts.block_wait,
         keep_nodes: opts.schedule.is_some(),
     };
     let config = spur_core::SchedConfig {
         max_job_count: u32::MAX,
+        block_wait: opts.block_wait,
         ..cluster::sched_config(opts.conf.as_deref())?
     };
     let (comparison, runs) = report::compare(&cluster, config, &jobs, &down, &domain_of, setup)

@@ -43,6 +43,8 @@ pub struct Setup {
     pub down: f64,
     /// The baseline: `linear` (first fit) or `best-fit`.
     pub baseline: String,
+    /// Seconds a multi-domain job waits for the fewest domains.
+    pub block_wait: u64,
     /// Whether the replays keep every job's nodes (for a schedule).
     #[serde(skip)]
     pub keep_nodes: bool,
@@ -196,13 +198,14 @@ pub fn render_table(c: &Comparison) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "trace {} on {} nodes / {} GPUs, compress {}, copies {}, segments {}, down {}",
+        "trace {} on {} nodes / {} GPUs, compress {}, copies {}, segments {}, block wait {} s, down {}",
         c.setup.trace,
         c.setup.nodes,
         c.setup.gpus,
         c.setup.compress,
         c.setup.copies,
         c.setup.segment_policy,
+        c.setup.block_wait,
         c.setup.down
     );
     let _ = writeln!(out, "{:<26} {:>14} {:>14}", "metric", "spur", "baseline");

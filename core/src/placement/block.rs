@@ -125,6 +125,12 @@ impl BlockPlacement {
             None if req.nodes > top => whole,
             None => return None,
         };
+        // Before its block wait is over, a job takes no more base blocks
+        // than its size needs.
+        let needed = req.nodes.div_ceil(self.topo.base_size().max(1)) as usize;
+        if !req.wait_over && taken.len() > needed {
+            return None;
+        }
         Some(taken.into_iter().map(|(b, n)| (b, n * unit)).collect())
     }
 }

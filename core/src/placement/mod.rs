@@ -33,9 +33,11 @@ pub struct Request<'a> {
     /// topology/block with `--exclusive=topo`: which base blocks hold no
     /// other job (indexed by block).
     pub idle_blocks: Option<&'a [bool]>,
-    /// topology/tree: whether the job has waited long enough for
-    /// `--switches` that it may now take more leaf switches.
-    pub switch_wait_over: bool,
+    /// Whether the job has waited long enough for a tight placement that it
+    /// may now take a looser one: more leaf switches than `--switches`
+    /// (tree), more base blocks than its size needs (block, after the
+    /// configured block wait).
+    pub wait_over: bool,
 }
 
 impl Request<'_> {

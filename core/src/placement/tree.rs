@@ -51,7 +51,7 @@ impl Placement for TreePlacement {
         let mut order = Vec::new();
         let taken = fewest_groups(&units, req.nodes, &mut order).ok_or(Miss::Resources)?;
         if let Some((max_leaves, _)) = req.shape.switches {
-            if taken.len() > max_leaves as usize && !req.switch_wait_over {
+            if taken.len() > max_leaves as usize && !req.wait_over {
                 return Err(Miss::Switches);
             }
         }

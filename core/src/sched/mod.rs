@@ -48,11 +48,13 @@ pub(crate) struct Want<'a> {
     pub excluded: &'a [NodeId],
     pub constraint: Option<&'a Constraint>,
     pub user: crate::id::Uid,
-    pub switch_wait_over: bool,
+    pub wait_over: bool,
 }
 
 impl<'a> Want<'a> {
-    pub(crate) fn of_job(job: &'a Job, now: Time) -> Want<'a> {
+    /// What `job` asks for at time `now`; `block_wait` is how long a job
+    /// waits for the fewest base blocks its size needs.
+    pub(crate) fn of_job(job: &'a Job, now: Time, block_wait: u64) -> Want<'a> {
         Want {
             shape: &job.shape,
             partition: job.partition,
@@ -60,10 +62,8 @@ impl<'a> Want<'a> {
             excluded: &job.excluded,
             constraint: job.constraint.as_ref(),
             user: job.spec.user,
-            switch_wait_over: job
-                .shape
-                .switches
-                .is_none_or(|(_, wait)| now >= job.eligible_time + wait),
+            wait_over: now
+                >= job.eligible_time + job.shape.switches.map_or(block_wait, |(_, wait)| wait),
         }
     }
 
@@ -75,7 +75,7 @@ impl<'a> Want<'a> {
             excluded: &r.excluded,
             constraint: r.constraint.as_ref(),
             user,
-            switch_wait_over: true,
+            wait_over: true,
         }
     }
 }
@@ -160,7 +160,9 @@ impl Core {
             let placed = {
                 let job = &self.jobs[&id];
                 let d = job.time_limit.unwrap_or(NEVER);
-                if profile.cannot_fit_now(&job.shape) || pass.failed_now(job, d) {
+                if profile.cannot_fit_now(&job.shape)
+                    || pass.failed_now(job, d, self.config.block_wait)
+                {
                     Err(Miss::Resources)
                 } else {
                     if job.shape.is_whole_node() {
@@ -170,7 +172,7 @@ impl Core {
                     }
                     let placed = self.place_job(job, &profile, now, d, &mut scratch);
                     if placed.is_err() {
-                        pass.note_failed_now(job, d);
+                        pass.note_failed_now(job, d, self.config.block_wait);
                     }
                     placed
                 }
@@ -403,7 +405,7 @@ impl Core {
         d: u64,
         scratch: &mut Scratch,
     ) -> Result<(Vec<NodeAlloc>, Option<u64>), Miss> {
-        let want = Want::of_job(job, t);
+        let want = Want::of_job(job, t, self.config.block_wait);
         let mut result = self.place_alternatives(&want, profile, t, d, None, scratch);
         if let (Err(_), Some(min)) = (&result, job.spec.time_min) {
             if min < d {
@@ -592,7 +594,7 @@ impl Core {
                     keys: &scratch.keys,
                     idle_blocks: (shape.exclusive == Exclusive::Topo)
                         .then_some(scratch.idle_blocks.as_slice()),
-                    switch_wait_over: want.switch_wait_over,
+                    wait_over: want.wait_over,
                 };
                 if rest > 0 {
                     self.placement.select(&req, scratch_chosen)?;
@@ -732,7 +734,7 @@ impl Core {
         }
         let job = &self.jobs[&id];
         let d = job.time_limit.unwrap_or(NEVER);
-        let key = MemoKey::of(job);
+        let key = MemoKey::of(job, self.config.block_wait);
         let floor = match key.as_ref().map(|k| pass.memo_floor(k, &job.shape, d)) {
             Some(MemoFloor::Never) => {
                 return self.clear_plan(id);

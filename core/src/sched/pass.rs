@@ -26,8 +26,8 @@ pub(super) struct Pass {
 }
 
 impl Pass {
-    pub(super) fn failed_now(&self, job: &Job, d: u64) -> bool {
-        let Some(key) = MemoKey::of(job) else {
+    pub(super) fn failed_now(&self, job: &Job, d: u64, block_wait: u64) -> bool {
+        let Some(key) = MemoKey::of(job, block_wait) else {
             return false;
         };
         job.spec.time_min.is_none()
@@ -37,8 +37,8 @@ impl Pass {
                 .is_some_and(|list| list.iter().any(|(s, dd)| *dd <= d && *s == job.shape))
     }
 
-    pub(super) fn note_failed_now(&mut self, job: &Job, d: u64) {
-        if let (Some(key), None) = (MemoKey::of(job), job.spec.time_min) {
+    pub(super) fn note_failed_now(&mut self, job: &Job, d: u64, block_wait: u64) {
+        if let (Some(key), None) = (MemoKey::of(job, block_wait), job.spec.time_min) {
             let list = self.failed.entry(key).or_default();
             if !list.iter().any(|(s, dd)| *dd <= d && *s == job.shape) {
                 list.push((job.shape.clone(), d));
@@ -86,20 +86,25 @@ pub(super) struct MemoKey {
     partition: PartitionId,
     nodes: u32,
     tasks: u32,
+    /// When the job's block wait ends: until then it takes only tight
+    /// placements, so jobs of one shape but another age differ.
+    wait_end: Option<Time>,
 }
 
 impl MemoKey {
-    pub(super) fn of(job: &Job) -> Option<MemoKey> {
+    pub(super) fn of(job: &Job, block_wait: u64) -> Option<MemoKey> {
         (job.required.is_empty()
             && job.excluded.is_empty()
             && job.constraint.is_none()
             && job.shape.switches.is_none()
             // Whether --exclusive=user fits depends on who else runs there.
             && job.shape.exclusive != Exclusive::User)
-        .then_some(MemoKey {
-            partition: job.partition,
-            nodes: job.shape.nodes_min,
-            tasks: job.shape.tasks,
-        })
+            .then_some(MemoKey {
+                partition: job.partition,
+                nodes: job.shape.nodes_min,
+                tasks: job.shape.tasks,
+                wait_end: (block_wait > 0 && job.shape.nodes_min > 1)
+                    .then_some(job.eligible_time + block_wait),
+            })
     }
 }

@@ -311,3 +311,27 @@ fn a_node_going_down_ends_its_jobs_as_node_fail() {
     assert!(env.schedule().is_empty());
     assert_eq!(env.core.job(next).unwrap().reason(), Pending::Resources);
 }
+
+#[test]
+fn multi_domain_job_waits_for_the_fewest_domains_then_takes_more() {
+    let config = SchedConfig {
+        block_wait: 600,
+        ..SchedConfig::default()
+    };
+    let mut env = TestEnv::new(cluster(54, nvl72_topology(3, None)), config);
+    for node in ["gb001", "gb019", "gb037"] {
+        let mut spec = gpu_job(1).time(7200).0;
+        spec.required_nodes = vec![node.into()];
+        env.submit(JobBuilder(spec));
+    }
+    env.schedule();
+    // 36 nodes need 2 domains, but every domain has only 17 free.
+    let job = env.submit(gpu_job(36));
+    assert!(env.schedule().is_empty());
+    assert_eq!(env.core.job(job).unwrap().reason(), Pending::Resources);
+    assert_eq!(env.core.next_wakeup(env.now), Some(env.now + 600));
+    env.advance(600);
+    let started = env.schedule();
+    assert_eq!(started[0].0, job);
+    assert_eq!(domains(&started[0].1).len(), 3);
+}

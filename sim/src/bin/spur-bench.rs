@@ -146,7 +146,7 @@ fn placement_micros(opts: &BenchOpts, first_fit: bool) -> Result<(f64, f64)> {
             caps: &caps,
             keys: &keys,
             idle_blocks: None,
-            switch_wait_over: true,
+            wait_over: true,
         };
         let _ = placer.select(&req, &mut out);
         samples.push(started.elapsed().as_secs_f64() * 1e6);
