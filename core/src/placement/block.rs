@@ -82,7 +82,7 @@ impl BlockPlacement {
         // is measured against. Failing here means the job does not fit at all.
         let whole = fewest_groups(&units, need, &mut order)?;
         let floor = whole.len();
-        // (base blocks spanned, spare nodes in the group, blocks taken)
+        // (base blocks spanned, nodes left free in them, blocks taken)
         let mut best: Option<(usize, u64, Taken)> = None;
         for &factor in self.levels_for(req.nodes) {
             let factor = factor as usize;
@@ -95,11 +95,12 @@ impl BlockPlacement {
                 let Some(taken) = fewest_groups(group, need, &mut order) else {
                     continue;
                 };
-                let spare = usable[start..end]
+                // What the job leaves free in the base blocks it touches:
+                // the less, the fewer domains it leaves partly used.
+                let spare: u64 = taken
                     .iter()
-                    .map(|&u| u64::from(u))
-                    .sum::<u64>()
-                    - u64::from(req.nodes);
+                    .map(|&(i, n)| u64::from(usable[start + i] - n * unit))
+                    .sum();
                 if best
                     .as_ref()
                     .is_none_or(|(span, s, _)| (taken.len(), spare) < (*span, *s))
