@@ -3,13 +3,13 @@
 //! without `NodeName` applying to every node) and the global `AutoDetect`.
 //! What a node's slurmd finds at run time is not this module's business.
 
-use std::fs;
 use std::io;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ConfError, ErrorKind, Origin, Parsed, Warning};
+use crate::file::ConfFile;
 use crate::hostlist;
 use crate::line::{self, Line, Loader, Pair};
 use crate::value;
@@ -106,23 +106,9 @@ impl AutoDetect {
     }
 }
 
-impl GresConf {
-    /// Reads and parses the gres.conf at `path`.
-    pub fn load(path: &Path) -> Result<Parsed<Self>, ConfError> {
-        let text = fs::read_to_string(path).map_err(|source| ConfError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Self::parse(&text, path)
-    }
-
-    /// Parses `text`, the contents of `file`; `Include` reads from disk.
-    pub fn parse(text: &str, file: &Path) -> Result<Parsed<Self>, ConfError> {
-        Self::parse_with(text, file, &mut |p: &Path| fs::read_to_string(p))
-    }
-
+impl ConfFile for GresConf {
     /// Parses `text`, reading `Include`d files through `loader`.
-    pub fn parse_with(
+    fn parse_with(
         text: &str,
         file: &Path,
         loader: &mut dyn FnMut(&Path) -> io::Result<String>,
@@ -139,7 +125,9 @@ impl GresConf {
             warnings,
         })
     }
+}
 
+impl GresConf {
     /// The lines that apply to `node`, in file order.
     pub fn lines_for<'a>(&'a self, node: &'a str) -> impl Iterator<Item = &'a GresLine> + 'a {
         self.lines.iter().filter(move |l| l.applies_to(node))

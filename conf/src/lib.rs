@@ -3,6 +3,7 @@
 //! plus `load` functions that read files; no daemon or scheduling logic.
 
 mod error;
+mod file;
 pub mod gres_conf;
 pub mod hostlist;
 mod line;
@@ -11,6 +12,7 @@ pub mod topology_conf;
 mod value;
 
 pub use error::{BlockSizesProblem, ConfError, ErrorKind, Origin, Parsed, Warning};
+pub use file::ConfFile;
 pub use gres_conf::{AutoDetect, GresConf, GresLine};
 pub use hostlist::{HostlistError, HostlistProblem};
 pub use slurm_conf::{slurm_conf_path, NodeConf, PartitionConf, SlurmConf};

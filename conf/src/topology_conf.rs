@@ -5,13 +5,13 @@
 //! slurm.conf. topology.yaml (Slurm 25.05+) is not read: that reader is absent.
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::io;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{BlockSizesProblem, ConfError, ErrorKind, Origin, Parsed, Warning};
+use crate::file::ConfFile;
 use crate::hostlist;
 use crate::line::{self, Line, Loader, Pair};
 use crate::slurm_conf::SlurmConf;
@@ -63,23 +63,9 @@ pub struct BlockConf {
     pub origin: Origin,
 }
 
-impl TopologyConf {
-    /// Reads and parses the topology.conf at `path`.
-    pub fn load(path: &Path) -> Result<Parsed<Self>, ConfError> {
-        let text = fs::read_to_string(path).map_err(|source| ConfError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Self::parse(&text, path)
-    }
-
-    /// Parses `text`, the contents of `file`; `Include` reads from disk.
-    pub fn parse(text: &str, file: &Path) -> Result<Parsed<Self>, ConfError> {
-        Self::parse_with(text, file, &mut |p: &Path| fs::read_to_string(p))
-    }
-
+impl ConfFile for TopologyConf {
     /// Parses `text`, reading `Include`d files through `loader`.
-    pub fn parse_with(
+    fn parse_with(
         text: &str,
         file: &Path,
         loader: &mut dyn FnMut(&Path) -> io::Result<String>,
@@ -98,7 +84,9 @@ impl TopologyConf {
             warnings,
         })
     }
+}
 
+impl TopologyConf {
     /// Whether this is a topology/block file.
     pub fn is_block(&self) -> bool {
         !self.blocks.is_empty() || self.block_sizes.is_some()

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use spur_conf::ConfFile;
 use spur_conf::{SlurmConf, TopologyConf};
 use spur_core::{
     BackfillConfig, BaseBlock, BlockTopology, Cluster, NodeConfig, NodeId, Partition,

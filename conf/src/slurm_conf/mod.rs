@@ -14,7 +14,6 @@ mod sched;
 mod tests;
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -32,6 +31,7 @@ pub use crate::value::{
 use self::keys::{is_known, SLURM_CONF_KEYS};
 use self::record::{comma_list, Record};
 use crate::error::{ConfError, ErrorKind, Origin, Parsed, Warning};
+use crate::file::ConfFile;
 use crate::hostlist;
 use crate::line::{self, Line, Loader, Pair};
 use crate::value;
@@ -206,25 +206,10 @@ impl Default for SlurmConf {
     }
 }
 
-impl SlurmConf {
-    /// Reads and parses the slurm.conf at `path` (see [`slurm_conf_path`]).
-    pub fn load(path: &Path) -> Result<Parsed<Self>, ConfError> {
-        let text = fs::read_to_string(path).map_err(|source| ConfError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Self::parse(&text, path)
-    }
-
-    /// Parses `text`, the contents of `file`; `Include` lines read files
-    /// from disk, relative to the directory of `file`.
-    pub fn parse(text: &str, file: &Path) -> Result<Parsed<Self>, ConfError> {
-        Self::parse_with(text, file, &mut |p: &Path| fs::read_to_string(p))
-    }
-
+impl ConfFile for SlurmConf {
     /// Parses `text`, the contents of `file`, reading `Include`d files
     /// through `loader` (tests pass in-memory files).
-    pub fn parse_with(
+    fn parse_with(
         text: &str,
         file: &Path,
         loader: &mut dyn FnMut(&Path) -> io::Result<String>,
@@ -237,7 +222,9 @@ impl SlurmConf {
         }
         builder.finish()
     }
+}
 
+impl SlurmConf {
     /// The node named `name`.
     pub fn node(&self, name: &str) -> Option<&NodeConf> {
         self.nodes.iter().find(|n| n.name == name)

@@ -3,6 +3,7 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 
 use super::*;
+use std::fs;
 
 fn parse(text: &str) -> Result<Parsed<SlurmConf>, ConfError> {
     parse_files(text, &[])

@@ -3,6 +3,7 @@
 //! printed for it (scontrol show config/partition/node/topology).
 
 use spur_conf::slurm_conf::{NodeConfState, OverSubscribe, PartitionState, PortRange};
+use spur_conf::ConfFile;
 use spur_conf::{hostlist, AutoDetect, GresConf, SlurmConf, TopologyConf};
 
 use crate::fixture;

@@ -2,6 +2,7 @@
 //! 144 CPUs and 4 GPUs, one block per NVLink domain, BlockSizes=18,36.
 
 use spur_conf::slurm_conf::{NodeConfState, OverSubscribe, PreemptModeBase};
+use spur_conf::ConfFile;
 use spur_conf::{hostlist, AutoDetect, GresConf, SlurmConf, TopologyConf};
 
 use crate::fixture;
