@@ -13,7 +13,9 @@ use crate::resources::{Resources, Time};
 /// A time beyond any window: jobs without a time limit never release.
 pub const NEVER: Time = Time::MAX / 4;
 
-/// Backfill settings (slurm.conf SchedulerParameters).
+/// Backfill settings (slurm.conf SchedulerParameters). `bf_continue` has no
+/// counterpart: Slurm needs it because its backfill cycle releases locks and
+/// restarts; a spur pass never yields, so every pass is whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BackfillConfig {
     /// Whether lower-priority jobs may start ahead of reservations (false:
