@@ -10,7 +10,6 @@ use smallvec::SmallVec;
 use thiserror::Error;
 
 use crate::backfill::BackfillConfig;
-use crate::constraint::Constraint;
 use crate::effects::{Effect, Effects};
 use crate::id::{JobId, NodeId, PartitionId, QosId};
 use crate::job::{ExitStatus, Hold, Job, JobState, KillCause, Resolved, TransitionError};
@@ -19,7 +18,9 @@ use crate::partition::{Partition, Qos};
 use crate::placement::{BlockPlacement, FlatPlacement, Placement, TreePlacement};
 use crate::queue::{FairShare, PriorityType};
 use crate::resources::Time;
-use crate::spec::{resolve_shape, Exclusive, JobSpec, ShapeDefaults, SubmitError};
+use crate::spec::{
+    parse_constraint, resolve_shape, Exclusive, JobSpec, ShapeDefaults, SubmitError,
+};
 use crate::topology::Topology;
 
 /// Who may preempt whom.
@@ -549,7 +550,7 @@ impl Core {
         }
         let constraint = match &spec.constraint {
             Some(text) => {
-                let c = Constraint::parse(text).map_err(|_| SubmitError::InvalidFeature)?;
+                let c = parse_constraint(text)?;
                 if c.features()
                     .iter()
                     .any(|f| !self.features.iter().any(|known| known == f))
