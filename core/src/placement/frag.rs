@@ -6,7 +6,7 @@
 use crate::resources::Resources;
 
 /// Demand classes kept: the most common per-node demands.
-const MAX_CLASSES: usize = 16;
+const MAX_CLASSES: usize = 64;
 
 /// The mix of per-node demands of submitted shared jobs.
 #[derive(Debug, Clone, Default)]

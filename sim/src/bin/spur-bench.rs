@@ -7,8 +7,11 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use spur_core::placement::{tasks_fit, BlockPlacement, FlatPlacement, Placement, Request};
-use spur_core::{Core, Discard, Exclusive, JobSpec, PlacementPolicy, SchedConfig, Topology, Uid};
+use spur_core::placement::frag::Workload;
+use spur_core::placement::{fit_key, tasks_fit, BlockPlacement, FlatPlacement, Placement, Request};
+use spur_core::{
+    Core, Discard, Exclusive, JobSpec, PlacementPolicy, Resources, SchedConfig, Topology, Uid,
+};
 use spur_sim::{cluster, engine, trace, workload};
 
 /// Measures a full scheduling pass, single placements and a trace replay.
@@ -127,6 +130,21 @@ fn placement_micros(opts: &BenchOpts, first_fit: bool) -> Result<(f64, f64)> {
         max_switch_wait: 300,
         ..Default::default()
     };
+    // The demand mix the core learns from submissions, from the same
+    // generator.
+    let mut workload = Workload::default();
+    let mut mix = Rng(0x0bad_cafe_0123_4567);
+    for _ in 0..10_000 {
+        let shape = spur_core::spec::resolve_shape(&job(&mut mix), None, &defaults)?;
+        let tasks = shape.min_tasks_per_node();
+        workload.record(Resources {
+            cpus: shape.cpus_on_node(tasks),
+            mem_mb: shape.mem_on_node(tasks, 0),
+            gpus: shape
+                .gpus_on_node(tasks)
+                .max(u32::from(shape.is_whole_node())),
+        });
+    }
     let mut caps = vec![0u32; core.nodes().len()];
     let mut keys = vec![u64::MAX; core.nodes().len()];
     let mut out = Vec::new();
@@ -135,10 +153,22 @@ fn placement_micros(opts: &BenchOpts, first_fit: bool) -> Result<(f64, f64)> {
         let spec = job(&mut rng);
         let shape = spur_core::spec::resolve_shape(&spec, None, &defaults)?;
         let started = Instant::now();
+        // Per-node capacity and the best-fit key, with the fragmentation
+        // term for jobs that share nodes, as a scheduling pass computes them.
+        let tasks = shape.min_tasks_per_node();
+        let demand = Resources {
+            cpus: shape.cpus_on_node(tasks),
+            mem_mb: shape.mem_on_node(tasks, 0),
+            gpus: shape.gpus_on_node(tasks),
+        };
         for (i, node) in core.nodes().iter().enumerate() {
             let total = node.config.resources();
-            caps[i] = tasks_fit(&shape, &total, &node.free(), node.is_idle());
-            keys[i] = (u64::from(node.config.weight) << 32) | u64::from(node.free().gpus);
+            let free = node.free();
+            caps[i] = tasks_fit(&shape, &total, &free, node.is_idle());
+            if caps[i] > 0 {
+                let frag = (!shape.is_whole_node()).then(|| workload.delta(&free, &demand));
+                keys[i] = fit_key(node.config.weight, frag, &free.saturating_sub(&demand));
+            }
         }
         let req = Request {
             shape: &shape,
