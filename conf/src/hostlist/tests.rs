@@ -1,3 +1,6 @@
+//! Tests of hostlist expansion and compression against Slurm's recorded
+//! outputs, and the round-trip property.
+
 use proptest::prelude::*;
 
 use super::*;

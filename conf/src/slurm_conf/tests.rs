@@ -1,3 +1,6 @@
+//! Tests of slurm.conf parsing: keys, NodeName and PartitionName lines,
+//! Include, errors naming file and line, and no panic on any input.
+
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
