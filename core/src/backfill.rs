@@ -124,13 +124,48 @@ impl Profile {
                 }
             })
             .collect();
+        Profile::with(
+            now,
+            nodes,
+            free,
+            nodes.iter().map(Node::is_idle).collect(),
+            releases,
+            idle_at,
+        )
+    }
+
+    /// A profile of the cluster with every node free and idle, at time 0.
+    pub(crate) fn empty(nodes: &[Node]) -> Profile {
+        let n = nodes.len();
+        let total = nodes.iter().map(|n| n.config.resources()).collect();
+        Profile::with(
+            0,
+            nodes,
+            total,
+            vec![true; n],
+            vec![SmallVec::new(); n],
+            vec![0; n],
+        )
+    }
+
+    /// A profile from what is free, idle and released per node, with no
+    /// reservations yet.
+    fn with(
+        now: Time,
+        nodes: &[Node],
+        free: Vec<Resources>,
+        idle: Vec<bool>,
+        releases: Vec<SmallVec<[(Time, Resources); 2]>>,
+        idle_at: Vec<Time>,
+    ) -> Profile {
+        let n = nodes.len();
         Profile {
             now,
             total: nodes.iter().map(|n| n.config.resources()).collect(),
             free_gpus: free.iter().map(|f| u64::from(f.gpus)).sum(),
             free_cpus: free.iter().map(|f| u64::from(f.cpus)).sum(),
             free,
-            idle: nodes.iter().map(Node::is_idle).collect(),
+            idle,
             releases,
             idle_at,
             reserved: vec![SmallVec::new(); n],
@@ -143,32 +178,6 @@ impl Profile {
             group_idle: Vec::new(),
             group_idle_stale: true,
             group_holds: Vec::new(),
-        }
-    }
-
-    /// A profile of the cluster with every node free and idle, at time 0.
-    pub(crate) fn empty(nodes: &[Node]) -> Profile {
-        let n = nodes.len();
-        let total: Vec<Resources> = nodes.iter().map(|n| n.config.resources()).collect();
-        Profile {
-            now: 0,
-            free: total.clone(),
-            total,
-            idle: vec![true; n],
-            releases: vec![SmallVec::new(); n],
-            idle_at: vec![0; n],
-            reserved: vec![SmallVec::new(); n],
-            idle_sorted: Vec::new(),
-            idle_sorted_stale: true,
-            whole_holds: Vec::new(),
-            whole_reserved: vec![SmallVec::new(); n],
-            partial_holds: vec![0; n],
-            groups: Vec::new(),
-            group_idle: Vec::new(),
-            group_idle_stale: true,
-            group_holds: Vec::new(),
-            free_gpus: nodes.iter().map(|n| u64::from(n.config.gpus)).sum(),
-            free_cpus: nodes.iter().map(|n| u64::from(n.config.cpus)).sum(),
         }
     }
 

@@ -127,9 +127,19 @@ pub(crate) fn place_on_empty(core: &Core, r: &Resolved) -> Option<()> {
         None => vec![None],
     };
     alts.into_iter().find_map(|alt| {
-        core.try_place(&want, alt, &profile, 0, NEVER, None, &mut scratch, true)
-            .ok()
-            .map(|_| ())
+        core.try_place(
+            &want,
+            alt,
+            &profile,
+            0,
+            NEVER,
+            None,
+            &mut scratch,
+            true,
+            &[],
+        )
+        .ok()
+        .map(|_| ())
     })
 }
 
@@ -429,46 +439,28 @@ impl Core {
         overlay: Option<&Overlay>,
         scratch: &mut Scratch,
     ) -> Result<Vec<NodeAlloc>, Miss> {
-        let mut miss = Miss::Resources;
         let alternatives: Vec<Option<&Constraint>> = match want.constraint {
             Some(c) => c.alternatives().into_iter().map(Some).collect(),
             None => vec![None],
         };
+        let bounds = std::mem::take(&mut scratch.bounds);
+        let mut result = Err(Miss::Resources);
         for alt in alternatives {
-            match self.try_place(want, alt, profile, t, d, overlay, scratch, false) {
-                Ok(alloc) => return Ok(alloc),
-                Err(m) => miss = m,
+            result = self.try_place(want, alt, profile, t, d, overlay, scratch, false, &bounds);
+            if result.is_ok() {
+                break;
             }
         }
-        Err(miss)
-    }
-
-    /// One placement attempt. `empty` ignores health and current use (the
-    /// submission-time feasibility check).
-    #[allow(clippy::too_many_arguments)]
-    fn try_place(
-        &self,
-        want: &Want<'_>,
-        constraint: Option<&Constraint>,
-        profile: &Profile,
-        t: Time,
-        d: u64,
-        overlay: Option<&Overlay>,
-        scratch: &mut Scratch,
-        empty: bool,
-    ) -> Result<Vec<NodeAlloc>, Miss> {
-        let bounds = std::mem::take(&mut scratch.bounds);
-        let result = self.try_place_on(
-            want, constraint, profile, t, d, overlay, scratch, empty, &bounds,
-        );
         scratch.bounds = bounds;
         result
     }
 
-    /// [`Core::try_place`] with the per-block upper bounds at `t` (empty:
-    /// none): whole-node jobs then only look at blocks that have room.
+    /// One placement attempt. `empty` ignores health and current use (the
+    /// submission-time feasibility check). `bounds` are per-block upper
+    /// bounds of idle nodes at `t` (empty: none): whole-node jobs then only
+    /// look at blocks that have room.
     #[allow(clippy::too_many_arguments)]
-    fn try_place_on(
+    fn try_place(
         &self,
         want: &Want<'_>,
         constraint: Option<&Constraint>,
