@@ -39,25 +39,32 @@ fn malformed_trace_names_the_line() {
     assert!(!err.contains("panicked"), "{err}");
 }
 
-#[test]
-fn node_in_two_blocks_names_both_lines() {
+/// Runs a one-job trace on a block cluster of nodes n[1-NODES] with the
+/// given topology.conf; returns the exit code and stderr.
+fn run_block_cluster(nodes: u32, topology: &str) -> (i32, String) {
     let dir = tempfile::tempdir().expect("tempdir");
     let trace = write(
         dir.path(),
         "jobs.csv",
         &format!("{HEADER}1,0,10,10,2,-1,-1,-1\n"),
     );
-    write(
-        dir.path(),
-        "topology.conf",
-        "BlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n[2-3]\n",
-    );
+    write(dir.path(), "topology.conf", topology);
     let conf = write(
         dir.path(),
         "slurm.conf",
-        "TopologyPlugin=topology/block\nNodeName=n[1-3] CPUs=4 Gres=gpu:4\nPartitionName=p Nodes=n[1-3] Default=YES\n",
+        &format!(
+            "TopologyPlugin=topology/block\nNodeName=n[1-{nodes}] CPUs=4 Gres=gpu:4\n\
+             PartitionName=p Nodes=n[1-{nodes}] Default=YES\n"
+        ),
     );
     let (code, _, err) = sim(&["--trace", &trace, "--conf", &conf]);
+    (code, err)
+}
+
+#[test]
+fn node_in_two_blocks_names_both_lines() {
+    let (code, err) =
+        run_block_cluster(3, "BlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n[2-3]\n");
     assert_eq!(code, 1, "{err}");
     assert!(
         err.contains("topology.conf:2") && err.contains("topology.conf:1"),
@@ -67,23 +74,10 @@ fn node_in_two_blocks_names_both_lines() {
 
 #[test]
 fn block_sizes_that_are_not_power_of_two_multiples_are_refused() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let trace = write(
-        dir.path(),
-        "jobs.csv",
-        &format!("{HEADER}1,0,10,10,2,-1,-1,-1\n"),
-    );
-    write(
-        dir.path(),
-        "topology.conf",
+    let (code, err) = run_block_cluster(
+        4,
         "BlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n[3-4]\nBlockSizes=2,6\n",
     );
-    let conf = write(
-        dir.path(),
-        "slurm.conf",
-        "TopologyPlugin=topology/block\nNodeName=n[1-4] CPUs=4 Gres=gpu:4\nPartitionName=p Nodes=n[1-4] Default=YES\n",
-    );
-    let (code, _, err) = sim(&["--trace", &trace, "--conf", &conf]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("topology.conf:3"), "{err}");
 }
