@@ -168,6 +168,8 @@ pub enum Input {
     NodeDown(NodeId, String),
     /// A node responds again / was RESUMEd from DOWN.
     NodeUp(NodeId),
+    /// The controller has not heard from the node since it started.
+    NodeUnknown(NodeId),
     /// Drain a node.
     Drain(NodeId, String),
     /// Resume a drained node.
@@ -219,8 +221,8 @@ pub struct Core {
     pub(crate) jobs: BTreeMap<JobId, Job>,
     pub(crate) pending: BTreeSet<JobId>,
     pub(crate) running: BTreeSet<JobId>,
-    next_job_id: u32,
-    seq: u32,
+    pub(crate) next_job_id: u32,
+    pub(crate) seq: u32,
     pub(crate) fairshare: FairShare,
     pub(crate) config: SchedConfig,
     /// Base block of every node (topology/block), for `--exclusive=topo`.
@@ -424,6 +426,7 @@ impl Core {
             Input::Requeue(job) => self.requeue_job(job, effects)?,
             Input::NodeDown(node, reason) => self.on_node_down(node, reason, effects)?,
             Input::NodeUp(node) => self.node_mut(node)?.health = Health::Up,
+            Input::NodeUnknown(node) => self.node_mut(node)?.health = Health::Unknown,
             Input::Drain(node, reason) => {
                 let n = self.node_mut(node)?;
                 n.drain = true;
@@ -744,6 +747,13 @@ impl Core {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Changes a job's time limit (`scontrol update TimeLimit=`); a running
+    /// job's deadline moves with it.
+    pub fn update_time_limit(&mut self, id: JobId, limit: Option<u64>) -> Result<(), CoreError> {
+        self.job_mut(id)?.set_time_limit(limit)?;
         Ok(())
     }
 

@@ -364,6 +364,31 @@ impl Job {
         Ok(())
     }
 
+    /// Sets the state and times of a job rebuilt from its record.
+    pub(crate) fn restore_state(
+        &mut self,
+        state: JobState,
+        eligible: Time,
+        start: Option<Time>,
+        end: Option<Time>,
+    ) {
+        self.state = state;
+        self.eligible_time = eligible;
+        self.start_time = start;
+        self.end_time = end;
+    }
+
+    /// Changes the time limit (`scontrol update TimeLimit=`).
+    pub(crate) fn set_time_limit(&mut self, limit: Option<u64>) -> Result<(), TransitionError> {
+        if self.state.is_finished() {
+            return Err(self.wrong("update"));
+        }
+        self.time_limit = limit;
+        self.spec.time_limit = limit;
+        self.signaled = false;
+        Ok(())
+    }
+
     pub(crate) fn set_hold(&mut self, hold: Option<Hold>) -> Result<(), TransitionError> {
         if self.state != JobState::Pending {
             return Err(self.wrong(if hold.is_some() { "hold" } else { "release" }));

@@ -60,6 +60,9 @@ pub enum Health {
     Up,
     /// Not responding, or set DOWN by an operator.
     Down,
+    /// Not heard from since the controller started: takes no new work, and
+    /// jobs restored onto it keep running until it registers or times out.
+    Unknown,
 }
 
 /// Slurm's base node states, as `sinfo` prints them.
@@ -77,6 +80,8 @@ pub enum NodeState {
     Draining,
     /// Drained: no new work, nothing running.
     Drained,
+    /// Not registered since the controller started, nothing allocated.
+    Unknown,
 }
 
 impl NodeState {
@@ -89,6 +94,7 @@ impl NodeState {
             NodeState::Down => "DOWN",
             NodeState::Draining => "DRAINING",
             NodeState::Drained => "DRAINED",
+            NodeState::Unknown => "UNKNOWN",
         }
     }
 }
@@ -194,9 +200,10 @@ impl Node {
         match (self.health, self.drain, self.jobs.is_empty()) {
             (Health::Down, _, _) => NodeState::Down,
             (Health::Up, true, true) => NodeState::Drained,
-            (Health::Up, true, false) => NodeState::Draining,
+            (Health::Up | Health::Unknown, true, false) => NodeState::Draining,
             (Health::Up, false, true) => NodeState::Idle,
-            (Health::Up, false, false) => {
+            (Health::Unknown, _, true) => NodeState::Unknown,
+            (Health::Up | Health::Unknown, false, false) => {
                 if self.whole || self.free().cpus == 0 {
                     NodeState::Allocated
                 } else {

@@ -1,0 +1,166 @@
+//! Errors as they cross the wire: a code every front end can map (to Slurm's
+//! text for the CLIs, to errno for libslurm, to HTTP for REST) and the exit
+//! codes the commands return.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// What went wrong, in Slurm's terms. The text is Slurm's `slurm_strerror`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// ESLURM_INVALID_PARTITION_NAME.
+    InvalidPartitionName,
+    /// ESLURM_DEFAULT_PARTITION_NOT_SET.
+    DefaultPartitionNotSet,
+    /// ESLURM_ACCESS_DENIED.
+    AccessDenied,
+    /// ESLURM_INVALID_NODE_COUNT.
+    InvalidNodeCount,
+    /// ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE.
+    NodeConfigUnavailable,
+    /// ESLURM_REQUESTED_TOPO_CONFIG_UNAVAILABLE.
+    TopoConfigUnavailable,
+    /// ESLURM_INVALID_JOB_ID.
+    InvalidJobId,
+    /// ESLURM_INVALID_NODE_NAME.
+    InvalidNodeName,
+    /// ESLURM_ALREADY_DONE.
+    AlreadyDone,
+    /// ESLURM_JOB_PENDING.
+    JobPending,
+    /// ESLURM_BAD_TASK_COUNT.
+    BadTaskCount,
+    /// ESLURM_INVALID_FEATURE.
+    InvalidFeature,
+    /// ESLURM_INVALID_ACCOUNT.
+    InvalidAccount,
+    /// ESLURM_INVALID_TIME_LIMIT.
+    InvalidTimeLimit,
+    /// ESLURM_INVALID_QOS.
+    InvalidQos,
+    /// ESLURM_INVALID_GRES.
+    InvalidGres,
+    /// ESLURM_TRANSITION_STATE_NO_UPDATE.
+    TransitionStateNoUpdate,
+    /// ESLURM_JOB_NOT_PENDING.
+    JobNotPending,
+    /// ESLURM_JOB_NOT_RUNNING.
+    JobNotRunning,
+    /// ESLURM_DISABLED: the job cannot be requeued.
+    Disabled,
+    /// EAGAIN / MaxJobCount reached.
+    TryAgain,
+    /// ESLURM_BATCH_ONLY / an empty or malformed batch script.
+    BatchScriptInvalid,
+    /// ESLURM_JOB_SCRIPT_MISSING.
+    ScriptMissing,
+    /// ESLURM_INVALID_NODE_STATE.
+    InvalidNodeState,
+    /// ESLURM_PATHNAME_TOO_LONG and friends: a path the job cannot use.
+    BadPath,
+    /// ESLURM_NOT_SUPPORTED.
+    NotSupported,
+    /// The controller's state store failed; nothing was changed.
+    StateStore,
+    /// The peer speaks another protocol version.
+    ProtocolVersion,
+    /// The request was malformed.
+    Malformed,
+}
+
+impl ErrorCode {
+    /// Slurm's text for the code (`slurm_strerror`).
+    pub fn text(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidPartitionName => "Invalid partition name specified",
+            ErrorCode::DefaultPartitionNotSet => {
+                "No partition specified or system default partition"
+            }
+            ErrorCode::AccessDenied => "Access/permission denied",
+            ErrorCode::InvalidNodeCount => "Node count specification invalid",
+            ErrorCode::NodeConfigUnavailable => "Requested node configuration is not available",
+            ErrorCode::TopoConfigUnavailable => "Requested topology configuration is not available",
+            ErrorCode::InvalidJobId => "Invalid job id specified",
+            ErrorCode::InvalidNodeName => "Invalid node name specified",
+            ErrorCode::AlreadyDone => "Job/step already completing or completed",
+            ErrorCode::JobPending => "Job is pending execution",
+            ErrorCode::BadTaskCount => "Task count specification invalid",
+            ErrorCode::InvalidFeature => "Invalid feature specification",
+            ErrorCode::InvalidAccount => {
+                "Invalid account or account/partition combination specified"
+            }
+            ErrorCode::InvalidTimeLimit => {
+                "Requested time limit is invalid (missing or exceeds some limit)"
+            }
+            ErrorCode::InvalidQos => "Invalid qos specification",
+            ErrorCode::InvalidGres => "Invalid generic resource (gres) specification",
+            ErrorCode::TransitionStateNoUpdate => {
+                "Requested operation not presently supported on job in this state"
+            }
+            ErrorCode::JobNotPending => "Job is no longer pending execution",
+            ErrorCode::JobNotRunning => "Job is not running",
+            ErrorCode::Disabled => "Requested operation is presently disabled",
+            ErrorCode::TryAgain => "Resource temporarily unavailable",
+            ErrorCode::BatchScriptInvalid => "Batch script is invalid",
+            ErrorCode::ScriptMissing => "Batch script is missing",
+            ErrorCode::InvalidNodeState => "Invalid node state specified",
+            ErrorCode::BadPath => "Pathname of a file, directory or other parameter too long",
+            ErrorCode::NotSupported => "Requested operation not supported on this system",
+            ErrorCode::StateStore => "Unable to save state, nothing was changed",
+            ErrorCode::ProtocolVersion => "Protocol version has changed, re-link your code",
+            ErrorCode::Malformed => "Unexpected message received",
+        }
+    }
+}
+
+/// An error reply: the code and, where useful, detail for logs and verbose
+/// output (never shown in place of Slurm's text).
+#[derive(Debug, Clone, PartialEq, Eq, Error, Serialize, Deserialize)]
+#[error("{}", code.text())]
+pub struct ProtoError {
+    /// The code.
+    pub code: ErrorCode,
+    /// Detail, e.g. the partition name that does not exist.
+    pub detail: Option<String>,
+}
+
+impl ProtoError {
+    /// An error with no detail.
+    pub fn new(code: ErrorCode) -> ProtoError {
+        ProtoError { code, detail: None }
+    }
+
+    /// An error with detail.
+    pub fn with_detail(code: ErrorCode, detail: impl Into<String>) -> ProtoError {
+        ProtoError {
+            code,
+            detail: Some(detail.into()),
+        }
+    }
+}
+
+impl From<ErrorCode> for ProtoError {
+    fn from(code: ErrorCode) -> ProtoError {
+        ProtoError::new(code)
+    }
+}
+
+/// Exit codes of the commands, as Slurm's commands return them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ExitCode {
+    /// Success.
+    Success = 0,
+    /// The request failed at the controller (Slurm's `exit 1`).
+    Failure = 1,
+    /// The command line or a directive was invalid (Slurm's `exit 255`,
+    /// e.g. `sbatch -t abc`).
+    Usage = 255,
+}
+
+impl From<ExitCode> for std::process::ExitCode {
+    fn from(code: ExitCode) -> std::process::ExitCode {
+        std::process::ExitCode::from(code as u8)
+    }
+}

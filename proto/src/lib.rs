@@ -1,0 +1,35 @@
+//! spur-proto: the wire protocol and the types every front end shares.
+//!
+//! Messages are named by direction ([`ClientRequest`] / [`ClientResponse`]
+//! between a client and the controller, [`FromAgent`] / [`ToAgent`] between
+//! a node agent and the controller). Each travels as one length-delimited
+//! frame ([`frame`]); a connection opens with a [`Hello`] that carries the
+//! protocol version, so both ends refuse a peer they do not understand.
+//! Nothing here knows the scheduling core: the controller converts.
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod frame;
+pub mod job;
+pub mod message;
+pub mod node;
+pub mod pattern;
+
+pub use error::{ErrorCode, ExitCode, ProtoError};
+pub use frame::{FrameError, MAX_FRAME};
+pub use job::{
+    ExclusiveMode, JobDesc, JobInfo, JobSignal, JobStateName, MemSpec, OpenMode, SegmentLayout,
+};
+pub use message::{
+    AgentHello, BatchLaunch, ClientRequest, ClientResponse, FromAgent, Hello, JobEnd, JobUpdate,
+    NodeStateRequest, NodeUpdate, Registration, Role, SignalTarget, ToAgent, WillRun,
+};
+pub use node::{ConfigInfo, NodeBaseState, NodeInfo, PartitionInfo};
+pub use pattern::PatternValues;
+
+/// The protocol version spoken by this build. A peer with another version is
+/// refused at the hello.
+pub const PROTOCOL_VERSION: u16 = 1;
+
+/// The version string the commands and daemons report (`scontrol version`).
+pub const SLURM_COMPAT_VERSION: &str = "22.05.8";

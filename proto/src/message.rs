@@ -1,0 +1,337 @@
+//! The messages: client <-> controller and agent <-> controller. Each
+//! connection opens with a [`Hello`]; after it, a client sends requests and
+//! reads one response per request, and an agent sends [`FromAgent`] and
+//! receives [`ToAgent`] in both directions at any time.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ProtoError;
+use crate::job::{JobDesc, JobInfo};
+use crate::node::{ConfigInfo, NodeInfo, PartitionInfo};
+
+/// Who is connecting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Role {
+    /// A command or library acting for the user on the other end of a
+    /// local socket (identified by its peer credentials).
+    Client,
+    /// A node agent, proving it holds the cluster key.
+    Agent(AgentHello),
+}
+
+/// The first frame on every connection, both ways.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hello {
+    /// [`crate::PROTOCOL_VERSION`] of the sender.
+    pub version: u16,
+    /// Who the sender is (the controller answers with `Role::Client`).
+    pub role: Role,
+}
+
+/// An agent's introduction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentHello {
+    /// The NodeName it serves.
+    pub node: String,
+    /// The cluster key (shared with the controller, like munge's key).
+    pub key: Vec<u8>,
+}
+
+/// A request from a command to the controller.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum ClientRequest {
+    /// `scontrol ping`.
+    Ping,
+    /// Submit a batch job.
+    Submit(Box<JobDesc>),
+    /// `sbatch --test-only`: when and where the job would start.
+    WillRun(Box<JobDesc>),
+    /// Jobs known to the controller (pending, running, and ended within
+    /// MinJobAge); `ids` narrows the answer.
+    Jobs {
+        /// Only these jobs (empty: all).
+        ids: Vec<u32>,
+    },
+    /// Every node.
+    Nodes,
+    /// Every partition.
+    Partitions,
+    /// The running configuration.
+    Config,
+    /// `scancel`: cancel, or signal, jobs.
+    Signal(SignalTarget),
+    /// `scontrol hold` (user hold unless the caller is an operator and
+    /// `admin` is set).
+    Hold {
+        /// The jobs.
+        jobs: Vec<u32>,
+        /// `scontrol hold` by an operator holds as admin; `uhold` as user.
+        admin: bool,
+    },
+    /// `scontrol release`.
+    Release {
+        /// The jobs.
+        jobs: Vec<u32>,
+    },
+    /// `scontrol requeue`.
+    Requeue {
+        /// The jobs.
+        jobs: Vec<u32>,
+    },
+    /// `scontrol update JobId=...`.
+    UpdateJob(JobUpdate),
+    /// `scontrol update NodeName=...`.
+    UpdateNode(NodeUpdate),
+    /// `scontrol reconfigure`.
+    Reconfigure,
+}
+
+/// What `scancel` asks for one or more jobs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignalTarget {
+    /// The jobs.
+    pub jobs: Vec<u32>,
+    /// The signal; None cancels.
+    pub signal: Option<i32>,
+    /// `-b`: the batch shell only.
+    pub batch_only: bool,
+    /// `-f`: every process of the job, batch shell included.
+    pub full: bool,
+}
+
+/// `scontrol update` for one job: only the fields given change.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobUpdate {
+    /// The job.
+    pub job_id: u32,
+    /// TimeLimit in seconds; `Some(None)` is UNLIMITED.
+    pub time_limit: Option<Option<u64>>,
+    /// Partition.
+    pub partition: Option<String>,
+    /// JobName.
+    pub name: Option<String>,
+    /// Nice.
+    pub nice: Option<i32>,
+    /// Priority (operators only).
+    pub priority: Option<u32>,
+    /// Comment.
+    pub comment: Option<String>,
+}
+
+/// A state change an operator asks for (`scontrol update State=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NodeStateRequest {
+    /// DRAIN (needs a reason).
+    Drain,
+    /// RESUME / IDLE: clears DRAIN and DOWN.
+    Resume,
+    /// DOWN (needs a reason): running jobs end as NODE_FAIL.
+    Down,
+    /// UNDRAIN: clears DRAIN only.
+    Undrain,
+}
+
+/// `scontrol update NodeName=...`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeUpdate {
+    /// The nodes, hostlists expanded.
+    pub nodes: Vec<String>,
+    /// The new state.
+    pub state: Option<NodeStateRequest>,
+    /// Reason=.
+    pub reason: Option<String>,
+}
+
+/// When and where a job would start (`sbatch --test-only`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WillRun {
+    /// The id the job would get.
+    pub job_id: u32,
+    /// The start, Unix seconds.
+    pub start: u64,
+    /// The nodes, as a hostlist.
+    pub nodes: String,
+    /// The CPUs it would get.
+    pub cpus: u32,
+    /// The partition.
+    pub partition: String,
+}
+
+/// The controller's answer to one [`ClientRequest`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum ClientResponse {
+    /// Answer to Ping: the controller's host name.
+    Pong {
+        /// SlurmctldHost's name.
+        host: String,
+    },
+    /// The job is committed under this id.
+    Submitted {
+        /// The id.
+        job_id: u32,
+    },
+    /// Answer to WillRun.
+    WillRun(WillRun),
+    /// Jobs, by id, with the controller's clock for run times.
+    Jobs {
+        /// The controller's time.
+        now: u64,
+        /// The jobs.
+        jobs: Vec<JobInfo>,
+    },
+    /// Nodes, in configuration order.
+    Nodes {
+        /// The controller's time.
+        now: u64,
+        /// The nodes.
+        nodes: Vec<NodeInfo>,
+    },
+    /// Partitions, in configuration order.
+    Partitions(Vec<PartitionInfo>),
+    /// The configuration.
+    Config(ConfigInfo),
+    /// Per-job results of a request naming several jobs, in request order.
+    PerJob(Vec<(u32, Result<(), ProtoError>)>),
+    /// Done.
+    Done,
+    /// Refused.
+    Error(ProtoError),
+}
+
+/// How a job's batch script ended, as its node reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobEnd {
+    /// The job.
+    pub job_id: u32,
+    /// The exit code (0..=255).
+    pub code: i32,
+    /// The signal that ended it (0: none).
+    pub signal: i32,
+    /// When, Unix seconds.
+    pub at: u64,
+}
+
+/// What an agent tells the controller when it connects.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Registration {
+    /// CPUs found (or configured, for emulated nodes).
+    pub cpus: u32,
+    /// Boards.
+    pub boards: u32,
+    /// Sockets.
+    pub sockets: u32,
+    /// CoresPerSocket.
+    pub cores_per_socket: u32,
+    /// ThreadsPerCore.
+    pub threads_per_core: u32,
+    /// RealMemory in MiB.
+    pub real_memory: u64,
+    /// GPU indices found, and their type if known.
+    pub gpus: Vec<(u32, Option<String>)>,
+    /// `uname -m`.
+    pub arch: String,
+    /// `uname -s -r -v`.
+    pub os: String,
+    /// The agent's version.
+    pub version: String,
+    /// The host's boot time, Unix seconds.
+    pub boot_time: u64,
+    /// Jobs whose batch script still runs here.
+    pub running: Vec<u32>,
+    /// Jobs that ended here and are not yet acknowledged.
+    pub ended: Vec<JobEnd>,
+}
+
+/// Agent -> controller.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum FromAgent {
+    /// Sent once after the hello.
+    Register(Box<Registration>),
+    /// Sent every few seconds.
+    Heartbeat {
+        /// The one-minute load average.
+        cpu_load: f64,
+        /// Free memory in MiB.
+        free_mem: u64,
+    },
+    /// A batch script ended.
+    JobEnded(JobEnd),
+    /// A batch script could not be started (bad working directory, output
+    /// file not writable, unknown user, ...); it ends as FAILED.
+    LaunchFailed {
+        /// The job.
+        job_id: u32,
+        /// Why, for the controller's log.
+        error: String,
+    },
+}
+
+/// Everything a node needs to start a batch script.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatchLaunch {
+    /// The job.
+    pub job_id: u32,
+    /// The job name (for `%x`).
+    pub name: String,
+    /// Run as this uid.
+    pub uid: u32,
+    /// With this primary gid.
+    pub gid: u32,
+    /// The user's name (for initgroups and `%u`).
+    pub user_name: String,
+    /// The script.
+    pub script: String,
+    /// Its arguments.
+    pub argv: Vec<String>,
+    /// The environment, SLURM_* included.
+    pub env: Vec<(String, String)>,
+    /// The working directory.
+    pub work_dir: String,
+    /// Output file pattern (relative to the working directory).
+    pub stdout: String,
+    /// Error file pattern (None: with stdout).
+    pub stderr: Option<String>,
+    /// Input file.
+    pub stdin: String,
+    /// `--open-mode`.
+    pub open_mode: crate::job::OpenMode,
+    /// GPU indices allocated on this node.
+    pub gpus: Vec<u32>,
+    /// The array master id and task id (`%A`, `%a`).
+    pub array: Option<(u32, u32)>,
+}
+
+/// Controller -> agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum ToAgent {
+    /// The registration was accepted.
+    Registered,
+    /// Start a batch script.
+    LaunchBatch(Box<BatchLaunch>),
+    /// Send a signal to a job's processes.
+    Signal {
+        /// The job.
+        job_id: u32,
+        /// The signal.
+        signal: i32,
+        /// Only the batch shell.
+        batch_only: bool,
+    },
+    /// End a job: SIGTERM (after SIGCONT), then SIGKILL after `grace`
+    /// seconds.
+    Kill {
+        /// The job.
+        job_id: u32,
+        /// Seconds between SIGTERM and SIGKILL.
+        grace: u64,
+    },
+    /// The controller has committed the job's end; the agent may forget it.
+    EndAcknowledged {
+        /// The job.
+        job_id: u32,
+    },
+}
