@@ -5,11 +5,14 @@
 use std::ffi::OsStr;
 use std::process::ExitCode;
 
+pub mod controller;
+pub mod fmt;
 pub mod sbatch;
 pub mod scancel;
 pub mod scontrol;
 pub mod sinfo;
 pub mod squeue;
+pub mod user;
 
 /// The commands this binary answers to.
 pub const COMMANDS: &[&str] = &["sbatch", "squeue", "scancel", "sinfo", "scontrol"];

@@ -1,0 +1,129 @@
+//! Slurm's ways of printing times and durations, shared by every command:
+//! `squeue`'s compact `M:SS`, `scontrol`'s `HH:MM:SS`, limits that may be
+//! UNLIMITED, and local timestamps `YYYY-MM-DDTHH:MM:SS`.
+
+/// squeue's TIME and TIME_LIMIT: `M:SS`, `H:MM:SS`, `D-HH:MM:SS`.
+pub fn duration_compact(secs: u64) -> String {
+    let (d, h, m, s) = split(secs);
+    if d > 0 {
+        format!("{d}-{h:02}:{m:02}:{s:02}")
+    } else if h > 0 {
+        format!("{h}:{m:02}:{s:02}")
+    } else {
+        format!("{m}:{s:02}")
+    }
+}
+
+/// scontrol's RunTime and TimeLimit: `HH:MM:SS`, `D-HH:MM:SS`.
+pub fn duration_full(secs: u64) -> String {
+    let (d, h, m, s) = split(secs);
+    if d > 0 {
+        format!("{d}-{h:02}:{m:02}:{s:02}")
+    } else {
+        format!("{h:02}:{m:02}:{s:02}")
+    }
+}
+
+/// A time limit for squeue: None is `UNLIMITED`.
+pub fn limit_compact(limit: Option<u64>) -> String {
+    limit.map_or_else(|| "UNLIMITED".to_string(), duration_compact)
+}
+
+/// A time limit for scontrol: None is `UNLIMITED`.
+pub fn limit_full(limit: Option<u64>) -> String {
+    limit.map_or_else(|| "UNLIMITED".to_string(), duration_full)
+}
+
+fn split(secs: u64) -> (u64, u64, u64, u64) {
+    (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60)
+}
+
+/// The broken-down local time of `unix`.
+fn local(unix: u64) -> libc::tm {
+    let t = unix as libc::time_t;
+    // SAFETY: an all-zero tm is a valid value for localtime_r to overwrite.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are valid for the call; localtime_r is the
+    // thread-safe form and keeps no reference to them.
+    unsafe {
+        libc::localtime_r(&t, &mut tm);
+    }
+    tm
+}
+
+/// `2026-11-29T23:04:57` in local time, as Slurm prints times.
+pub fn timestamp(unix: u64) -> String {
+    let tm = local(unix);
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+        tm.tm_year + 1900,
+        tm.tm_mon + 1,
+        tm.tm_mday,
+        tm.tm_hour,
+        tm.tm_min,
+        tm.tm_sec
+    )
+}
+
+/// A time that may be unknown: `N/A` when None (squeue `--start`).
+pub fn timestamp_or_na(unix: Option<u64>) -> String {
+    unix.map_or_else(|| "N/A".to_string(), timestamp)
+}
+
+/// `Sun Nov 29 23:05:03 2026`, the header `squeue -l` and `sinfo -l` print.
+pub fn ctime(unix: u64) -> String {
+    const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let tm = local(unix);
+    format!(
+        "{} {} {:2} {:02}:{:02}:{:02} {}",
+        DAYS[tm.tm_wday.rem_euclid(7) as usize],
+        MONTHS[tm.tm_mon.rem_euclid(12) as usize],
+        tm.tm_mday,
+        tm.tm_hour,
+        tm.tm_min,
+        tm.tm_sec,
+        tm.tm_year + 1900
+    )
+}
+
+/// Memory in MiB as Slurm's TRES strings print it: `8G`, `880000M`, `1.50T`.
+pub fn mem_tres(mb: u64) -> String {
+    if mb == 0 {
+        return "0".to_string();
+    }
+    if mb % (1024 * 1024) == 0 {
+        format!("{}T", mb / (1024 * 1024))
+    } else if mb % 1024 == 0 {
+        format!("{}G", mb / 1024)
+    } else {
+        format!("{mb}M")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_print_as_slurm_prints_them() {
+        assert_eq!(duration_compact(5), "0:05");
+        assert_eq!(duration_compact(300), "5:00");
+        assert_eq!(duration_compact(3600), "1:00:00");
+        assert_eq!(duration_compact(7200), "2:00:00");
+        assert_eq!(duration_compact(90_061), "1-01:01:01");
+        assert_eq!(duration_full(5), "00:00:05");
+        assert_eq!(duration_full(7200), "02:00:00");
+        assert_eq!(limit_compact(None), "UNLIMITED");
+        assert_eq!(limit_full(Some(600)), "00:10:00");
+    }
+
+    #[test]
+    fn memory_takes_the_largest_exact_unit() {
+        assert_eq!(mem_tres(8192), "8G");
+        assert_eq!(mem_tres(880_000), "880000M");
+        assert_eq!(mem_tres(20480), "20G");
+    }
+}
