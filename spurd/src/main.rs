@@ -1,1 +1,133 @@
-fn main() {}
+//! spurd: `spurd controller`, `spurd agent`, `spurd dev`, and the per-job
+//! supervisor the agent starts (`spurd supervise`, internal).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod agent;
+mod controller;
+mod dev;
+mod users;
+
+/// The spur daemon.
+#[derive(Debug, Parser)]
+#[command(
+    name = "spurd",
+    version,
+    about = "spur's controller, node agent and embedded dev cluster"
+)]
+struct Opts {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// Run the controller for the cluster in slurm.conf.
+    Controller(ConfOpts),
+    /// Run the agent of one node.
+    Agent(AgentOpts),
+    /// Start a controller and emulated nodes on this machine.
+    Dev(dev::DevOpts),
+    /// Run one job's batch script (started by the agent).
+    #[command(hide = true)]
+    Supervise {
+        /// The job's folder in the spool directory.
+        dir: PathBuf,
+    },
+}
+
+/// Where the configuration is.
+#[derive(Debug, clap::Args)]
+pub struct ConfOpts {
+    /// slurm.conf (flag > SLURM_CONF > /etc/slurm/slurm.conf).
+    #[arg(long, env = "SLURM_CONF", default_value = spur_conf::slurm_conf::DEFAULT_SLURM_CONF)]
+    conf: PathBuf,
+    /// The cluster key shared by the controller and agents (default:
+    /// spur.key beside slurm.conf).
+    #[arg(long, env = "SPUR_KEY_FILE")]
+    key_file: Option<PathBuf>,
+}
+
+impl ConfOpts {
+    fn key_file(&self) -> PathBuf {
+        self.key_file.clone().unwrap_or_else(|| {
+            self.conf
+                .parent()
+                .unwrap_or(std::path::Path::new("."))
+                .join("spur.key")
+        })
+    }
+}
+
+#[derive(Debug, clap::Args)]
+struct AgentOpts {
+    #[command(flatten)]
+    conf: ConfOpts,
+    /// The NodeName this agent serves (default: the short host name).
+    #[arg(long, short = 'N', env = "SPUR_NODE")]
+    node: Option<String>,
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+fn main() -> ExitCode {
+    let opts = Opts::parse();
+    if let Cmd::Supervise { dir } = &opts.command {
+        // No runtime, no threads: the supervisor forks.
+        return agent::supervisor::run(dir);
+    }
+    init_tracing();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("spurd: error: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async move {
+        match opts.command {
+            Cmd::Controller(c) => {
+                let site = controller::Site::load(&c.conf, &c.key_file())?;
+                controller::run(site, shutdown_signal()).await
+            }
+            Cmd::Agent(a) => {
+                let settings = agent::Settings::load(&a.conf.conf, &a.conf.key_file(), a.node)?;
+                agent::run(settings, shutdown_signal()).await
+            }
+            Cmd::Dev(d) => dev::run(d, shutdown_signal()).await,
+            Cmd::Supervise { .. } => unreachable!("handled before the runtime starts"),
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("spurd: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Resolves on SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(s) => s,
+        Err(_) => return std::future::pending().await,
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+}

@@ -1,0 +1,295 @@
+//! A spur cluster for one test: its own folder, slurm.conf on free loopback
+//! ports, a controller and one agent per node as separate `spurd`
+//! processes (each with its own log file), and the real commands run as
+//! subprocesses. Teardown fails the test if a daemon died on its own.
+
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The folder holding the workspace's binaries.
+fn bin_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    // target/<profile>/deps/<test> -> target/<profile>
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("test binary lives in target/<profile>/deps")
+        .to_path_buf()
+}
+
+/// Options for a test cluster.
+pub struct Options {
+    pub nodes: u32,
+    pub slurmd_timeout: u32,
+    pub kill_wait: u32,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            nodes: 4,
+            slurmd_timeout: 300,
+            kill_wait: 2,
+        }
+    }
+}
+
+/// A running test cluster.
+pub struct Cluster {
+    pub dir: tempfile::TempDir,
+    pub conf: PathBuf,
+    bin: PathBuf,
+    controller: Option<Child>,
+    agents: Vec<(String, Option<Child>)>,
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("binds an ephemeral port")
+        .local_addr()
+        .expect("has an address")
+        .port()
+}
+
+impl Cluster {
+    /// Writes the configuration and starts the controller and agents.
+    pub fn start(opts: Options) -> Cluster {
+        let dir = tempfile::Builder::new()
+            .prefix("spur-e2e-")
+            .tempdir()
+            .expect("temp dir");
+        // Jobs may run as another user: let them reach the folder.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        let bin = dir.path().join("bin");
+        std::fs::create_dir_all(&bin).expect("bin dir");
+        for cmd in ["sbatch", "squeue", "scancel", "sinfo", "scontrol"] {
+            std::os::unix::fs::symlink(bin_dir().join("spurctl"), bin.join(cmd)).expect("link");
+        }
+        let port = free_port();
+        let d = dir.path().display();
+        let n = opts.nodes;
+        let mut conf = format!(
+            "ClusterName=e2e\nSlurmctldHost=ctl(127.0.0.1)\nSlurmctldPort={port}\n\
+             SlurmUser=root\nStateSaveLocation={d}/state\nSlurmdSpoolDir={d}/spool/%n\n\
+             SlurmdTimeout={}\nMinJobAge=300\nKillWait={}\nDefMemPerCPU=1000\n\
+             GresTypes=gpu\nTopologyPlugin=topology/block\nSelectType=select/cons_tres\n",
+            opts.slurmd_timeout, opts.kill_wait
+        );
+        for i in 1..=n {
+            conf.push_str(&format!(
+                "NodeName=n{i:02} NodeAddr=127.0.0.{} CPUs=8 RealMemory=16000 Gres=gpu:4 Feature=nvl01\n",
+                i + 1
+            ));
+        }
+        conf.push_str(&format!(
+            "PartitionName=batch Nodes=n[01-{n:02}] Default=YES MaxTime=INFINITE State=UP\n\
+             PartitionName=short Nodes=n01 MaxTime=00:01:00 State=UP\n"
+        ));
+        let conf_path = dir.path().join("slurm.conf");
+        std::fs::write(&conf_path, conf).expect("slurm.conf");
+        std::fs::write(
+            dir.path().join("topology.conf"),
+            format!("BlockName=nvl01 Nodes=n[01-{n:02}]\n"),
+        )
+        .expect("topology.conf");
+        let key = dir.path().join("spur.key");
+        std::fs::write(&key, b"0123456789abcdef0123456789abcdef").expect("key");
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        let mut c = Cluster {
+            conf: conf_path,
+            bin,
+            controller: None,
+            agents: (1..=n).map(|i| (format!("n{i:02}"), None)).collect(),
+            dir,
+        };
+        c.start_controller();
+        for i in 0..c.agents.len() {
+            c.start_agent(i);
+        }
+        c.wait_for(Duration::from_secs(20), "every node registered", |c| {
+            let out = c.run("sinfo", &["-h", "-N", "-o", "%t"]);
+            out.status.success()
+                && String::from_utf8_lossy(&out.stdout)
+                    .lines()
+                    .all(|l| l.trim() == "idle")
+                && !out.stdout.is_empty()
+        });
+        c
+    }
+
+    fn log(&self, name: &str) -> std::fs::File {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.path().join(format!("{name}.log")))
+            .expect("log file")
+    }
+
+    fn spurd(&self, args: &[&str], log: &str) -> Child {
+        let log = self.log(log);
+        Command::new(bin_dir().join("spurd"))
+            .args(args)
+            .env("SLURM_CONF", &self.conf)
+            .env("SPUR_LOG", "info")
+            .stdout(log.try_clone().expect("dup log"))
+            .stderr(log)
+            .spawn()
+            .expect("spurd starts")
+    }
+
+    /// Starts (or restarts) the controller.
+    pub fn start_controller(&mut self) {
+        self.controller = Some(self.spurd(&["controller"], "controller"));
+    }
+
+    /// Kills the controller with SIGKILL.
+    pub fn kill_controller(&mut self) {
+        if let Some(mut c) = self.controller.take() {
+            c.kill().expect("kill -9");
+            c.wait().expect("reaped");
+        }
+    }
+
+    /// Starts (or restarts) agent `i`.
+    pub fn start_agent(&mut self, i: usize) {
+        let name = self.agents[i].0.clone();
+        let child = self.spurd(&["agent", "--node", &name], &format!("agent-{name}"));
+        self.agents[i].1 = Some(child);
+    }
+
+    /// Kills agent `i` with SIGKILL.
+    pub fn kill_agent(&mut self, i: usize) {
+        if let Some(mut c) = self.agents[i].1.take() {
+            c.kill().expect("kill -9");
+            c.wait().expect("reaped");
+        }
+    }
+
+    /// Runs a command with the cluster's environment, in the cluster folder.
+    pub fn command(&self, cmd: &str, args: &[&str]) -> Command {
+        let mut c = Command::new(self.bin.join(cmd));
+        c.args(args)
+            .env("SLURM_CONF", &self.conf)
+            .env("PATH", format!("{}:/usr/bin:/bin", self.bin.display()))
+            .current_dir(self.dir.path());
+        c
+    }
+
+    /// Runs a command and returns its output.
+    pub fn run(&self, cmd: &str, args: &[&str]) -> Output {
+        self.command(cmd, args).output().expect("command runs")
+    }
+
+    /// Runs a command with `stdin` as input.
+    pub fn run_with_input(&self, cmd: &str, args: &[&str], stdin: &str) -> Output {
+        let mut child = self
+            .command(cmd, args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("command runs");
+        child
+            .stdin
+            .take()
+            .expect("piped")
+            .write_all(stdin.as_bytes())
+            .expect("writes stdin");
+        child.wait_with_output().expect("command ends")
+    }
+
+    /// Submits a script given as text; returns the job id.
+    pub fn submit(&self, args: &[&str], script: &str) -> u32 {
+        let mut all = vec!["--parsable"];
+        all.extend_from_slice(args);
+        let out = self.run_with_input("sbatch", &all, script);
+        assert!(
+            out.status.success(),
+            "sbatch failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse()
+            .expect("sbatch --parsable prints the id")
+    }
+
+    /// The job's state as `squeue -o %T` prints it (None once gone).
+    pub fn state(&self, job: u32) -> Option<String> {
+        let out = self.run(
+            "squeue",
+            &["-h", "-j", &job.to_string(), "-o", "%T", "-t", "all"],
+        );
+        let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        (out.status.success() && !text.is_empty()).then_some(text)
+    }
+
+    /// Waits until `check` holds, failing with `what` after `limit`.
+    pub fn wait_for(&self, limit: Duration, what: &str, check: impl Fn(&Cluster) -> bool) {
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            if check(self) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("timed out waiting for {what}\n{}", self.logs());
+    }
+
+    /// Waits until the job reaches `state`.
+    pub fn wait_state(&self, job: u32, state: &str) {
+        self.wait_for(
+            Duration::from_secs(30),
+            &format!("job {job} {state}"),
+            |c| c.state(job).as_deref() == Some(state),
+        );
+    }
+
+    /// Every daemon's log, for failure messages.
+    pub fn logs(&self) -> String {
+        let mut all = String::new();
+        if let Ok(entries) = std::fs::read_dir(self.dir.path()) {
+            for e in entries.flatten() {
+                if e.path().extension().is_some_and(|x| x == "log") {
+                    let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+                    let tail: Vec<&str> = text.lines().rev().take(15).collect();
+                    all.push_str(&format!("--- {}\n", e.path().display()));
+                    for l in tail.into_iter().rev() {
+                        all.push_str(l);
+                        all.push('\n');
+                    }
+                }
+            }
+        }
+        all
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let mut crashed = Vec::new();
+        let mut children: Vec<(String, Child)> = Vec::new();
+        if let Some(c) = self.controller.take() {
+            children.push(("controller".into(), c));
+        }
+        for (name, c) in &mut self.agents {
+            if let Some(c) = c.take() {
+                children.push((name.clone(), c));
+            }
+        }
+        for (name, mut c) in children {
+            if let Ok(Some(status)) = c.try_wait() {
+                crashed.push(format!("{name} exited on its own: {status}"));
+            }
+            // SAFETY: signalling our own child process.
+            unsafe { libc::kill(c.id() as i32, libc::SIGTERM) };
+            let _ = c.wait();
+        }
+        if !crashed.is_empty() && !std::thread::panicking() {
+            panic!("daemons died during the test: {crashed:?}\n{}", self.logs());
+        }
+    }
+}

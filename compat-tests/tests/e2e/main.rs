@@ -1,0 +1,169 @@
+//! End-to-end: a real controller and agents on loopback, driven by the real
+//! commands. Each test gets its own cluster in its own folder.
+
+mod harness;
+
+use std::time::Duration;
+
+use harness::{Cluster, Options};
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn a_batch_job_runs_with_slurms_environment_and_output_file() {
+    let c = Cluster::start(Options::default());
+    let script = "#!/bin/bash\n#SBATCH -J envjob\n#SBATCH --gpus-per-node=2\n\
+                  echo \"id=$SLURM_JOB_ID name=$SLURM_JOB_NAME node=$SLURMD_NODENAME\"\n\
+                  echo \"gpus=$CUDA_VISIBLE_DEVICES job_gpus=$SLURM_JOB_GPUS on=$SLURM_GPUS_ON_NODE\"\n\
+                  echo \"nodelist=$SLURM_JOB_NODELIST nnodes=$SLURM_NNODES pwd=$PWD\"\n\
+                  echo args=\"$@\"\necho err >&2\n";
+    let id = c.submit(&["-o", "out-%j-%x.txt"], script);
+    c.wait_state(id, "COMPLETED");
+    let out = std::fs::read_to_string(c.dir.path().join(format!("out-{id}-envjob.txt")))
+        .expect("output file exists");
+    assert!(
+        out.contains(&format!("id={id} name=envjob node=n0")),
+        "{out}"
+    );
+    assert!(out.contains("gpus=0,1 job_gpus=0,1 on=2"), "{out}");
+    assert!(out.contains("nnodes=1"), "{out}");
+    assert!(
+        out.contains(&format!("pwd={}", c.dir.path().display())),
+        "{out}"
+    );
+    assert!(
+        out.contains("err"),
+        "stderr goes with stdout by default: {out}"
+    );
+}
+
+#[test]
+fn the_default_output_file_is_slurm_jobid_out() {
+    let c = Cluster::start(Options::default());
+    let id = c.submit(&["--wrap", "echo hello"], "");
+    c.wait_state(id, "COMPLETED");
+    let out = std::fs::read_to_string(c.dir.path().join(format!("slurm-{id}.out")))
+        .expect("slurm-N.out exists");
+    assert_eq!(out, "hello\n");
+}
+
+#[test]
+fn a_failing_script_ends_failed_with_its_exit_code() {
+    let c = Cluster::start(Options::default());
+    let id = c.submit(&["--wrap", "exit 3"], "");
+    c.wait_state(id, "FAILED");
+    let out = c.run("scontrol", &["show", "job", &id.to_string()]);
+    assert!(
+        text(&out.stdout).contains("ExitCode=3:0"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn scancel_ends_a_running_job_as_cancelled() {
+    let c = Cluster::start(Options::default());
+    let id = c.submit(&["--wrap", "sleep 300"], "");
+    c.wait_state(id, "RUNNING");
+    let out = c.run("scancel", &[&id.to_string()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    c.wait_state(id, "CANCELLED");
+}
+
+#[test]
+fn the_time_limit_ends_a_job_as_timeout() {
+    let c = Cluster::start(Options::default());
+    let id = c.submit(&["-t", "0:02", "--wrap", "sleep 300"], "");
+    c.wait_state(id, "RUNNING");
+    c.wait_state(id, "TIMEOUT");
+}
+
+#[test]
+fn a_silent_node_goes_down_and_its_job_ends_as_node_fail() {
+    let mut c = Cluster::start(Options {
+        nodes: 2,
+        slurmd_timeout: 2,
+        ..Options::default()
+    });
+    let id = c.submit(&["-w", "n02", "--wrap", "sleep 300"], "");
+    c.wait_state(id, "RUNNING");
+    c.kill_agent(1);
+    c.wait_state(id, "NODE_FAIL");
+    let out = c.run("sinfo", &["-h", "-N", "-n", "n02", "-o", "%t"]);
+    assert!(
+        text(&out.stdout).starts_with("down"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn a_killed_controller_restarts_with_every_acknowledged_job() {
+    let mut c = Cluster::start(Options::default());
+    let running = c.submit(&["--wrap", "sleep 3; echo survived"], "");
+    let held = c.submit(&["--hold", "--wrap", "true"], "");
+    c.wait_state(running, "RUNNING");
+    c.kill_controller();
+    c.start_controller();
+    c.wait_state(held, "PENDING");
+    // The job kept running under its supervisor and is reconciled.
+    c.wait_state(running, "COMPLETED");
+    let out =
+        std::fs::read_to_string(c.dir.path().join(format!("slurm-{running}.out"))).expect("output");
+    assert_eq!(out, "survived\n");
+    // Ids never repeat.
+    let next = c.submit(&["--wrap", "true"], "");
+    assert!(next > held, "{next} after {held}");
+}
+
+#[test]
+fn bad_input_gets_slurms_error_and_the_daemons_keep_running() {
+    let c = Cluster::start(Options::default());
+    let out = c.run("sbatch", &["-p", "nosuch", "--wrap", "true"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "sbatch: error: invalid partition specified: nosuch\n\
+         sbatch: error: Batch job submission failed: Invalid partition name specified\n"
+    );
+    let out = c.run("sbatch", &["--gpus-per-node=5", "--wrap", "true"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "sbatch: error: Batch job submission failed: Requested node configuration is not available\n"
+    );
+    let out = c.run("squeue", &["-j", "999999"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "slurm_load_jobs error: Invalid job id specified\n"
+    );
+    let out = c.run_with_input("sbatch", &[], "#!/bin/sh\r\ntrue\r\n");
+    assert_eq!(out.status.code(), Some(1));
+    let id = c.submit(&["--wrap", "true"], "");
+    c.wait_state(id, "COMPLETED");
+}
+
+#[test]
+fn another_user_cannot_cancel_my_job() {
+    use std::os::unix::process::CommandExt;
+    let c = Cluster::start(Options::default());
+    let id = c.submit(&["--wrap", "sleep 300"], "");
+    c.wait_state(id, "RUNNING");
+    let out = c
+        .command("scancel", &[&id.to_string()])
+        .uid(4242)
+        .gid(4242)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("Access/permission denied"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(c.state(id).as_deref(), Some("RUNNING"));
+}

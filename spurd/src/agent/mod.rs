@@ -1,0 +1,510 @@
+//! `spurd agent`: one per node. It connects to the controller, registers
+//! (resources, GPUs, the jobs it still runs, the ends not yet acknowledged),
+//! heartbeats, starts each batch script under its own supervisor process,
+//! and signals jobs. Jobs outlive the agent: a restarted agent finds them in
+//! its spool directory and reports them.
+
+mod gpu;
+pub mod supervisor;
+
+use std::collections::{BTreeMap, HashMap};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+use tracing::{info, warn};
+
+use spur_conf::{ConfFile, NodeConf, SlurmConf};
+use spur_proto::frame;
+use spur_proto::{
+    AgentHello, BatchLaunch, FromAgent, Hello, JobEnd, Registration, Role, ToAgent,
+    PROTOCOL_VERSION,
+};
+
+pub use gpu::{ConfiguredGpus, GpuDiscovery};
+
+/// Heartbeat period.
+const HEARTBEAT: Duration = Duration::from_secs(5);
+
+/// What an agent needs to run.
+pub struct Settings {
+    /// This node's slurm.conf entry.
+    pub node: NodeConf,
+    /// The controller's address and port.
+    pub controller: (String, u16),
+    /// The cluster key.
+    pub key: Vec<u8>,
+    /// This node's spool directory.
+    pub spool: PathBuf,
+    /// GPU discovery.
+    pub gpus: Box<dyn GpuDiscovery>,
+    /// The `spurd` executable the supervisors run.
+    pub exe: PathBuf,
+}
+
+impl Settings {
+    /// Settings for node `node` (default: the short host name) of the
+    /// cluster in `conf`.
+    pub fn load(conf: &Path, key_file: &Path, node: Option<String>) -> Result<Settings> {
+        let parsed =
+            SlurmConf::load(conf).with_context(|| format!("while reading {}", conf.display()))?;
+        for warning in &parsed.warnings {
+            warn!(%warning, "slurm.conf");
+        }
+        let key = std::fs::read(key_file)
+            .with_context(|| format!("while reading the cluster key {}", key_file.display()))?;
+        Settings::from_conf(
+            &parsed.value,
+            key,
+            node.unwrap_or_else(crate::users::short_hostname),
+        )
+    }
+
+    /// Settings for node `name` from a parsed slurm.conf.
+    pub fn from_conf(conf: &SlurmConf, key: Vec<u8>, name: String) -> Result<Settings> {
+        let node = conf
+            .nodes
+            .iter()
+            .find(|n| n.name == name)
+            .with_context(|| format!("{name} is not a NodeName in slurm.conf"))?
+            .clone();
+        let host = conf
+            .slurmctld_hosts
+            .first()
+            .context("slurm.conf has no SlurmctldHost")?;
+        let spool = conf
+            .slurmd_spool_dir
+            .replace("%n", &node.name)
+            .replace("%h", &node.hostname);
+        let gpu = node.gres.iter().find(|g| g.name == "gpu");
+        Ok(Settings {
+            gpus: Box::new(ConfiguredGpus {
+                count: gpu.map_or(0, |g| g.count as u32),
+                type_name: gpu.and_then(|g| g.type_name.clone()),
+            }),
+            controller: (
+                host.addr.clone().unwrap_or_else(|| host.name.clone()),
+                conf.slurmctld_port.first,
+            ),
+            key,
+            spool: PathBuf::from(spool),
+            exe: std::env::current_exe().context("while finding the spurd executable")?,
+            node,
+        })
+    }
+}
+
+/// What happened to a job on this node.
+#[derive(Debug)]
+enum Event {
+    Ended(JobEnd),
+}
+
+/// The agent's jobs and the ends the controller has not acknowledged.
+struct Jobs {
+    running: BTreeMap<u32, PathBuf>,
+    unacked: BTreeMap<u32, JobEnd>,
+}
+
+/// Runs the agent until `shutdown` resolves.
+pub async fn run(
+    settings: Settings,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Result<()> {
+    std::fs::create_dir_all(&settings.spool)
+        .with_context(|| format!("while creating {}", settings.spool.display()))?;
+    let _ = std::fs::set_permissions(&settings.spool, std::fs::Permissions::from_mode(0o755));
+    let (events_tx, mut events) = mpsc::unbounded_channel();
+    let mut jobs = scan_spool(&settings.spool, &events_tx);
+    info!(node = %settings.node.name, running = jobs.running.len(), ended = jobs.unacked.len(), "agent starting");
+    tokio::pin!(shutdown);
+    let mut backoff = Duration::from_millis(50);
+    loop {
+        let session = session(&settings, &mut jobs, &mut events, &events_tx);
+        tokio::select! {
+            () = &mut shutdown => return Ok(()),
+            r = session => {
+                if let Err(e) = r {
+                    warn!(node = %settings.node.name, error = %e, "controller connection lost");
+                }
+            }
+        }
+        tokio::select! {
+            () = &mut shutdown => return Ok(()),
+            () = tokio::time::sleep(backoff) => {}
+        }
+        backoff = (backoff * 2).min(Duration::from_secs(2));
+    }
+}
+
+async fn session(
+    settings: &Settings,
+    jobs: &mut Jobs,
+    events: &mut mpsc::UnboundedReceiver<Event>,
+    events_tx: &mpsc::UnboundedSender<Event>,
+) -> Result<()> {
+    let stream =
+        match TcpStream::connect((settings.controller.0.as_str(), settings.controller.1)).await {
+            Ok(s) => s,
+            Err(e) => {
+                // Not an error worth a warning: the controller may be starting.
+                tracing::debug!(error = %e, "controller not reachable yet");
+                return Ok(());
+            }
+        };
+    stream.set_nodelay(true)?;
+    let (mut rd, mut wr) = stream.into_split();
+    let hello = Hello {
+        version: PROTOCOL_VERSION,
+        role: Role::Agent(AgentHello {
+            node: settings.node.name.clone(),
+            key: settings.key.clone(),
+        }),
+    };
+    frame::write(&mut wr, &hello).await?;
+    let theirs: Hello = frame::read(&mut rd).await?;
+    anyhow::ensure!(
+        theirs.version == PROTOCOL_VERSION,
+        "controller speaks protocol {}",
+        theirs.version
+    );
+    frame::write(
+        &mut wr,
+        &FromAgent::Register(Box::new(registration(settings, jobs))),
+    )
+    .await?;
+    let (in_tx, mut incoming) = mpsc::unbounded_channel();
+    let reader = tokio::spawn(async move {
+        loop {
+            match frame::read::<ToAgent, _>(&mut rd).await {
+                Ok(msg) => {
+                    if in_tx.send(msg).is_err() {
+                        return;
+                    }
+                }
+                Err(_) => return,
+            }
+        }
+    });
+    let mut beat = tokio::time::interval(HEARTBEAT);
+    let result = loop {
+        tokio::select! {
+            msg = incoming.recv() => match msg {
+                Some(msg) => on_message(settings, jobs, msg, events_tx),
+                None => break Err(anyhow::anyhow!("controller closed the connection")),
+            },
+            Some(Event::Ended(end)) = events.recv() => {
+                jobs.running.remove(&end.job_id);
+                jobs.unacked.insert(end.job_id, end);
+                if let Err(e) = frame::write(&mut wr, &FromAgent::JobEnded(end)).await {
+                    break Err(e.into());
+                }
+            }
+            _ = beat.tick() => {
+                let (cpu_load, free_mem) = host_load();
+                if let Err(e) = frame::write(&mut wr, &FromAgent::Heartbeat { cpu_load, free_mem }).await {
+                    break Err(e.into());
+                }
+            }
+        }
+    };
+    reader.abort();
+    result
+}
+
+fn registration(settings: &Settings, jobs: &Jobs) -> Registration {
+    let n = &settings.node;
+    let uname = uname();
+    Registration {
+        cpus: n.cpus,
+        boards: n.boards,
+        sockets: n.sockets,
+        cores_per_socket: n.cores_per_socket,
+        threads_per_core: n.threads_per_core,
+        real_memory: n.real_memory_mb,
+        gpus: settings.gpus.discover(),
+        arch: uname.0,
+        os: uname.1,
+        version: spur_proto::SLURM_COMPAT_VERSION.into(),
+        boot_time: boot_time(),
+        running: jobs.running.keys().copied().collect(),
+        ended: jobs.unacked.values().copied().collect(),
+    }
+}
+
+fn on_message(
+    settings: &Settings,
+    jobs: &mut Jobs,
+    msg: ToAgent,
+    events: &mpsc::UnboundedSender<Event>,
+) {
+    match msg {
+        ToAgent::Registered => info!(node = %settings.node.name, "registered with the controller"),
+        ToAgent::LaunchBatch(launch) => {
+            let id = launch.job_id;
+            match start(settings, *launch, events) {
+                Ok(dir) => {
+                    jobs.running.insert(id, dir);
+                }
+                Err(e) => {
+                    warn!(job = id, error = %e, "cannot start the batch script");
+                    let _ = events.send(Event::Ended(JobEnd {
+                        job_id: id,
+                        code: 1,
+                        signal: 0,
+                        at: now(),
+                    }));
+                }
+            }
+        }
+        ToAgent::Signal {
+            job_id,
+            signal,
+            batch_only,
+        } => {
+            if let Some(dir) = jobs.running.get(&job_id) {
+                signal_job(dir, signal, !batch_only);
+            }
+        }
+        ToAgent::Kill { job_id, grace } => {
+            if let Some(dir) = jobs.running.get(&job_id).cloned() {
+                kill_job(dir, grace);
+            }
+        }
+        ToAgent::EndAcknowledged { job_id } => {
+            jobs.unacked.remove(&job_id);
+            let _ = std::fs::remove_dir_all(job_dir(&settings.spool, job_id));
+        }
+        _ => warn!("unexpected message from the controller"),
+    }
+}
+
+fn job_dir(spool: &Path, job: u32) -> PathBuf {
+    spool.join(format!("job{job:010}"))
+}
+
+/// Starts the supervisor of a batch job; returns its folder.
+fn start(
+    settings: &Settings,
+    mut launch: BatchLaunch,
+    events: &mpsc::UnboundedSender<Event>,
+) -> Result<PathBuf> {
+    let dir = job_dir(&settings.spool, launch.job_id);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).with_context(|| format!("while creating {}", dir.display()))?;
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
+    std::os::unix::fs::chown(&dir, Some(launch.uid), Some(launch.gid))
+        .or_else(|e| {
+            if e.kind() == std::io::ErrorKind::PermissionDenied {
+                Ok(())
+            } else {
+                Err(e)
+            }
+        })
+        .context("while handing the job folder to its user")?;
+    launch
+        .env
+        .push(("SLURMD_NODENAME".into(), settings.node.name.clone()));
+    if !launch.env.iter().any(|(k, _)| k == "TMPDIR") {
+        launch.env.push(("TMPDIR".into(), "/tmp".into()));
+    }
+    let bytes = bincode::serialize(&launch).context("while encoding the launch")?;
+    std::fs::write(dir.join(supervisor::LAUNCH_FILE), bytes)?;
+    let mut cmd = tokio::process::Command::new(&settings.exe);
+    cmd.arg("supervise")
+        .arg(&dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .kill_on_drop(false);
+    let mut child = cmd.spawn().context("while starting the supervisor")?;
+    let (job_id, events, dir2) = (launch.job_id, events.clone(), dir.clone());
+    tokio::spawn(async move {
+        let _ = child.wait().await;
+        report_end(job_id, &dir2, &events);
+    });
+    Ok(dir)
+}
+
+fn report_end(job_id: u32, dir: &Path, events: &mpsc::UnboundedSender<Event>) {
+    let (code, signal, at) = supervisor::read_status(dir).unwrap_or((0, libc::SIGKILL, now()));
+    if let Ok(error) = std::fs::read_to_string(dir.join(supervisor::ERROR_FILE)) {
+        warn!(job = job_id, error = %error.trim(), "batch script could not be started");
+    }
+    let _ = events.send(Event::Ended(JobEnd {
+        job_id,
+        code,
+        signal,
+        at,
+    }));
+}
+
+fn script_pid(dir: &Path) -> Option<i32> {
+    std::fs::read_to_string(dir.join(supervisor::PID_FILE))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+fn signal_job(dir: &Path, signal: i32, whole_group: bool) {
+    if let Some(pid) = script_pid(dir) {
+        let target = if whole_group { -pid } else { pid };
+        // SAFETY: kill has no memory-safety preconditions.
+        unsafe { libc::kill(target, signal) };
+    }
+}
+
+/// SIGCONT and SIGTERM now, SIGKILL after `grace` seconds.
+fn kill_job(dir: PathBuf, grace: u64) {
+    tokio::spawn(async move {
+        // The script may not have been forked yet.
+        for _ in 0..50 {
+            if script_pid(&dir).is_some() || supervisor::read_status(&dir).is_some() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        signal_job(&dir, libc::SIGCONT, true);
+        signal_job(&dir, libc::SIGTERM, true);
+        tokio::time::sleep(Duration::from_secs(grace)).await;
+        if supervisor::read_status(&dir).is_none() {
+            signal_job(&dir, libc::SIGKILL, true);
+        }
+    });
+}
+
+/// Jobs left by a previous agent: still running (watched until they end)
+/// or ended (to report).
+fn scan_spool(spool: &Path, events: &mpsc::UnboundedSender<Event>) -> Jobs {
+    let mut jobs = Jobs {
+        running: BTreeMap::new(),
+        unacked: BTreeMap::new(),
+    };
+    let Ok(entries) = std::fs::read_dir(spool) else {
+        return jobs;
+    };
+    let mut watch: HashMap<u32, PathBuf> = HashMap::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(id) = name.strip_prefix("job").and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let dir = entry.path();
+        if let Some((code, signal, at)) = supervisor::read_status(&dir) {
+            jobs.unacked.insert(
+                id,
+                JobEnd {
+                    job_id: id,
+                    code,
+                    signal,
+                    at,
+                },
+            );
+        } else if supervisor_alive(&dir) {
+            jobs.running.insert(id, dir.clone());
+            watch.insert(id, dir);
+        } else {
+            // Neither finished nor running: the supervisor died with the
+            // machine. The job is lost.
+            jobs.unacked.insert(
+                id,
+                JobEnd {
+                    job_id: id,
+                    code: 0,
+                    signal: libc::SIGKILL,
+                    at: now(),
+                },
+            );
+        }
+    }
+    for (id, dir) in watch {
+        let events = events.clone();
+        tokio::spawn(async move {
+            while supervisor::read_status(&dir).is_none() && supervisor_alive(&dir) {
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+            report_end(id, &dir, &events);
+        });
+    }
+    jobs
+}
+
+fn supervisor_alive(dir: &Path) -> bool {
+    // The supervisor lives while the script's pid does, or while it has not
+    // forked yet (a launch file with no pid file, younger than a minute).
+    match script_pid(dir) {
+        // SAFETY: kill with signal 0 only checks for existence.
+        Some(pid) => unsafe { libc::kill(pid, 0) == 0 },
+        None => std::fs::metadata(dir.join(supervisor::LAUNCH_FILE))
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t.elapsed().unwrap_or_default() < Duration::from_secs(60)),
+    }
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+fn uname() -> (String, String) {
+    // SAFETY: a zeroed utsname is a valid out-parameter for uname.
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: u is valid for writing.
+    if unsafe { libc::uname(&mut u) } != 0 {
+        return ("unknown".into(), "unknown".into());
+    }
+    let field = |f: &[libc::c_char]| {
+        let bytes: Vec<u8> = f
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    (
+        field(&u.machine),
+        format!(
+            "{} {} {}",
+            field(&u.sysname),
+            field(&u.release),
+            field(&u.version)
+        ),
+    )
+}
+
+fn boot_time() -> u64 {
+    std::fs::read_to_string("/proc/stat")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("btime ")?.trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn host_load() -> (f64, u64) {
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0.0);
+    let free = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines().find_map(|l| {
+                l.strip_prefix("MemAvailable:")?
+                    .trim()
+                    .trim_end_matches(" kB")
+                    .trim()
+                    .parse::<u64>()
+                    .ok()
+            })
+        })
+        .map_or(0, |kb| kb / 1024);
+    (load, free)
+}

@@ -1,0 +1,228 @@
+//! `spurd supervise DIR`: the process that runs one job's batch script.
+//! The agent starts it in its own process group, so it outlives an agent
+//! restart. It drops to the job's user, opens the output files as that
+//! user, forks the script in a new process group, waits, and leaves the
+//! exit status in DIR/status for whichever agent is running then.
+//! Single-threaded on purpose: it forks.
+
+use std::ffi::CString;
+use std::fs;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+use std::process::ExitCode;
+
+use spur_proto::{BatchLaunch, OpenMode, PatternValues};
+
+/// The launch description the agent leaves for the supervisor.
+pub const LAUNCH_FILE: &str = "launch.bin";
+/// The script's pid (its process group), once forked.
+pub const PID_FILE: &str = "pid";
+/// `code signal end_time`, once the script has ended.
+pub const STATUS_FILE: &str = "status";
+/// Why the script could not be started.
+pub const ERROR_FILE: &str = "error";
+
+/// Runs the job whose launch file is in `dir`.
+pub fn run(dir: &Path) -> ExitCode {
+    // The agent signals the script's process group, never this process;
+    // a terminal hangup or Ctrl-C meant for the agent must not reach it.
+    // SAFETY: setting dispositions to SIG_IGN at startup is always sound.
+    unsafe {
+        libc::signal(libc::SIGHUP, libc::SIG_IGN);
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+        libc::signal(libc::SIGTERM, libc::SIG_IGN);
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
+    let status = match launch(dir) {
+        Ok(pid) => wait(pid),
+        Err(e) => {
+            let _ = fs::write(dir.join(ERROR_FILE), format!("{e}\n"));
+            (1, 0)
+        }
+    };
+    let end = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let tmp = dir.join("status.tmp");
+    let written = fs::write(&tmp, format!("{} {} {end}\n", status.0, status.1))
+        .and_then(|()| fs::rename(&tmp, dir.join(STATUS_FILE)));
+    if written.is_err() {
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+/// Reads a status file: (code, signal, end time).
+pub fn read_status(dir: &Path) -> Option<(i32, i32, u64)> {
+    let text = fs::read_to_string(dir.join(STATUS_FILE)).ok()?;
+    let mut it = text.split_whitespace();
+    Some((
+        it.next()?.parse().ok()?,
+        it.next()?.parse().ok()?,
+        it.next()?.parse().ok()?,
+    ))
+}
+
+fn io_err(what: &str, e: std::io::Error) -> String {
+    format!("{what}: {e}")
+}
+
+fn launch(dir: &Path) -> Result<libc::pid_t, String> {
+    let bytes =
+        fs::read(dir.join(LAUNCH_FILE)).map_err(|e| io_err("reading the launch file", e))?;
+    let job: BatchLaunch =
+        bincode::deserialize(&bytes).map_err(|e| format!("malformed launch file: {e}"))?;
+    become_user(&job)?;
+    let script = dir.join("slurm_script");
+    fs::write(&script, job.script.as_bytes()).map_err(|e| io_err("writing the script", e))?;
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o700))
+        .map_err(|e| io_err("making the script executable", e))?;
+    std::env::set_current_dir(&job.work_dir)
+        .map_err(|e| io_err(&format!("entering {}", job.work_dir), e))?;
+    let host = crate::users::short_hostname();
+    let values = PatternValues {
+        job_id: job.job_id,
+        array_job_id: job.array.map(|a| a.0),
+        array_task_id: job.array.map(|a| a.1),
+        node: &host,
+        user: &job.user_name,
+        job_name: &job.name,
+        ..Default::default()
+    };
+    let stdout_path = spur_proto::pattern::expand(&job.stdout, &values);
+    let stdout = open_output(&stdout_path, job.open_mode)?;
+    let stderr = match &job.stderr {
+        Some(p) => open_output(&spur_proto::pattern::expand(p, &values), job.open_mode)?,
+        None => stdout
+            .try_clone()
+            .map_err(|e| io_err("duplicating stdout", e))?,
+    };
+    let stdin_path = spur_proto::pattern::expand(&job.stdin, &values);
+    let stdin =
+        fs::File::open(&stdin_path).map_err(|e| io_err(&format!("opening {stdin_path}"), e))?;
+    spawn(&job, &script, [stdin, stdout, stderr], dir)
+}
+
+fn open_output(path: &str, mode: OpenMode) -> Result<fs::File, String> {
+    let mut o = fs::OpenOptions::new();
+    o.write(true).create(true).mode(0o644);
+    match mode {
+        OpenMode::Truncate => o.truncate(true),
+        OpenMode::Append => o.append(true),
+    };
+    o.open(path)
+        .map_err(|e| io_err(&format!("opening {path}"), e))
+}
+
+fn become_user(job: &BatchLaunch) -> Result<(), String> {
+    // SAFETY: getuid has no preconditions.
+    let me = unsafe { libc::getuid() };
+    if me == job.uid {
+        return Ok(());
+    }
+    if me != 0 {
+        return Err(format!(
+            "the agent runs as uid {me} and cannot start a job of uid {}",
+            job.uid
+        ));
+    }
+    let name =
+        CString::new(job.user_name.clone()).map_err(|_| "user name has a NUL".to_string())?;
+    // SAFETY: plain system calls on valid arguments; order matters: groups
+    // and gid while still root, uid last.
+    let ok = unsafe {
+        libc::initgroups(name.as_ptr(), job.gid) == 0 || libc::setgroups(0, std::ptr::null()) == 0
+    } && unsafe { libc::setgid(job.gid) } == 0
+        && unsafe { libc::setuid(job.uid) } == 0;
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "cannot become uid {} gid {}: {}",
+            job.uid,
+            job.gid,
+            std::io::Error::last_os_error()
+        ))
+    }
+}
+
+fn cstring(s: impl AsRef<[u8]>) -> Result<CString, String> {
+    CString::new(s.as_ref()).map_err(|_| "an argument or variable holds a NUL byte".to_string())
+}
+
+fn spawn(
+    job: &BatchLaunch,
+    script: &Path,
+    stdio: [fs::File; 3],
+    dir: &Path,
+) -> Result<libc::pid_t, String> {
+    use std::os::fd::AsRawFd;
+    let path = cstring(script.as_os_str().as_bytes())?;
+    let mut argv = vec![path.clone()];
+    for a in &job.argv {
+        argv.push(cstring(a)?);
+    }
+    let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+    argv_ptrs.push(std::ptr::null());
+    let env: Vec<String> = job.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    // SAFETY: fork in a single-threaded process; the child only calls
+    // async-signal-safe functions and allocates before exec only through
+    // format! of its own pid, which is safe without other threads.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(io_err("fork", std::io::Error::last_os_error()));
+    }
+    if pid == 0 {
+        // SAFETY: in the child: new process group, stdio, exec.
+        unsafe {
+            libc::setpgid(0, 0);
+            for (target, f) in stdio.iter().enumerate() {
+                libc::dup2(f.as_raw_fd(), target as i32);
+            }
+            let mut envs: Vec<CString> = env
+                .iter()
+                .filter_map(|e| CString::new(e.as_str()).ok())
+                .collect();
+            if let Ok(e) = CString::new(format!("SLURM_TASK_PID={}", libc::getpid())) {
+                envs.push(e);
+            }
+            let mut env_ptrs: Vec<*const libc::c_char> = envs.iter().map(|e| e.as_ptr()).collect();
+            env_ptrs.push(std::ptr::null());
+            libc::execve(path.as_ptr(), argv_ptrs.as_ptr(), env_ptrs.as_ptr());
+            let msg = b"slurmstepd: error: execve(): cannot run the batch script\n";
+            libc::write(2, msg.as_ptr().cast(), msg.len());
+            libc::_exit(127);
+        }
+    }
+    // The parent also sets the group, so the agent can signal it at once.
+    // SAFETY: setpgid on our own child.
+    unsafe { libc::setpgid(pid, pid) };
+    let tmp = dir.join("pid.tmp");
+    let mut f = fs::File::create(&tmp).map_err(|e| io_err("writing the pid", e))?;
+    writeln!(f, "{pid}").map_err(|e| io_err("writing the pid", e))?;
+    fs::rename(&tmp, dir.join(PID_FILE)).map_err(|e| io_err("writing the pid", e))?;
+    Ok(pid)
+}
+
+fn wait(pid: libc::pid_t) -> (i32, i32) {
+    let mut status = 0;
+    loop {
+        // SAFETY: waiting for our own child.
+        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if r == pid {
+            break;
+        }
+        if r < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return (1, 0);
+        }
+    }
+    if libc::WIFEXITED(status) {
+        (libc::WEXITSTATUS(status), 0)
+    } else if libc::WIFSIGNALED(status) {
+        (0, libc::WTERMSIG(status))
+    } else {
+        (1, 0)
+    }
+}

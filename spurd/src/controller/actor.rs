@@ -1,0 +1,438 @@
+//! The controller's actor: one thread owns the core, the store and the node
+//! registry. A turn takes every waiting command, applies it to the core,
+//! runs a scheduling pass when one is due, commits everything in one SQLite
+//! transaction, and only then answers clients and tells agents.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use tokio::sync::oneshot;
+use tracing::{error, info, warn};
+
+use spur_core::{Core, Effect, ExitStatus, Input, JobId, NodeId};
+use spur_proto::{ClientRequest, ClientResponse, FromAgent, Registration, ToAgent};
+
+use super::env::ClusterFacts;
+use super::registry::{AgentLink, NodeLive};
+use super::store::{JobMeta, JobPayload, NodeOverride, Store};
+use super::Site;
+
+/// A message to the actor.
+#[derive(Debug)]
+pub enum Command {
+    /// A client request, made by `uid` (from the socket's credentials).
+    Client {
+        /// The caller.
+        uid: u32,
+        /// The request.
+        req: ClientRequest,
+        /// Where the answer goes.
+        reply: oneshot::Sender<ClientResponse>,
+    },
+    /// An agent connected and registered.
+    AgentUp {
+        /// The node.
+        node: NodeId,
+        /// Its connection.
+        link: AgentLink,
+        /// What it reported.
+        reg: Box<Registration>,
+    },
+    /// A message from an agent.
+    Agent {
+        /// The node.
+        node: NodeId,
+        /// The connection it came on.
+        conn: u64,
+        /// The message.
+        msg: FromAgent,
+    },
+    /// An agent's connection closed.
+    AgentDown {
+        /// The node.
+        node: NodeId,
+        /// The connection.
+        conn: u64,
+    },
+}
+
+/// Scheduling passes run at most this often, so that a burst of
+/// submissions is scheduled together.
+const MIN_PASS_INTERVAL: Duration = Duration::from_millis(5);
+
+/// The controller's state, owned by the actor thread.
+pub struct Controller {
+    pub(super) core: Core,
+    pub(super) store: Store,
+    pub(super) site: Site,
+    pub(super) facts: ClusterFacts,
+    pub(super) metas: HashMap<JobId, JobMeta>,
+    pub(super) live: Vec<NodeLive>,
+    pub(super) started_at: u64,
+    /// This turn's work, committed together.
+    pub(super) turn: TurnState,
+    sched_due: bool,
+    last_pass: Option<Instant>,
+    last_pass_cost: Duration,
+    last_housekeeping: u64,
+}
+
+/// What a turn changed and owes, until it commits.
+#[derive(Default)]
+pub(super) struct TurnState {
+    pub new_jobs: Vec<(JobId, JobMeta, JobPayload)>,
+    pub dirty: BTreeSet<JobId>,
+    pub meta_dirty: BTreeSet<JobId>,
+    pub nodes_dirty: BTreeSet<NodeId>,
+    pub replies: Vec<(oneshot::Sender<ClientResponse>, ClientResponse)>,
+    pub to_agents: Vec<(NodeId, ToAgent)>,
+    pub effects: Vec<Effect>,
+}
+
+/// Seconds since the epoch.
+pub fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+impl Controller {
+    /// A controller over a restored core.
+    pub(super) fn new(
+        core: Core,
+        store: Store,
+        site: Site,
+        facts: ClusterFacts,
+        metas: HashMap<JobId, JobMeta>,
+    ) -> Controller {
+        let started_at = now();
+        let live = vec![
+            NodeLive {
+                last_heard: started_at,
+                ..Default::default()
+            };
+            core.nodes().len()
+        ];
+        Controller {
+            core,
+            store,
+            site,
+            facts,
+            metas,
+            live,
+            started_at,
+            turn: TurnState::default(),
+            sched_due: true,
+            last_pass: None,
+            last_pass_cost: Duration::ZERO,
+            last_housekeeping: 0,
+        }
+    }
+
+    /// Runs turns until every sender is gone.
+    pub fn run(mut self, inbox: Receiver<Command>) {
+        loop {
+            let wait = self.time_to_next_work();
+            match inbox.recv_timeout(wait) {
+                Ok(cmd) => {
+                    self.handle(cmd);
+                    // Take whatever else is already waiting into this turn.
+                    for cmd in inbox.try_iter().take(4096) {
+                        self.handle(cmd);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+            self.finish_turn();
+        }
+        info!("controller stopped");
+    }
+
+    fn time_to_next_work(&self) -> Duration {
+        let now_s = now();
+        let mut wait = Duration::from_secs(1);
+        if let Some(t) = self.core.next_wakeup(now_s) {
+            wait = wait.min(Duration::from_secs(t.saturating_sub(now_s)));
+        }
+        if self.sched_due {
+            let since = self.last_pass.map_or(Duration::MAX, |t| t.elapsed());
+            wait = wait.min(self.pass_interval().saturating_sub(since));
+        }
+        wait
+    }
+
+    fn pass_interval(&self) -> Duration {
+        MIN_PASS_INTERVAL.max(self.last_pass_cost * 2)
+    }
+
+    fn handle(&mut self, cmd: Command) {
+        match cmd {
+            Command::Client { uid, req, reply } => {
+                let changes = matches!(
+                    req,
+                    ClientRequest::Submit(_)
+                        | ClientRequest::Signal(_)
+                        | ClientRequest::Hold { .. }
+                        | ClientRequest::Release { .. }
+                        | ClientRequest::Requeue { .. }
+                        | ClientRequest::UpdateJob(_)
+                        | ClientRequest::UpdateNode(_)
+                        | ClientRequest::Reconfigure
+                );
+                let resp = self.on_request(uid, req);
+                self.sched_due |= changes;
+                self.turn.replies.push((reply, resp));
+            }
+            Command::AgentUp { node, link, reg } => {
+                self.on_agent_registered(node, link, *reg);
+                self.sched_due = true;
+            }
+            Command::Agent { node, conn, msg } => {
+                if self.live[node.index()]
+                    .link
+                    .as_ref()
+                    .is_some_and(|l| l.conn == conn)
+                {
+                    self.on_agent_message(node, msg);
+                }
+            }
+            Command::AgentDown { node, conn } => {
+                let live = &mut self.live[node.index()];
+                if live.link.as_ref().is_some_and(|l| l.conn == conn) {
+                    info!(node = %self.core.nodes()[node.index()].config.name, "agent disconnected");
+                    live.link = None;
+                }
+            }
+        }
+    }
+
+    /// Applies an input to the core, collecting its effects into the turn.
+    pub(super) fn apply(
+        &mut self,
+        input: Input,
+    ) -> Result<spur_core::Outcome, spur_core::CoreError> {
+        let now = now();
+        let mut effects = std::mem::take(&mut self.turn.effects);
+        let r = self.core.handle(input, now, &mut effects);
+        self.turn.effects = effects;
+        r
+    }
+
+    fn finish_turn(&mut self) {
+        let now_s = now();
+        if now_s != self.last_housekeeping {
+            self.last_housekeeping = now_s;
+            self.check_node_timeouts(now_s);
+            self.purge(now_s);
+        }
+        let wakeup_due = self
+            .core
+            .next_wakeup(now_s.saturating_sub(1))
+            .is_some_and(|t| t <= now_s);
+        let interval_ok = self
+            .last_pass
+            .is_none_or(|t| t.elapsed() >= self.pass_interval());
+        if (self.sched_due || wakeup_due) && interval_ok {
+            let started = Instant::now();
+            let mut effects = std::mem::take(&mut self.turn.effects);
+            self.core.schedule(now_s, &mut effects);
+            self.turn.effects = effects;
+            self.last_pass_cost = started.elapsed();
+            self.last_pass = Some(Instant::now());
+            self.sched_due = false;
+        }
+        let effects = std::mem::take(&mut self.turn.effects);
+        for effect in effects {
+            self.on_effect(effect, now_s);
+        }
+        // Effects may end jobs at once (a kill on an unreachable node).
+        let effects = std::mem::take(&mut self.turn.effects);
+        for effect in effects {
+            self.on_effect(effect, now_s);
+        }
+        if let Err(e) = self.commit() {
+            // Nothing of this turn was announced. Stop rather than run on
+            // with a core the store does not match; a restart recovers every
+            // acknowledged job.
+            error!(error = %e, "cannot commit state; stopping");
+            std::process::exit(1);
+        }
+        #[cfg(debug_assertions)]
+        if let Err(e) = self.core.sanity_check() {
+            error!(error = %e, "core invariant broken");
+        }
+        for (reply, resp) in self.turn.replies.drain(..) {
+            let _ = reply.send(resp);
+        }
+        for (node, msg) in std::mem::take(&mut self.turn.to_agents) {
+            if !self.live[node.index()].send(msg) {
+                warn!(node = %self.core.nodes()[node.index()].config.name, "agent not connected; message dropped");
+            }
+        }
+    }
+
+    fn commit(&mut self) -> Result<(), super::store::StoreError> {
+        let t = &mut self.turn;
+        if t.new_jobs.is_empty()
+            && t.dirty.is_empty()
+            && t.meta_dirty.is_empty()
+            && t.nodes_dirty.is_empty()
+        {
+            return Ok(());
+        }
+        let tx = self.store.begin()?;
+        for (id, meta, payload) in &t.new_jobs {
+            if let Some(job) = self.core.job(*id) {
+                tx.insert_job(&job.record(), meta, payload)?;
+            }
+            t.dirty.remove(id);
+        }
+        for id in &t.dirty {
+            if let Some(job) = self.core.job(*id) {
+                tx.update_job(&job.record())?;
+            }
+        }
+        for id in &t.meta_dirty {
+            if let Some(meta) = self.metas.get(id) {
+                tx.update_meta(id.0, meta)?;
+            }
+        }
+        for n in &t.nodes_dirty {
+            let node = &self.core.nodes()[n.index()];
+            tx.set_node_override(&NodeOverride {
+                name: node.config.name.clone(),
+                drain: node.is_drain(),
+                down: self.live[n.index()].admin_down,
+                reason: node.reason().map(str::to_string),
+            })?;
+        }
+        tx.set_next_job_id(self.core.next_job_id().0)?;
+        tx.commit()?;
+        t.new_jobs.clear();
+        t.dirty.clear();
+        t.meta_dirty.clear();
+        t.nodes_dirty.clear();
+        Ok(())
+    }
+
+    fn on_effect(&mut self, effect: Effect, now: u64) {
+        match effect {
+            Effect::StartJob { job, alloc } => {
+                self.turn.dirty.insert(job);
+                let Some(first) = alloc.first() else { return };
+                for a in &alloc {
+                    self.live[a.node.index()].last_busy = Some(now);
+                }
+                match self.batch_launch(job) {
+                    Ok(launch) => self
+                        .turn
+                        .to_agents
+                        .push((first.node, ToAgent::LaunchBatch(Box::new(launch)))),
+                    Err(e) => {
+                        error!(job = job.0, error = %e, "cannot read the job's script");
+                        self.job_ended(job, ExitStatus { code: 1, signal: 0 });
+                    }
+                }
+                info!(job = job.0, nodes = alloc.len(), "job started");
+            }
+            Effect::SignalJob { job, signal } => {
+                let batch_only = self.metas.get(&job).is_some_and(|m| m.signal_batch_only);
+                self.turn.dirty.insert(job);
+                if let Some(node) = self.batch_host(job) {
+                    self.turn.to_agents.push((
+                        node,
+                        ToAgent::Signal {
+                            job_id: job.0,
+                            signal,
+                            batch_only,
+                        },
+                    ));
+                }
+            }
+            Effect::KillJob { job, cause, grace } => {
+                self.turn.dirty.insert(job);
+                match self.batch_host(job) {
+                    Some(node)
+                        if self.live[node.index()].link.is_some()
+                            && !self.core.nodes()[node.index()].is_down() =>
+                    {
+                        self.turn.to_agents.push((
+                            node,
+                            ToAgent::Kill {
+                                job_id: job.0,
+                                grace,
+                            },
+                        ));
+                    }
+                    _ => {
+                        // The node cannot answer: the job ends now.
+                        info!(job = job.0, ?cause, "job ended without its node");
+                        self.job_ended(
+                            job,
+                            ExitStatus {
+                                code: 0,
+                                signal: libc::SIGKILL,
+                            },
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The node running a job's batch script.
+    pub(super) fn batch_host(&self, job: JobId) -> Option<NodeId> {
+        self.core.job(job)?.allocation().first().map(|a| a.node)
+    }
+
+    /// A job's processes are gone.
+    pub(super) fn job_ended(&mut self, job: JobId, status: ExitStatus) {
+        match self.apply(Input::JobExited { job, status }) {
+            Ok(_) => {
+                self.turn.dirty.insert(job);
+                self.sched_due = true;
+                if let Some(j) = self.core.job(job) {
+                    info!(
+                        job = job.0,
+                        state = j.state().as_str(),
+                        code = status.code,
+                        signal = status.signal,
+                        "job ended"
+                    );
+                }
+            }
+            Err(e) => warn!(job = job.0, error = %e, "end of a job that is not running"),
+        }
+    }
+
+    fn check_node_timeouts(&mut self, now: u64) {
+        let timeout = u64::from(self.site.conf.slurmd_timeout_secs.max(1));
+        for i in 0..self.live.len() {
+            let live = &self.live[i];
+            if live.not_responding || live.link.is_some() {
+                continue;
+            }
+            if now.saturating_sub(live.last_heard) >= timeout {
+                let name = self.core.nodes()[i].config.name.clone();
+                warn!(node = %name, "agent silent for SlurmdTimeout; node set DOWN");
+                self.live[i].not_responding = true;
+                let _ = self.apply(Input::NodeDown(NodeId(i as u32), "Not responding".into()));
+                self.sched_due = true;
+            }
+        }
+    }
+
+    fn purge(&mut self, now: u64) {
+        let age = u64::from(self.site.conf.min_job_age_secs);
+        for id in self.core.purge_finished(now.saturating_sub(age)) {
+            self.metas.remove(&id);
+        }
+    }
+
+    /// Records the operator's view of a node for the store.
+    pub(super) fn node_changed(&mut self, node: NodeId) {
+        self.turn.nodes_dirty.insert(node);
+    }
+}

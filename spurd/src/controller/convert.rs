@@ -1,0 +1,404 @@
+//! The one place where wire types meet core types: a submitted `JobDesc`
+//! becomes a core `JobSpec` (plus what the controller keeps beside it), and
+//! core jobs, nodes and partitions become the `JobInfo`, `NodeInfo` and
+//! `PartitionInfo` the commands print. No placement or policy here.
+
+use spur_conf::hostlist;
+use spur_core::node::Node;
+use spur_core::spec::MemDemand;
+use spur_core::{
+    Core, Exclusive, Job, JobSpec, JobState, KillCause, MemRequest, NodeState, Partition,
+    PartitionState, SegmentLayout, SubmitError, SwitchesRequest, Uid,
+};
+use spur_proto::{
+    ErrorCode, ExclusiveMode, JobDesc, JobInfo, JobStateName, MemSpec, NodeBaseState, NodeInfo,
+    PartitionInfo, ProtoError,
+};
+
+use super::registry::NodeLive;
+use super::store::JobMeta;
+
+/// The core's request for a submitted job.
+pub fn job_spec(desc: &JobDesc, uid: u32) -> JobSpec {
+    JobSpec {
+        name: desc.name.clone().unwrap_or_else(|| "sbatch".into()),
+        user: Uid(uid),
+        account: desc.account.clone(),
+        partitions: desc.partitions.clone(),
+        qos: desc.qos.clone(),
+        min_nodes: desc.min_nodes,
+        max_nodes: desc.max_nodes,
+        ntasks: desc.ntasks,
+        ntasks_per_node: desc.ntasks_per_node,
+        cpus_per_task: desc.cpus_per_task,
+        mem: match desc.mem {
+            MemSpec::Default => MemRequest::Default,
+            MemSpec::PerNode(mb) => MemRequest::PerNode(mb),
+            MemSpec::PerCpu(mb) => MemRequest::PerCpu(mb),
+            MemSpec::PerGpu(mb) => MemRequest::PerGpu(mb),
+        },
+        gpus: desc.gpus,
+        gpus_per_node: desc.gpus_per_node,
+        gpus_per_task: desc.gpus_per_task,
+        gpu_type: desc.gpu_type.clone(),
+        cpus_per_gpu: desc.cpus_per_gpu,
+        exclusive: match desc.exclusive {
+            ExclusiveMode::No => Exclusive::No,
+            ExclusiveMode::Node => Exclusive::Node,
+            ExclusiveMode::User => Exclusive::User,
+            ExclusiveMode::Topo => Exclusive::Topo,
+        },
+        segment: desc.segment,
+        segment_layout: match desc.segment_layout {
+            spur_proto::SegmentLayout::Default => SegmentLayout::Default,
+            spur_proto::SegmentLayout::Spread => SegmentLayout::Spread,
+            spur_proto::SegmentLayout::Consolidate => SegmentLayout::Consolidate,
+        },
+        switches: desc
+            .switches
+            .map(|(count, max_wait)| SwitchesRequest { count, max_wait }),
+        required_nodes: desc.required_nodes.clone(),
+        excluded_nodes: desc.excluded_nodes.clone(),
+        constraint: desc.constraint.clone(),
+        time_limit: desc.time_limit,
+        time_min: desc.time_min,
+        nice: desc.nice,
+        priority: desc.priority,
+        begin: desc.begin,
+        hold: desc.hold,
+        requeue: desc.requeue,
+        signal: desc.signal.map(|s| (s.signal, s.before)),
+    }
+}
+
+/// Slurm's error for a rejected submission.
+pub fn submit_error(e: &SubmitError) -> ProtoError {
+    let code = match e {
+        SubmitError::InvalidPartition { name } => {
+            return ProtoError::with_detail(ErrorCode::InvalidPartitionName, name.clone())
+        }
+        SubmitError::NoDefaultPartition => ErrorCode::DefaultPartitionNotSet,
+        SubmitError::NodeConfigUnavailable => ErrorCode::NodeConfigUnavailable,
+        SubmitError::InvalidNodeCount => ErrorCode::InvalidNodeCount,
+        SubmitError::InvalidNodeName { name } => {
+            return ProtoError::with_detail(ErrorCode::InvalidNodeName, name.clone())
+        }
+        SubmitError::InvalidFeature => ErrorCode::InvalidFeature,
+        SubmitError::InvalidGres => ErrorCode::InvalidGres,
+        SubmitError::InvalidQos => ErrorCode::InvalidQos,
+        SubmitError::InvalidAccount => ErrorCode::InvalidAccount,
+        SubmitError::InvalidTimeLimit => ErrorCode::InvalidTimeLimit,
+        SubmitError::InvalidTaskCount => ErrorCode::BadTaskCount,
+        SubmitError::SegmentNotDivisor | SubmitError::TopologyUnavailable => {
+            ErrorCode::TopoConfigUnavailable
+        }
+        SubmitError::Conflict { first, second } => {
+            return ProtoError::with_detail(
+                ErrorCode::NodeConfigUnavailable,
+                format!("{first} and {second} are mutually exclusive"),
+            )
+        }
+        SubmitError::QueueFull => ErrorCode::TryAgain,
+        _ => ErrorCode::NodeConfigUnavailable,
+    };
+    ProtoError::new(code)
+}
+
+fn state_name(job: &Job) -> JobStateName {
+    match job.state() {
+        JobState::Pending => JobStateName::Pending,
+        // A job whose end was asked for shows COMPLETING until its node
+        // reports the processes gone.
+        JobState::Running if job.kill_cause().is_some() => JobStateName::Completing,
+        JobState::Running => JobStateName::Running,
+        JobState::Completed => JobStateName::Completed,
+        JobState::Failed => JobStateName::Failed,
+        JobState::Cancelled => JobStateName::Cancelled,
+        JobState::Timeout => JobStateName::Timeout,
+        JobState::NodeFail => JobStateName::NodeFail,
+        JobState::Preempted => JobStateName::Preempted,
+    }
+}
+
+fn names(core: &Core, ids: impl Iterator<Item = spur_core::NodeId>) -> Vec<String> {
+    ids.map(|n| core.nodes()[n.index()].config.name.clone())
+        .collect()
+}
+
+/// What squeue and scontrol show of a job.
+pub fn job_info(core: &Core, job: &Job, meta: &JobMeta, pattern_node: &str) -> JobInfo {
+    let shape = job.shape();
+    let alloc = job.allocation();
+    let running = !alloc.is_empty();
+    let node_names = names(core, alloc.iter().map(|a| a.node));
+    let cpus_per_node: Vec<u32> = alloc.iter().map(|a| a.res.cpus).collect();
+    let num_nodes = if running {
+        alloc.len() as u32
+    } else {
+        shape.nodes_min
+    };
+    let num_cpus = if running {
+        cpus_per_node.iter().sum()
+    } else {
+        shape.tasks * shape.cpus_per_task
+    };
+    let mem_total: u64 = if running {
+        alloc.iter().map(|a| a.res.mem_mb).sum()
+    } else {
+        shape.mem_on_node(shape.tasks.div_ceil(num_nodes.max(1)), 0) * u64::from(num_nodes)
+    };
+    let gpus_total: u32 = if running {
+        alloc.iter().map(|a| a.res.gpus).sum()
+    } else {
+        shape
+            .gpus_total
+            .unwrap_or(shape.gpus_on_node(shape.min_tasks_per_node()) * num_nodes)
+    };
+    let mut tres = format!(
+        "cpu={num_cpus},mem={},node={num_nodes},billing={num_cpus}",
+        mem_tres(mem_total)
+    );
+    if gpus_total > 0 {
+        tres.push_str(&format!(",gres/gpu={gpus_total}"));
+    }
+    let stdout_pattern = meta
+        .stdout
+        .clone()
+        .unwrap_or_else(|| spur_proto::pattern::default_output(false).to_string());
+    let expand = |p: &str| {
+        let values = spur_proto::PatternValues {
+            job_id: job.id.0,
+            node: pattern_node,
+            user: &meta.user_name,
+            job_name: &job.spec.name,
+            ..Default::default()
+        };
+        absolute(&meta.work_dir, &spur_proto::pattern::expand(p, &values))
+    };
+    let stdout = expand(&stdout_pattern);
+    let stderr = meta.stderr.as_deref().map_or(stdout.clone(), expand);
+    let partition = &core.partitions()[job.partition().index()];
+    JobInfo {
+        job_id: job.id.0,
+        name: job.spec.name.clone(),
+        user_id: job.spec.user.0,
+        user_name: meta.user_name.clone(),
+        group_id: meta.gid,
+        group_name: meta.group_name.clone(),
+        state: state_name(job),
+        reason: job.reason().as_str().to_string(),
+        priority: job.priority(),
+        nice: job.spec.nice,
+        account: job.spec.account.clone(),
+        qos: job.spec.qos.clone().unwrap_or_else(|| "normal".into()),
+        partition: partition.name.clone(),
+        time_limit: job.time_limit(),
+        time_min: job.spec.time_min,
+        submit_time: job.submit_time(),
+        eligible_time: job.submit_time(),
+        start_time: job.start_time().or(job.expected_start()),
+        end_time: job
+            .end_time()
+            .or_else(|| Some(job.start_time()? + job.time_limit()?)),
+        nodes: hostlist::compress(&node_names),
+        sched_nodes: (!job.sched_nodes().is_empty())
+            .then(|| hostlist::compress(&names(core, job.sched_nodes().iter().copied()))),
+        num_nodes,
+        num_cpus,
+        num_tasks: shape.tasks,
+        cpus_per_task: shape.cpus_per_task,
+        ntasks_per_node: job.spec.ntasks_per_node.unwrap_or(0),
+        cpus_per_node,
+        batch_host: node_names.first().cloned(),
+        req_nodes: (!job.spec.required_nodes.is_empty())
+            .then(|| hostlist::compress(&job.spec.required_nodes)),
+        exc_nodes: (!job.spec.excluded_nodes.is_empty())
+            .then(|| hostlist::compress(&job.spec.excluded_nodes)),
+        features: job.spec.constraint.clone(),
+        mem: match shape.mem {
+            MemDemand::PerNode(mb) => MemSpec::PerNode(mb),
+            MemDemand::WholeNode => MemSpec::PerNode(0),
+            MemDemand::PerCpu(mb) => MemSpec::PerCpu(mb),
+            MemDemand::PerGpu(mb) => MemSpec::PerGpu(mb),
+        },
+        tres,
+        tres_per_node: (shape.gpus_per_node > 0)
+            .then(|| format!("gres:gpu:{}", shape.gpus_per_node)),
+        tres_per_job: shape.gpus_total.map(|g| format!("gres:gpu:{g}")),
+        tres_per_task: (shape.gpus_per_task > 0)
+            .then(|| format!("gres:gpu:{}", shape.gpus_per_task)),
+        gpus_per_node_idx: alloc.iter().map(|a| a.gpus.indices().collect()).collect(),
+        work_dir: meta.work_dir.clone(),
+        stdout,
+        stderr,
+        stdin: meta
+            .stdin
+            .as_deref()
+            .map_or_else(|| "/dev/null".into(), expand),
+        command: meta.command.clone(),
+        comment: meta.comment.clone(),
+        exit_code: job.exit_status().map_or(0, |e| e.code),
+        exit_signal: job.exit_status().map_or(0, |e| e.signal),
+        restarts: job.restarts(),
+        requeue: job.spec.requeue.unwrap_or(true),
+        batch: true,
+        exclusive: match shape.exclusive {
+            Exclusive::No => ExclusiveMode::No,
+            Exclusive::Node => ExclusiveMode::Node,
+            Exclusive::User => ExclusiveMode::User,
+            Exclusive::Topo => ExclusiveMode::Topo,
+        },
+        contiguous: false,
+        submit_host: meta.submit_host.clone(),
+        dependency: None,
+        array_job_id: None,
+        array_task_id: None,
+        array_task_str: None,
+        last_sched_eval: None,
+        unacted: meta.unacted.clone(),
+    }
+}
+
+/// `dir/name` unless `name` is absolute.
+pub fn absolute(dir: &str, name: &str) -> String {
+    if name.starts_with('/') {
+        name.to_string()
+    } else {
+        format!("{}/{name}", dir.trim_end_matches('/'))
+    }
+}
+
+/// Memory in MiB as TRES strings print it (`8G`, `880000M`).
+pub fn mem_tres(mb: u64) -> String {
+    if mb > 0 && mb % 1024 == 0 {
+        format!("{}G", mb / 1024)
+    } else {
+        format!("{mb}M")
+    }
+}
+
+/// What sinfo and scontrol show of a node.
+pub fn node_info(
+    core: &Core,
+    node: &Node,
+    conf: &spur_conf::NodeConf,
+    live: &NodeLive,
+) -> NodeInfo {
+    let state = node.state();
+    let cfg = &node.config;
+    let used = node.used();
+    let completing = node.jobs().iter().any(|j| {
+        core.job(*j).is_some_and(|j| {
+            j.kill_cause()
+                .is_some_and(|c| c != KillCause::PreemptRequeue)
+        })
+    });
+    NodeInfo {
+        name: cfg.name.clone(),
+        addr: conf.addr.clone(),
+        hostname: conf.hostname.clone(),
+        port: conf.port,
+        state: match state {
+            NodeState::Idle | NodeState::Drained => NodeBaseState::Idle,
+            NodeState::Mixed => NodeBaseState::Mixed,
+            NodeState::Allocated => NodeBaseState::Allocated,
+            NodeState::Draining => {
+                if used.cpus >= cfg.cpus {
+                    NodeBaseState::Allocated
+                } else {
+                    NodeBaseState::Mixed
+                }
+            }
+            NodeState::Down => NodeBaseState::Down,
+            NodeState::Unknown => NodeBaseState::Unknown,
+        },
+        drain: node.is_drain(),
+        completing,
+        not_responding: live.not_responding,
+        cpus: cfg.cpus,
+        cpus_alloc: used.cpus,
+        boards: conf.boards,
+        sockets: conf.sockets,
+        cores_per_socket: conf.cores_per_socket,
+        threads_per_core: conf.threads_per_core,
+        real_memory: cfg.mem_mb,
+        alloc_mem: used.mem_mb,
+        free_mem: live.free_mem,
+        cpu_load: live.cpu_load,
+        tmp_disk: conf.tmp_disk_mb,
+        gres: gres_string(cfg),
+        gpus_alloc: spur_core::GpuSet::first(cfg.gpus)
+            .without(node.free_gpus())
+            .indices()
+            .collect(),
+        gpus: cfg.gpus,
+        features: cfg.features.clone(),
+        partitions: core
+            .partitions()
+            .iter()
+            .filter(|p| {
+                p.nodes
+                    .iter()
+                    .any(|n| core.nodes()[n.index()].config.name == cfg.name)
+            })
+            .map(|p| p.name.clone())
+            .collect(),
+        reason: node.reason().map(str::to_string),
+        reason_set: live.reason_set,
+        weight: cfg.weight,
+        arch: live.arch.clone(),
+        os: live.os.clone(),
+        version: live.version.clone(),
+        boot_time: live.boot_time,
+        agent_start_time: live.registered_at,
+        last_busy: live.last_busy,
+        topology_addr: None,
+    }
+}
+
+fn gres_string(cfg: &spur_core::NodeConfig) -> String {
+    match (&cfg.gpu_type, cfg.gpus) {
+        (_, 0) => "(null)".into(),
+        (Some(t), n) => format!("gpu:{t}:{n}"),
+        (None, n) => format!("gpu:{n}"),
+    }
+}
+
+/// What sinfo and scontrol show of a partition.
+pub fn partition_info(
+    core: &Core,
+    p: &Partition,
+    conf: Option<&spur_conf::PartitionConf>,
+) -> PartitionInfo {
+    let node_names = names(core, p.nodes.iter().copied());
+    PartitionInfo {
+        name: p.name.clone(),
+        nodes: hostlist::compress(&node_names),
+        is_default: p.is_default,
+        max_time: p.max_time,
+        default_time: p.default_time,
+        max_nodes: p.max_nodes,
+        min_nodes: p.min_nodes,
+        state: match p.state {
+            PartitionState::Up => "UP",
+            PartitionState::Down => "DOWN",
+            PartitionState::Drain => "DRAIN",
+            PartitionState::Inactive => "INACTIVE",
+        }
+        .into(),
+        priority_tier: p.priority_tier,
+        priority_job_factor: p.priority_job_factor,
+        oversubscribe: if p.exclusive { "EXCLUSIVE" } else { "NO" }.into(),
+        allow_accounts: p.allow_accounts.clone(),
+        allow_groups: conf.and_then(|c| c.allow_groups.clone()),
+        total_cpus: p
+            .nodes
+            .iter()
+            .map(|n| core.nodes()[n.index()].config.cpus)
+            .sum(),
+        total_nodes: p.nodes.len() as u32,
+        preempt_mode: "OFF".into(),
+        def_mem_per_cpu: core.config().def_mem_per_cpu,
+        max_mem_per_node: None,
+    }
+}

@@ -1,0 +1,159 @@
+//! The environment of a batch job: what the user exported plus every SLURM_*
+//! variable Slurm sets for the batch script (see
+//! ../shared/slurm-reference/81-env-batch-2node-4gpu.txt). The node adds
+//! only what it alone knows (SLURMD_NODENAME, SLURM_TASK_PID, TMPDIR).
+
+use spur_proto::JobInfo;
+
+/// Cluster-wide facts the environment names.
+#[derive(Debug, Clone)]
+pub struct ClusterFacts {
+    /// ClusterName.
+    pub cluster_name: String,
+    /// The slurm.conf path the daemons read.
+    pub conf_path: String,
+    /// The controller's address and port (SLURM_WORKING_CLUSTER).
+    pub ctld_addr: String,
+    /// SlurmctldPort.
+    pub ctld_port: u16,
+}
+
+/// `4(x2)`, `4,2`, `4(x2),2`: per-node counts compressed as Slurm does.
+pub fn compress_counts(counts: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < counts.len() {
+        let run = counts[i..].iter().take_while(|&&c| c == counts[i]).count();
+        if run > 1 {
+            parts.push(format!("{}(x{run})", counts[i]));
+        } else {
+            parts.push(counts[i].to_string());
+        }
+        i += run;
+    }
+    parts.join(",")
+}
+
+/// The environment for the batch script of `job`, starting from the
+/// exported `user_env`. SLURM_* values the user exported are replaced.
+pub fn batch_env(
+    job: &JobInfo,
+    user_env: &[(String, String)],
+    tasks_per_node: &[u32],
+    facts: &ClusterFacts,
+) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = user_env
+        .iter()
+        .filter(|(k, _)| !is_job_var(k))
+        .cloned()
+        .collect();
+    let mut set = |k: &str, v: String| env.push((k.to_string(), v));
+    let id = job.job_id.to_string();
+    let gpus: Vec<u32> = job.gpus_per_node_idx.first().cloned().unwrap_or_default();
+    let gpu_list = gpus
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    set("ENVIRONMENT", "BATCH".into());
+    if !gpus.is_empty() {
+        for k in [
+            "CUDA_VISIBLE_DEVICES",
+            "GPU_DEVICE_ORDINAL",
+            "ROCR_VISIBLE_DEVICES",
+            "ZE_AFFINITY_MASK",
+        ] {
+            set(k, gpu_list.clone());
+        }
+        set("SLURM_GPUS_ON_NODE", gpus.len().to_string());
+        set("SLURM_JOB_GPUS", gpu_list.clone());
+    }
+    if let Some(tpn) = &job.tres_per_node {
+        if let Some(n) = tpn.rsplit(':').next() {
+            set("SLURM_GPUS_PER_NODE", n.to_string());
+        }
+    }
+    set("SLURM_CLUSTER_NAME", facts.cluster_name.clone());
+    set("SLURM_CONF", facts.conf_path.clone());
+    set(
+        "SLURM_CPUS_ON_NODE",
+        job.cpus_per_node.first().copied().unwrap_or(1).to_string(),
+    );
+    if job.cpus_per_task > 1 {
+        set("SLURM_CPUS_PER_TASK", job.cpus_per_task.to_string());
+    }
+    set("SLURM_GTIDS", "0".into());
+    set("SLURM_JOBID", id.clone());
+    set("SLURM_JOB_ID", id);
+    if let Some(account) = &job.account {
+        set("SLURM_JOB_ACCOUNT", account.clone());
+    }
+    set(
+        "SLURM_JOB_CPUS_PER_NODE",
+        compress_counts(&job.cpus_per_node),
+    );
+    set("SLURM_JOB_GID", job.group_id.to_string());
+    set("SLURM_JOB_NAME", job.name.clone());
+    set("SLURM_JOB_NODELIST", job.nodes.clone());
+    set("SLURM_JOB_NUM_NODES", job.num_nodes.to_string());
+    set("SLURM_JOB_PARTITION", job.partition.clone());
+    set("SLURM_JOB_QOS", job.qos.clone());
+    set("SLURM_JOB_UID", job.user_id.to_string());
+    set("SLURM_JOB_USER", job.user_name.clone());
+    set("SLURM_LOCALID", "0".into());
+    match job.mem {
+        spur_proto::MemSpec::PerCpu(mb) => set("SLURM_MEM_PER_CPU", mb.to_string()),
+        spur_proto::MemSpec::PerGpu(mb) => set("SLURM_MEM_PER_GPU", mb.to_string()),
+        spur_proto::MemSpec::PerNode(mb) => set("SLURM_MEM_PER_NODE", mb.to_string()),
+        spur_proto::MemSpec::Default => {}
+    }
+    set("SLURM_NNODES", job.num_nodes.to_string());
+    set("SLURM_NODEID", "0".into());
+    set("SLURM_NODELIST", job.nodes.clone());
+    set("SLURM_NODE_ALIASES", "(null)".into());
+    set("SLURM_NPROCS", job.num_tasks.to_string());
+    set("SLURM_NTASKS", job.num_tasks.to_string());
+    if job.ntasks_per_node > 0 {
+        set("SLURM_NTASKS_PER_NODE", job.ntasks_per_node.to_string());
+    }
+    set("SLURM_PRIO_PROCESS", "0".into());
+    set("SLURM_PROCID", "0".into());
+    set("SLURM_SUBMIT_DIR", job.work_dir.clone());
+    set("SLURM_SUBMIT_HOST", job.submit_host.clone());
+    set("SLURM_TASKS_PER_NODE", compress_counts(tasks_per_node));
+    set(
+        "SLURM_WORKING_CLUSTER",
+        format!(
+            "{}:{}:{}:{}:109",
+            facts.cluster_name,
+            facts.ctld_addr,
+            facts.ctld_port,
+            spur_proto::PROTOCOL_VERSION
+        ),
+    );
+    env
+}
+
+/// Variables Slurm sets itself; an exported value would be stale.
+fn is_job_var(key: &str) -> bool {
+    (key.starts_with("SLURM_") && !key.starts_with("SLURM_CONF"))
+        || key == "SLURMD_NODENAME"
+        || key == "ENVIRONMENT"
+        || matches!(
+            key,
+            "CUDA_VISIBLE_DEVICES" | "GPU_DEVICE_ORDINAL" | "ROCR_VISIBLE_DEVICES"
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_node_counts_compress_like_slurm() {
+        assert_eq!(compress_counts(&[4, 4]), "4(x2)");
+        assert_eq!(compress_counts(&[4]), "4");
+        assert_eq!(compress_counts(&[4, 4, 2]), "4(x2),2");
+        assert_eq!(compress_counts(&[1, 2, 3]), "1,2,3");
+    }
+}

@@ -1,0 +1,262 @@
+//! `spurd controller`: loads the site's configuration and the state store,
+//! rebuilds the core (every stored job back in place), and serves clients on
+//! a local socket and agents on SlurmctldPort. The core lives on the actor
+//! thread ([`actor`]); the sockets are tokio tasks that talk to it.
+
+mod actor;
+mod convert;
+pub mod env;
+mod node_link;
+mod registry;
+mod request;
+mod server;
+pub mod store;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use tracing::{info, warn};
+
+use spur_conf::{ConfFile, SlurmConf};
+use spur_core::{Core, Input, NodeId};
+
+use self::actor::Controller;
+use self::env::ClusterFacts;
+use self::store::Store;
+
+/// The site's configuration as the controller uses it.
+#[derive(Debug, Clone)]
+pub struct Site {
+    /// slurm.conf.
+    pub conf: SlurmConf,
+    /// Its path.
+    pub conf_path: PathBuf,
+    /// SlurmctldHost's name.
+    pub ctld_name: String,
+    /// The address agents reach the controller at.
+    pub ctld_addr: String,
+    /// SlurmUser's uid, if the user exists here.
+    pub slurm_user_uid: Option<u32>,
+    /// The cluster key agents must present.
+    pub key: Vec<u8>,
+}
+
+impl Site {
+    /// Reads slurm.conf at `path` and the key at `key_file`.
+    pub fn load(path: &Path, key_file: &Path) -> Result<Site> {
+        let parsed =
+            SlurmConf::load(path).with_context(|| format!("while reading {}", path.display()))?;
+        for warning in &parsed.warnings {
+            warn!(%warning, "slurm.conf");
+        }
+        let conf = parsed.value;
+        let host = conf
+            .slurmctld_hosts
+            .first()
+            .context("slurm.conf has no SlurmctldHost")?;
+        let key = std::fs::read(key_file)
+            .with_context(|| format!("while reading the cluster key {}", key_file.display()))?;
+        anyhow::ensure!(
+            key.len() >= 16,
+            "the cluster key {} is shorter than 16 bytes",
+            key_file.display()
+        );
+        Ok(Site {
+            ctld_name: host.name.clone(),
+            ctld_addr: host.addr.clone().unwrap_or_else(|| host.name.clone()),
+            slurm_user_uid: crate::users::uid_of(&conf.slurm_user),
+            conf_path: path.to_owned(),
+            conf,
+            key,
+        })
+    }
+
+    /// The controller's local socket.
+    pub fn socket_path(&self) -> PathBuf {
+        Path::new(&self.conf.state_save_location).join("spur.sock")
+    }
+}
+
+/// The pairs `scontrol show config` prints.
+pub(crate) fn config_entries(site: &Site) -> Vec<(String, String)> {
+    let c = &site.conf;
+    let hosts: Vec<String> = c
+        .slurmctld_hosts
+        .iter()
+        .map(|h| match &h.addr {
+            Some(a) => format!("{}({a})", h.name),
+            None => h.name.clone(),
+        })
+        .collect();
+    let mut e: Vec<(String, String)> = vec![
+        (
+            "ClusterName".into(),
+            c.cluster_name.clone().unwrap_or_default(),
+        ),
+        ("FirstJobId".into(), c.first_job_id.to_string()),
+        ("GresTypes".into(), c.gres_types.join(",")),
+        ("KillWait".into(), format!("{} sec", c.kill_wait_secs)),
+        ("MaxArraySize".into(), c.max_array_size.to_string()),
+        ("MaxJobCount".into(), c.max_job_count.to_string()),
+        ("MinJobAge".into(), format!("{} sec", c.min_job_age_secs)),
+        ("SchedulerType".into(), c.scheduler_type.clone()),
+        ("SelectType".into(), c.select_type.clone()),
+        (
+            "SlurmUser".into(),
+            format!("{}({})", c.slurm_user, site.slurm_user_uid.unwrap_or(0)),
+        ),
+        (
+            "SlurmctldHost[0]".into(),
+            hosts.first().cloned().unwrap_or_default(),
+        ),
+        ("SlurmctldPort".into(), c.slurmctld_port.first.to_string()),
+        ("SlurmdPort".into(), c.slurmd_port.to_string()),
+        ("SlurmdSpoolDir".into(), c.slurmd_spool_dir.clone()),
+        (
+            "SlurmdTimeout".into(),
+            format!("{} sec", c.slurmd_timeout_secs),
+        ),
+        ("SLURM_CONF".into(), site.conf_path.display().to_string()),
+        (
+            "SLURM_VERSION".into(),
+            spur_proto::SLURM_COMPAT_VERSION.into(),
+        ),
+        ("StateSaveLocation".into(), c.state_save_location.clone()),
+        ("TopologyPlugin".into(), c.topology_plugin.clone()),
+    ];
+    e.sort_by(|a, b| a.0.to_lowercase().cmp(&b.0.to_lowercase()));
+    e
+}
+
+/// Builds the core from the configuration and puts every stored job back.
+fn restore(
+    site: &Site,
+    store: &Store,
+) -> Result<(Core, HashMap<spur_core::JobId, store::JobMeta>)> {
+    let dir = site.conf_path.parent().unwrap_or(Path::new("."));
+    let cluster = spur_site::cluster(&site.conf, dir)
+        .context("while building the cluster from slurm.conf")?;
+    let config = spur_site::sched_config_of(&site.conf);
+    let mut core = Core::new(cluster, config).context("while building the scheduler")?;
+    let min_age = u64::from(site.conf.min_job_age_secs);
+    let jobs = store
+        .load_jobs(actor::now().saturating_sub(min_age))
+        .context("while loading jobs")?;
+    let mut metas = HashMap::with_capacity(jobs.len());
+    for job in jobs {
+        let id = job.record.id;
+        match core.restore_job(job.record) {
+            Ok(()) => {
+                metas.insert(id, job.meta);
+            }
+            Err(e) => {
+                warn!(job = id.0, error = %e, "stored job cannot be restored; it stays in history only")
+            }
+        }
+    }
+    let next = store
+        .next_job_id()
+        .context("while loading the job id counter")?;
+    core.reserve_job_ids_below(spur_core::JobId(next));
+    for n in 0..core.nodes().len() {
+        let _ = core.handle(
+            Input::NodeUnknown(NodeId(n as u32)),
+            actor::now(),
+            &mut spur_core::Discard,
+        );
+    }
+    for o in store
+        .node_overrides()
+        .context("while loading node states")?
+    {
+        if let Some(id) = core.node_id(&o.name) {
+            let reason = o.reason.unwrap_or_default();
+            if o.drain {
+                let _ = core.handle(
+                    Input::Drain(id, reason.clone()),
+                    actor::now(),
+                    &mut spur_core::Discard,
+                );
+            }
+            if o.down {
+                let _ = core.handle(
+                    Input::NodeDown(id, reason),
+                    actor::now(),
+                    &mut spur_core::Discard,
+                );
+            }
+        }
+    }
+    Ok((core, metas))
+}
+
+/// Runs the controller until `shutdown` resolves.
+pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) -> Result<()> {
+    let state_dir = PathBuf::from(&site.conf.state_save_location);
+    std::fs::create_dir_all(&state_dir)
+        .with_context(|| format!("while creating {}", state_dir.display()))?;
+    let started = std::time::Instant::now();
+    let store = Store::open(&state_dir).context("while opening the state database")?;
+    let (core, metas) = restore(&site, &store)?;
+    let admin_down: Vec<bool> = {
+        let overrides = store
+            .node_overrides()
+            .context("while loading node states")?;
+        (0..core.nodes().len())
+            .map(|i| {
+                overrides
+                    .iter()
+                    .any(|o| o.down && o.name == core.nodes()[i].config.name)
+            })
+            .collect()
+    };
+    info!(
+        jobs = metas.len(),
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "state restored"
+    );
+    let facts = ClusterFacts {
+        cluster_name: site
+            .conf
+            .cluster_name
+            .clone()
+            .unwrap_or_else(|| "cluster".into()),
+        conf_path: site.conf_path.display().to_string(),
+        ctld_addr: site.ctld_addr.clone(),
+        ctld_port: site.conf.slurmctld_port.first,
+    };
+    let agent_listener =
+        tokio::net::TcpListener::bind((bind_addr(&site), site.conf.slurmctld_port.first))
+            .await
+            .with_context(|| {
+                format!(
+                    "while binding SlurmctldPort {}",
+                    site.conf.slurmctld_port.first
+                )
+            })?;
+    let socket = site.socket_path();
+    let client_listener = server::bind_unix(&socket)?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut controller = Controller::new(core, store, site.clone(), facts, metas);
+    for (i, down) in admin_down.into_iter().enumerate() {
+        controller.live[i].admin_down = down;
+    }
+    let actor = std::thread::Builder::new()
+        .name("spur-core".into())
+        .spawn(move || controller.run(rx))
+        .context("while starting the controller thread")?;
+    info!(socket = %socket.display(), port = site.conf.slurmctld_port.first, "controller ready");
+    server::serve(client_listener, agent_listener, tx, site, shutdown).await;
+    let _ = std::fs::remove_file(&socket);
+    tokio::task::spawn_blocking(move || actor.join()).await.ok();
+    Ok(())
+}
+
+fn bind_addr(site: &Site) -> String {
+    // Listen on the configured address when it is one of ours; else on all.
+    match site.ctld_addr.parse::<std::net::IpAddr>() {
+        Ok(ip) if std::net::TcpListener::bind((ip, 0)).is_ok() => ip.to_string(),
+        _ => "0.0.0.0".into(),
+    }
+}

@@ -1,0 +1,161 @@
+//! The controller's side of its agents: registration and reconciliation
+//! (which jobs the node still runs, which ended while the controller was
+//! away), heartbeats, job ends, and the launch message for a batch script.
+
+use std::collections::BTreeSet;
+
+use tracing::{info, warn};
+
+use spur_core::{ExitStatus, Input, JobId, JobState, NodeId};
+use spur_proto::{BatchLaunch, FromAgent, JobEnd, OpenMode, Registration, ToAgent};
+
+use super::actor::{now, Controller};
+use super::registry::AgentLink;
+use super::store::StoreError;
+
+impl Controller {
+    pub(super) fn on_agent_registered(&mut self, node: NodeId, link: AgentLink, reg: Registration) {
+        let now = now();
+        let name = self.core.nodes()[node.index()].config.name.clone();
+        info!(node = %name, cpus = reg.cpus, gpus = reg.gpus.len(), running = reg.running.len(), "agent registered");
+        let live = &mut self.live[node.index()];
+        live.link = Some(link);
+        live.last_heard = now;
+        live.not_responding = false;
+        live.registered = true;
+        live.registered_at = Some(now);
+        live.arch = Some(reg.arch.clone());
+        live.os = Some(reg.os.clone());
+        live.version = Some(reg.version.clone());
+        live.boot_time = Some(reg.boot_time);
+        let admin_down = live.admin_down;
+        self.turn.to_agents.push((node, ToAgent::Registered));
+        for end in &reg.ended {
+            self.on_job_end(node, *end);
+        }
+        self.reconcile(node, &reg);
+        if !admin_down {
+            let _ = self.apply(Input::NodeUp(node));
+        }
+    }
+
+    /// Jobs the core runs on `node` that the agent does not know are lost;
+    /// jobs the agent runs that the core does not are killed.
+    fn reconcile(&mut self, node: NodeId, reg: &Registration) {
+        let reported: BTreeSet<u32> = reg.running.iter().copied().collect();
+        let ended: BTreeSet<u32> = reg.ended.iter().map(|e| e.job_id).collect();
+        let ours: Vec<JobId> = self
+            .core
+            .running_jobs()
+            .filter(|j| j.allocation().first().is_some_and(|a| a.node == node))
+            .map(|j| j.id)
+            .collect();
+        for id in ours {
+            if !reported.contains(&id.0) && !ended.contains(&id.0) {
+                warn!(
+                    job = id.0,
+                    "node does not know a job it was running; job lost"
+                );
+                self.job_ended(
+                    id,
+                    ExitStatus {
+                        code: 0,
+                        signal: libc::SIGKILL,
+                    },
+                );
+            }
+        }
+        for id in reported {
+            let known = self.core.job(JobId(id)).is_some_and(|j| {
+                j.state() == JobState::Running && self.batch_host(j.id) == Some(node)
+            });
+            if !known {
+                warn!(
+                    job = id,
+                    "node runs a job the controller does not; killing it"
+                );
+                self.turn.to_agents.push((
+                    node,
+                    ToAgent::Kill {
+                        job_id: id,
+                        grace: 0,
+                    },
+                ));
+            }
+        }
+    }
+
+    pub(super) fn on_agent_message(&mut self, node: NodeId, msg: FromAgent) {
+        self.live[node.index()].last_heard = now();
+        match msg {
+            FromAgent::Heartbeat { cpu_load, free_mem } => {
+                let live = &mut self.live[node.index()];
+                live.cpu_load = Some(cpu_load);
+                live.free_mem = Some(free_mem);
+            }
+            FromAgent::JobEnded(end) => self.on_job_end(node, end),
+            FromAgent::LaunchFailed { job_id, error } => {
+                warn!(job = job_id, %error, "batch script could not be started");
+                self.job_ended(JobId(job_id), ExitStatus { code: 1, signal: 0 });
+            }
+            FromAgent::Register(_) => warn!("second registration on one connection ignored"),
+            _ => warn!("unexpected message from agent"),
+        }
+    }
+
+    fn on_job_end(&mut self, node: NodeId, end: JobEnd) {
+        let id = JobId(end.job_id);
+        let running_here = self
+            .core
+            .job(id)
+            .is_some_and(|j| j.state() == JobState::Running && self.batch_host(id) == Some(node));
+        if running_here {
+            self.job_ended(
+                id,
+                ExitStatus {
+                    code: end.code,
+                    signal: end.signal,
+                },
+            );
+        }
+        // Acknowledged after the turn commits, so the agent keeps the record
+        // until the end is durable.
+        self.turn
+            .to_agents
+            .push((node, ToAgent::EndAcknowledged { job_id: end.job_id }));
+    }
+
+    /// The message that starts a job's batch script.
+    pub(super) fn batch_launch(&self, id: JobId) -> Result<BatchLaunch, StoreError> {
+        let payload = self.store.payload(id.0)?.unwrap_or_default();
+        let job = self.core.job(id).expect("started jobs exist");
+        let meta = self.metas.get(&id).cloned().unwrap_or_default();
+        let info = super::convert::job_info(&self.core, job, &meta, "");
+        let tasks: Vec<u32> = job.allocation().iter().map(|a| a.tasks).collect();
+        let env = super::env::batch_env(&info, &payload.env, &tasks, &self.facts);
+        Ok(BatchLaunch {
+            job_id: id.0,
+            name: job.spec.name.clone(),
+            uid: job.spec.user.0,
+            gid: meta.gid,
+            user_name: meta.user_name.clone(),
+            script: payload.script,
+            argv: payload.argv,
+            env,
+            work_dir: meta.work_dir.clone(),
+            stdout: meta
+                .stdout
+                .clone()
+                .unwrap_or_else(|| spur_proto::pattern::default_output(false).into()),
+            stderr: meta.stderr.clone(),
+            stdin: meta.stdin.clone().unwrap_or_else(|| "/dev/null".into()),
+            open_mode: if meta.append {
+                OpenMode::Append
+            } else {
+                OpenMode::Truncate
+            },
+            gpus: info.gpus_per_node_idx.first().cloned().unwrap_or_default(),
+            array: None,
+        })
+    }
+}

@@ -1,0 +1,370 @@
+//! Client requests: each is checked (who asks, for what), applied to the
+//! core, and answered; answers leave only after the turn commits. Only root
+//! and SlurmUser may act on other users' jobs or on nodes.
+
+use tracing::info;
+
+use spur_core::{CoreError, Hold, Input, JobId, JobState, NodeId};
+use spur_proto::{
+    ClientRequest, ClientResponse, ConfigInfo, ErrorCode, JobDesc, JobUpdate, NodeStateRequest,
+    NodeUpdate, ProtoError, SignalTarget, WillRun,
+};
+
+use super::actor::{now, Controller};
+use super::convert;
+use super::store::{JobMeta, JobPayload};
+use crate::users;
+
+/// The largest batch script accepted (Slurm's default max_script_size).
+pub const MAX_SCRIPT_BYTES: usize = 4 << 20;
+
+fn core_error(e: &CoreError) -> ProtoError {
+    match e {
+        CoreError::Submit(s) => convert::submit_error(s),
+        CoreError::UnknownJob(_) => ErrorCode::InvalidJobId.into(),
+        CoreError::UnknownNode(_) => ErrorCode::InvalidNodeName.into(),
+        _ => ErrorCode::TransitionStateNoUpdate.into(),
+    }
+}
+
+impl Controller {
+    pub(super) fn on_request(&mut self, uid: u32, req: ClientRequest) -> ClientResponse {
+        let result = match req {
+            ClientRequest::Ping => Ok(ClientResponse::Pong {
+                host: self.site.ctld_name.clone(),
+            }),
+            ClientRequest::Submit(desc) => self.submit(uid, *desc),
+            ClientRequest::WillRun(desc) => self.will_run(uid, &desc),
+            ClientRequest::Jobs { ids } => self.jobs(&ids),
+            ClientRequest::Nodes => Ok(self.nodes()),
+            ClientRequest::Partitions => Ok(ClientResponse::Partitions(
+                self.core
+                    .partitions()
+                    .iter()
+                    .map(|p| {
+                        let conf = self.site.conf.partitions.iter().find(|c| c.name == p.name);
+                        convert::partition_info(&self.core, p, conf)
+                    })
+                    .collect(),
+            )),
+            ClientRequest::Config => Ok(ClientResponse::Config(ConfigInfo {
+                loaded_at: self.started_at,
+                entries: super::config_entries(&self.site),
+            })),
+            ClientRequest::Signal(target) => Ok(self.signal(uid, &target)),
+            ClientRequest::Hold { jobs, admin } => {
+                let hold = if admin && self.is_operator(uid) {
+                    Hold::Admin
+                } else {
+                    Hold::User
+                };
+                Ok(self.per_job(uid, &jobs, |c, id| c.apply(Input::Hold(id, hold))))
+            }
+            ClientRequest::Release { jobs } => {
+                Ok(self.per_job(uid, &jobs, |c, id| c.apply(Input::Release(id))))
+            }
+            ClientRequest::Requeue { jobs } => {
+                Ok(self.per_job(uid, &jobs, |c, id| c.apply(Input::Requeue(id))))
+            }
+            ClientRequest::UpdateJob(update) => self.update_job(uid, &update),
+            ClientRequest::UpdateNode(update) => self.update_node(uid, &update),
+            ClientRequest::Reconfigure => Err(ProtoError::with_detail(
+                ErrorCode::NotSupported,
+                "restart spurd to load a changed slurm.conf",
+            )),
+            _ => Err(ErrorCode::Malformed.into()),
+        };
+        result.unwrap_or_else(ClientResponse::Error)
+    }
+
+    pub(super) fn is_operator(&self, uid: u32) -> bool {
+        uid == 0 || Some(uid) == self.site.slurm_user_uid
+    }
+
+    fn submit(&mut self, uid: u32, desc: JobDesc) -> Result<ClientResponse, ProtoError> {
+        let script = desc.script.clone().ok_or(ErrorCode::ScriptMissing)?;
+        if script.len() > MAX_SCRIPT_BYTES {
+            return Err(ProtoError::with_detail(
+                ErrorCode::BatchScriptInvalid,
+                format!(
+                    "script is {} bytes, the limit is {MAX_SCRIPT_BYTES}",
+                    script.len()
+                ),
+            ));
+        }
+        if script.contains('\0') || !script.starts_with("#!") {
+            return Err(ErrorCode::BatchScriptInvalid.into());
+        }
+        if !desc.work_dir.starts_with('/') {
+            return Err(ProtoError::with_detail(
+                ErrorCode::BadPath,
+                "working directory must be absolute",
+            ));
+        }
+        let mut spec = convert::job_spec(&desc, uid);
+        if spec.priority.is_some() && !self.is_operator(uid) {
+            // Slurm ignores --priority from ordinary users.
+            spec.priority = None;
+        }
+        let id = self
+            .core
+            .submit_job(spec, now())
+            .map_err(|e| convert::submit_error(&e))?;
+        let user = users::user(uid);
+        let meta = JobMeta {
+            gid: user.gid,
+            group_name: users::group_name(user.gid),
+            user_name: user.name,
+            work_dir: desc.work_dir,
+            stdout: desc.stdout,
+            stderr: desc.stderr,
+            stdin: desc.stdin,
+            append: desc.open_mode == spur_proto::OpenMode::Append,
+            comment: desc.comment,
+            submit_host: desc.submit_host,
+            command: None,
+            signal_batch_only: desc.signal.is_some_and(|s| s.batch_only),
+            unacted: desc.unacted,
+        };
+        let payload = JobPayload {
+            script,
+            argv: desc.argv,
+            env: desc.env,
+        };
+        self.metas.insert(id, meta.clone());
+        self.turn.new_jobs.push((id, meta, payload));
+        info!(job = id.0, uid, "job submitted");
+        Ok(ClientResponse::Submitted { job_id: id.0 })
+    }
+
+    fn will_run(&self, uid: u32, desc: &JobDesc) -> Result<ClientResponse, ProtoError> {
+        let spec = convert::job_spec(desc, uid);
+        let (start, nodes) = self
+            .core
+            .will_run(&spec, now())
+            .map_err(|e| convert::submit_error(&e))?
+            .ok_or(ErrorCode::NodeConfigUnavailable)?;
+        let names: Vec<String> = nodes
+            .iter()
+            .map(|n| self.core.nodes()[n.index()].config.name.clone())
+            .collect();
+        let partition = match spec.partitions.first() {
+            Some(p) => p.clone(),
+            None => self
+                .core
+                .partitions()
+                .iter()
+                .find(|p| p.is_default)
+                .map_or_else(String::new, |p| p.name.clone()),
+        };
+        let tasks = spec.ntasks.unwrap_or(names.len() as u32).max(1);
+        Ok(ClientResponse::WillRun(WillRun {
+            job_id: self.core.next_job_id().0,
+            start,
+            nodes: spur_conf::hostlist::compress(&names),
+            cpus: tasks * spec.cpus_per_task.unwrap_or(1),
+            partition,
+        }))
+    }
+
+    fn jobs(&self, ids: &[u32]) -> Result<ClientResponse, ProtoError> {
+        let info = |j: &spur_core::Job| {
+            let meta = self.metas.get(&j.id).cloned().unwrap_or_default();
+            let host = j
+                .allocation()
+                .first()
+                .map(|a| self.core.nodes()[a.node.index()].config.name.as_str())
+                .unwrap_or("");
+            convert::job_info(&self.core, j, &meta, host)
+        };
+        let jobs: Vec<_> = if ids.is_empty() {
+            self.core.jobs().map(info).collect()
+        } else {
+            ids.iter()
+                .filter_map(|id| self.core.job(JobId(*id)))
+                .map(info)
+                .collect()
+        };
+        if !ids.is_empty() && jobs.is_empty() {
+            return Err(ErrorCode::InvalidJobId.into());
+        }
+        Ok(ClientResponse::Jobs { now: now(), jobs })
+    }
+
+    fn nodes(&self) -> ClientResponse {
+        let nodes = self
+            .core
+            .nodes()
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                convert::node_info(&self.core, n, &self.site.conf.nodes[i], &self.live[i])
+            })
+            .collect();
+        ClientResponse::Nodes { now: now(), nodes }
+    }
+
+    /// Checks that `uid` may act on job `id`.
+    fn authorize(&self, uid: u32, id: JobId) -> Result<(), ProtoError> {
+        let job = self.core.job(id).ok_or(ErrorCode::InvalidJobId)?;
+        if job.spec.user.0 == uid || self.is_operator(uid) {
+            Ok(())
+        } else {
+            Err(ErrorCode::AccessDenied.into())
+        }
+    }
+
+    fn per_job(
+        &mut self,
+        uid: u32,
+        jobs: &[u32],
+        mut action: impl FnMut(&mut Controller, JobId) -> Result<spur_core::Outcome, CoreError>,
+    ) -> ClientResponse {
+        let results = jobs
+            .iter()
+            .map(|&raw| {
+                let id = JobId(raw);
+                let r = self.authorize(uid, id).and_then(|()| {
+                    action(self, id).map_err(|e| core_error(&e))?;
+                    self.turn.dirty.insert(id);
+                    Ok(())
+                });
+                (raw, r)
+            })
+            .collect();
+        ClientResponse::PerJob(results)
+    }
+
+    fn signal(&mut self, uid: u32, target: &SignalTarget) -> ClientResponse {
+        let results = target
+            .jobs
+            .iter()
+            .map(|&raw| (raw, self.signal_one(uid, JobId(raw), target)))
+            .collect();
+        ClientResponse::PerJob(results)
+    }
+
+    fn signal_one(&mut self, uid: u32, id: JobId, target: &SignalTarget) -> Result<(), ProtoError> {
+        self.authorize(uid, id)?;
+        let state = self
+            .core
+            .job(id)
+            .map(|j| j.state())
+            .ok_or(ErrorCode::InvalidJobId)?;
+        match target.signal {
+            None => {
+                if state.is_finished() {
+                    return Err(ErrorCode::AlreadyDone.into());
+                }
+                self.apply(Input::Cancel(id)).map_err(|e| core_error(&e))?;
+                self.turn.dirty.insert(id);
+                info!(job = id.0, uid, "job cancelled");
+                Ok(())
+            }
+            Some(signal) => {
+                if state != JobState::Running {
+                    return Err(if state == JobState::Pending {
+                        ErrorCode::JobPending
+                    } else {
+                        ErrorCode::AlreadyDone
+                    }
+                    .into());
+                }
+                let node = self.batch_host(id).ok_or(ErrorCode::JobNotRunning)?;
+                self.turn.to_agents.push((
+                    node,
+                    spur_proto::ToAgent::Signal {
+                        job_id: id.0,
+                        signal,
+                        batch_only: target.batch_only,
+                    },
+                ));
+                Ok(())
+            }
+        }
+    }
+
+    fn update_job(&mut self, uid: u32, u: &JobUpdate) -> Result<ClientResponse, ProtoError> {
+        let id = JobId(u.job_id);
+        self.authorize(uid, id)?;
+        let operator = self.is_operator(uid);
+        if let Some(limit) = u.time_limit {
+            let current = self.core.job(id).and_then(|j| j.time_limit());
+            // Only operators may raise a limit (Slurm's rule).
+            let raises = match (limit, current) {
+                (None, Some(_)) => true,
+                (Some(new), Some(old)) => new > old,
+                _ => false,
+            };
+            if raises && !operator {
+                return Err(ErrorCode::AccessDenied.into());
+            }
+            self.core
+                .update_time_limit(id, limit)
+                .map_err(|e| core_error(&e))?;
+        }
+        if let Some(comment) = &u.comment {
+            if let Some(meta) = self.metas.get_mut(&id) {
+                meta.comment = Some(comment.clone());
+                self.turn.meta_dirty.insert(id);
+            }
+        }
+        if u.partition.is_some() || u.name.is_some() || u.nice.is_some() || u.priority.is_some() {
+            return Err(ProtoError::with_detail(
+                ErrorCode::NotSupported,
+                "only TimeLimit and Comment can be updated so far",
+            ));
+        }
+        self.turn.dirty.insert(id);
+        Ok(ClientResponse::Done)
+    }
+
+    fn update_node(&mut self, uid: u32, u: &NodeUpdate) -> Result<ClientResponse, ProtoError> {
+        if !self.is_operator(uid) {
+            return Err(ErrorCode::AccessDenied.into());
+        }
+        let ids = u
+            .nodes
+            .iter()
+            .map(|n| {
+                self.core
+                    .node_id(n)
+                    .ok_or_else(|| ProtoError::with_detail(ErrorCode::InvalidNodeName, n.clone()))
+            })
+            .collect::<Result<Vec<NodeId>, _>>()?;
+        let Some(state) = u.state else {
+            return Ok(ClientResponse::Done);
+        };
+        let reason = u.reason.clone().unwrap_or_default();
+        if matches!(state, NodeStateRequest::Drain | NodeStateRequest::Down) && reason.is_empty() {
+            return Err(ErrorCode::InvalidNodeState.into());
+        }
+        let now = now();
+        for id in ids {
+            let live = &mut self.live[id.index()];
+            let input = match state {
+                NodeStateRequest::Drain => Input::Drain(id, reason.clone()),
+                NodeStateRequest::Down => {
+                    live.admin_down = true;
+                    Input::NodeDown(id, reason.clone())
+                }
+                NodeStateRequest::Resume | NodeStateRequest::Undrain => {
+                    live.admin_down = false;
+                    Input::Resume(id)
+                }
+            };
+            live.reason_set = Some((uid, now));
+            if state == NodeStateRequest::Resume && !live.registered {
+                // A node never heard from stays unavailable until it
+                // registers; clear the drain only.
+                let _ = self.apply(Input::Resume(id));
+                let _ = self.apply(Input::NodeUnknown(id));
+            } else {
+                self.apply(input).map_err(|e| core_error(&e))?;
+            }
+            self.node_changed(id);
+            info!(node = %self.core.nodes()[id.index()].config.name, ?state, "node state set");
+        }
+        Ok(ClientResponse::Done)
+    }
+}

@@ -1,0 +1,189 @@
+//! The controller's sockets. Clients come on a local unix socket and are
+//! known by its peer credentials (a uid the client claims is never used);
+//! agents come over TCP and must present the cluster key. Each connection is
+//! a task that forwards to the actor and writes back what it answers.
+
+use std::collections::HashMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use tokio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
+use tokio::sync::{mpsc, oneshot};
+use tracing::{debug, info, warn};
+
+use spur_core::NodeId;
+use spur_proto::frame;
+use spur_proto::{
+    ClientRequest, ClientResponse, ErrorCode, FromAgent, Hello, ProtoError, Role, ToAgent,
+    PROTOCOL_VERSION,
+};
+
+use super::actor::Command;
+use super::registry::AgentLink;
+use super::Site;
+
+/// Binds the local socket, refusing to steal it from a live controller.
+pub fn bind_unix(path: &Path) -> Result<UnixListener> {
+    if std::os::unix::net::UnixStream::connect(path).is_ok() {
+        bail!("a controller is already listening on {}", path.display());
+    }
+    let _ = std::fs::remove_file(path);
+    let listener =
+        UnixListener::bind(path).with_context(|| format!("while binding {}", path.display()))?;
+    // Every user may connect; who they are comes from the credentials.
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666))
+        .with_context(|| format!("while opening {} to all users", path.display()))?;
+    Ok(listener)
+}
+
+fn hello() -> Hello {
+    Hello {
+        version: PROTOCOL_VERSION,
+        role: Role::Client,
+    }
+}
+
+/// Accepts clients and agents until `shutdown` resolves.
+pub async fn serve(
+    clients: UnixListener,
+    agents: TcpListener,
+    actor: Sender<Command>,
+    site: Site,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    let nodes: Arc<HashMap<String, NodeId>> = Arc::new(
+        site.conf
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.name.clone(), NodeId(i as u32)))
+            .collect(),
+    );
+    let key: Arc<Vec<u8>> = Arc::new(site.key.clone());
+    let conns = Arc::new(AtomicU64::new(1));
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            () = &mut shutdown => break,
+            accepted = clients.accept() => match accepted {
+                Ok((stream, _)) => {
+                    let actor = actor.clone();
+                    tokio::spawn(async move {
+                        if let Err(e) = client_conn(stream, actor).await {
+                            debug!(error = %e, "client connection ended");
+                        }
+                    });
+                }
+                Err(e) => warn!(error = %e, "accept on the local socket failed"),
+            },
+            accepted = agents.accept() => match accepted {
+                Ok((stream, peer)) => {
+                    let _ = stream.set_nodelay(true);
+                    let (actor, nodes, key) = (actor.clone(), nodes.clone(), key.clone());
+                    let conn = conns.fetch_add(1, Ordering::Relaxed);
+                    tokio::spawn(async move {
+                        if let Err(e) = agent_conn(stream, conn, actor, &nodes, &key).await {
+                            info!(%peer, error = %e, "agent connection ended");
+                        }
+                    });
+                }
+                Err(e) => warn!(error = %e, "accept on SlurmctldPort failed"),
+            },
+        }
+    }
+}
+
+async fn client_conn(mut stream: UnixStream, actor: Sender<Command>) -> Result<()> {
+    let uid = stream
+        .peer_cred()
+        .context("while reading peer credentials")?
+        .uid();
+    let theirs: Hello = frame::read(&mut stream).await?;
+    frame::write(&mut stream, &hello()).await?;
+    if theirs.version != PROTOCOL_VERSION {
+        bail!("client speaks protocol {}", theirs.version);
+    }
+    loop {
+        let req: ClientRequest = match frame::read(&mut stream).await {
+            Ok(r) => r,
+            Err(e) if e.is_eof() => return Ok(()),
+            Err(spur_proto::FrameError::Decode(_)) => {
+                let resp = ClientResponse::Error(ProtoError::new(ErrorCode::Malformed));
+                frame::write(&mut stream, &resp).await?;
+                return Ok(());
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let (reply, answer) = oneshot::channel();
+        actor
+            .send(Command::Client { uid, req, reply })
+            .map_err(|_| anyhow::anyhow!("controller is stopping"))?;
+        let resp = answer.await.context("controller dropped the request")?;
+        frame::write(&mut stream, &resp).await?;
+    }
+}
+
+fn same_key(a: &[u8], b: &[u8]) -> bool {
+    // Constant time in the key's length: no early exit on a mismatch.
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+async fn agent_conn(
+    stream: TcpStream,
+    conn: u64,
+    actor: Sender<Command>,
+    nodes: &HashMap<String, NodeId>,
+    key: &[u8],
+) -> Result<()> {
+    let (mut rd, mut wr) = stream.into_split();
+    let theirs: Hello = frame::read(&mut rd).await?;
+    let Role::Agent(agent) = theirs.role else {
+        bail!("a client connected to the agent port");
+    };
+    if theirs.version != PROTOCOL_VERSION {
+        bail!("agent {} speaks protocol {}", agent.node, theirs.version);
+    }
+    if !same_key(&agent.key, key) {
+        bail!("agent {} presented a wrong cluster key", agent.node);
+    }
+    let node = *nodes
+        .get(&agent.node)
+        .with_context(|| format!("agent for unknown node {}", agent.node))?;
+    frame::write(&mut wr, &hello()).await?;
+    let FromAgent::Register(reg) = frame::read(&mut rd).await? else {
+        bail!("agent {} did not register first", agent.node);
+    };
+    let (tx, mut rx) = mpsc::unbounded_channel::<ToAgent>();
+    actor
+        .send(Command::AgentUp {
+            node,
+            link: AgentLink { conn, tx },
+            reg,
+        })
+        .map_err(|_| anyhow::anyhow!("controller is stopping"))?;
+    let writer = tokio::spawn(async move {
+        while let Some(msg) = rx.recv().await {
+            if frame::write(&mut wr, &msg).await.is_err() {
+                break;
+            }
+        }
+    });
+    let result = loop {
+        match frame::read::<FromAgent, _>(&mut rd).await {
+            Ok(msg) => {
+                if actor.send(Command::Agent { node, conn, msg }).is_err() {
+                    break Ok(());
+                }
+            }
+            Err(e) if e.is_eof() => break Ok(()),
+            Err(e) => break Err(e.into()),
+        }
+    };
+    let _ = actor.send(Command::AgentDown { node, conn });
+    writer.abort();
+    result
+}

@@ -1,0 +1,315 @@
+//! The controller's state in SQLite: every SQL statement of spur lives under
+//! this module. One writer connection, WAL, synchronous=FULL: a turn's
+//! changes are one transaction, and nothing is announced before it commits.
+//! Migrations are an append-only list keyed by `PRAGMA user_version`.
+
+mod migrations;
+
+use std::path::Path;
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use serde::{Deserialize, Serialize};
+use spur_core::JobRecord;
+use thiserror::Error;
+
+/// The state file inside StateSaveLocation.
+pub const STATE_FILE: &str = "spur-state.db";
+
+/// A store operation that failed.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// SQLite failed.
+    #[error("state database error")]
+    Sqlite(#[from] rusqlite::Error),
+    /// A stored row does not decode.
+    #[error("job {job} is stored in a form this version cannot read")]
+    Decode {
+        /// The job.
+        job: u32,
+        /// Why.
+        #[source]
+        source: bincode::Error,
+    },
+    /// A row could not be encoded.
+    #[error("job {job} cannot be encoded")]
+    Encode {
+        /// The job.
+        job: u32,
+        /// Why.
+        #[source]
+        source: bincode::Error,
+    },
+    /// The database is newer than this build.
+    #[error("state database schema {found} is newer than this spurd (knows {known})")]
+    TooNew {
+        /// user_version found.
+        found: u32,
+        /// The newest this build knows.
+        known: u32,
+    },
+}
+
+/// What the controller keeps about a job beyond the core's record, in
+/// memory (everything except script and environment).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct JobMeta {
+    /// The owner's primary gid.
+    pub gid: u32,
+    /// The owner's name.
+    pub user_name: String,
+    /// The group's name.
+    pub group_name: String,
+    /// The working directory.
+    pub work_dir: String,
+    /// `-o` as given (None: default pattern).
+    pub stdout: Option<String>,
+    /// `-e` as given.
+    pub stderr: Option<String>,
+    /// `-i` as given.
+    pub stdin: Option<String>,
+    /// `--open-mode=append`.
+    pub append: bool,
+    /// `--comment`.
+    pub comment: Option<String>,
+    /// The submit host.
+    pub submit_host: String,
+    /// The script's path as submitted (None for `--wrap` and stdin).
+    pub command: Option<String>,
+    /// `--signal=B:...`: only the batch shell gets the signal.
+    pub signal_batch_only: bool,
+    /// Options stored but not acted on.
+    pub unacted: Vec<String>,
+}
+
+/// The parts of a batch job only its launch needs, kept on disk only.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct JobPayload {
+    /// The script.
+    pub script: String,
+    /// Its arguments.
+    pub argv: Vec<String>,
+    /// The environment.
+    pub env: Vec<(String, String)>,
+}
+
+/// A job as loaded at startup.
+#[derive(Debug, Clone)]
+pub struct StoredJob {
+    /// The core's record.
+    pub record: JobRecord,
+    /// The controller's extras.
+    pub meta: JobMeta,
+}
+
+/// A node's operator-set state, which survives restarts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeOverride {
+    /// NodeName.
+    pub name: String,
+    /// DRAIN set.
+    pub drain: bool,
+    /// DOWN set by an operator.
+    pub down: bool,
+    /// The reason.
+    pub reason: Option<String>,
+}
+
+/// The state database.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+}
+
+fn encode<T: Serialize>(job: u32, value: &T) -> Result<Vec<u8>, StoreError> {
+    bincode::serialize(value).map_err(|source| StoreError::Encode { job, source })
+}
+
+fn decode<T: for<'de> Deserialize<'de>>(job: u32, bytes: &[u8]) -> Result<T, StoreError> {
+    bincode::deserialize(bytes).map_err(|source| StoreError::Decode { job, source })
+}
+
+impl Store {
+    /// Opens (creating and migrating) the database in `dir`.
+    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        Store::with_connection(Connection::open(dir.join(STATE_FILE))?)
+    }
+
+    /// A store in memory, for tests.
+    #[cfg(test)]
+    pub fn in_memory() -> Result<Store, StoreError> {
+        Store::with_connection(Connection::open_in_memory()?)
+    }
+
+    fn with_connection(mut conn: Connection) -> Result<Store, StoreError> {
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        migrations::apply(&mut conn)?;
+        Ok(Store { conn })
+    }
+
+    /// Starts the transaction of one turn.
+    pub fn begin(&mut self) -> Result<Turn<'_>, StoreError> {
+        Ok(Turn {
+            tx: self.conn.transaction()?,
+        })
+    }
+
+    /// The lowest job id never handed out (0 for a new store).
+    pub fn next_job_id(&self) -> Result<u32, StoreError> {
+        let v: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'next_job_id'",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?;
+        Ok(v.unwrap_or(0) as u32)
+    }
+
+    /// Jobs still live (pending, running) or ended at or after `ended_since`.
+    pub fn load_jobs(&self, ended_since: u64) -> Result<Vec<StoredJob>, StoreError> {
+        let mut stmt = self.conn.prepare(
+            "SELECT id, record, meta FROM jobs \
+             WHERE end_time IS NULL OR end_time >= ?1 ORDER BY id",
+        )?;
+        let rows = stmt.query_map([ended_since as i64], |r| {
+            Ok((
+                r.get::<_, i64>(0)? as u32,
+                r.get::<_, Vec<u8>>(1)?,
+                r.get::<_, Vec<u8>>(2)?,
+            ))
+        })?;
+        let mut jobs = Vec::new();
+        for row in rows {
+            let (id, record, meta) = row?;
+            jobs.push(StoredJob {
+                record: decode(id, &record)?,
+                meta: decode(id, &meta)?,
+            });
+        }
+        Ok(jobs)
+    }
+
+    /// The script, arguments and environment of a job.
+    pub fn payload(&self, job: u32) -> Result<Option<JobPayload>, StoreError> {
+        let bytes: Option<Vec<u8>> = self
+            .conn
+            .query_row(
+                "SELECT payload FROM jobs WHERE id = ?1",
+                [i64::from(job)],
+                |r| r.get(0),
+            )
+            .optional()?;
+        bytes.map(|b| decode(job, &b)).transpose()
+    }
+
+    /// Operator-set node states.
+    pub fn node_overrides(&self) -> Result<Vec<NodeOverride>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT name, drain, down, reason FROM node_state ORDER BY name")?;
+        let rows = stmt.query_map([], |r| {
+            Ok(NodeOverride {
+                name: r.get(0)?,
+                drain: r.get(1)?,
+                down: r.get(2)?,
+                reason: r.get(3)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+/// The open transaction of one controller turn.
+pub struct Turn<'a> {
+    tx: Transaction<'a>,
+}
+
+impl Turn<'_> {
+    /// Records a new job with everything it needs to run.
+    pub fn insert_job(
+        &self,
+        record: &JobRecord,
+        meta: &JobMeta,
+        payload: &JobPayload,
+    ) -> Result<(), StoreError> {
+        let id = record.id.0;
+        self.tx
+            .prepare_cached(
+                "INSERT INTO jobs (id, uid, state, end_time, record, meta, payload) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                i64::from(id),
+                i64::from(record.spec.user.0),
+                record.state.as_str(),
+                record.end_time.map(|t| t as i64),
+                encode(id, record)?,
+                encode(id, meta)?,
+                encode(id, payload)?,
+            ])?;
+        Ok(())
+    }
+
+    /// Saves a job's changed record.
+    pub fn update_job(&self, record: &JobRecord) -> Result<(), StoreError> {
+        let id = record.id.0;
+        self.tx
+            .prepare_cached("UPDATE jobs SET state = ?2, end_time = ?3, record = ?4 WHERE id = ?1")?
+            .execute(params![
+                i64::from(id),
+                record.state.as_str(),
+                record.end_time.map(|t| t as i64),
+                encode(id, record)?,
+            ])?;
+        Ok(())
+    }
+
+    /// Saves a job's changed extras.
+    pub fn update_meta(&self, job: u32, meta: &JobMeta) -> Result<(), StoreError> {
+        self.tx
+            .prepare_cached("UPDATE jobs SET meta = ?2 WHERE id = ?1")?
+            .execute(params![i64::from(job), encode(job, meta)?])?;
+        Ok(())
+    }
+
+    /// Remembers that ids below `next` are used.
+    pub fn set_next_job_id(&self, next: u32) -> Result<(), StoreError> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO meta (key, value) VALUES ('next_job_id', ?1) \
+                 ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)",
+            )?
+            .execute([i64::from(next)])?;
+        Ok(())
+    }
+
+    /// Saves a node's operator-set state (all clear removes the row).
+    pub fn set_node_override(&self, node: &NodeOverride) -> Result<(), StoreError> {
+        if !node.drain && !node.down {
+            self.tx
+                .prepare_cached("DELETE FROM node_state WHERE name = ?1")?
+                .execute([&node.name])?;
+            return Ok(());
+        }
+        self.tx
+            .prepare_cached(
+                "INSERT INTO node_state (name, drain, down, reason) VALUES (?1, ?2, ?3, ?4) \
+                 ON CONFLICT(name) DO UPDATE SET drain = ?2, down = ?3, reason = ?4",
+            )?
+            .execute(params![node.name, node.drain, node.down, node.reason])?;
+        Ok(())
+    }
+
+    /// Makes the turn durable.
+    pub fn commit(self) -> Result<(), StoreError> {
+        Ok(self.tx.commit()?)
+    }
+}
+
+#[cfg(test)]
+mod tests;

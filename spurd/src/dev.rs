@@ -1,0 +1,184 @@
+//! `spurd dev`: the embedded default cluster. It writes a slurm.conf, a
+//! topology.conf (one block per NVL72 domain of 18 nodes) and a cluster key
+//! into a folder, links the Slurm command names to spurctl in DIR/bin, and
+//! runs a controller and one agent per emulated node in this process.
+
+use std::fmt::Write as _;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use tracing::info;
+
+use crate::{agent, controller};
+
+/// Nodes in one NVL72 domain.
+const DOMAIN_NODES: u32 = 18;
+
+/// Options of `spurd dev`.
+#[derive(Debug, clap::Args)]
+pub struct DevOpts {
+    /// The folder for configuration, state and logs (created if missing;
+    /// an existing configuration there is reused).
+    #[arg(long, env = "SPUR_DEV_DIR", default_value = "spur-dev")]
+    dir: PathBuf,
+    /// Emulated nodes (4 GPUs each, 18 per NVLink domain).
+    #[arg(long, env = "SPUR_DEV_NODES", default_value_t = 36)]
+    nodes: u32,
+}
+
+/// The Slurm commands spurctl answers to.
+const COMMANDS: &[&str] = &["sbatch", "squeue", "scancel", "sinfo", "scontrol"];
+
+/// Runs the dev cluster until `shutdown` resolves.
+pub async fn run(opts: DevOpts, shutdown: impl std::future::Future<Output = ()>) -> Result<()> {
+    anyhow::ensure!(opts.nodes > 0, "--nodes must be at least 1");
+    std::fs::create_dir_all(&opts.dir)
+        .with_context(|| format!("while creating {}", opts.dir.display()))?;
+    let dir = opts
+        .dir
+        .canonicalize()
+        .context("while resolving the dev folder")?;
+    let conf_path = dir.join("slurm.conf");
+    if !conf_path.exists() {
+        write_config(&dir, opts.nodes)?;
+    }
+    let key_file = dir.join("spur.key");
+    link_commands(&dir)?;
+    let site = controller::Site::load(&conf_path, &key_file)?;
+    let names: Vec<String> = site.conf.nodes.iter().map(|n| n.name.clone()).collect();
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut agents = Vec::new();
+    for name in &names {
+        let settings = agent::Settings::from_conf(&site.conf, site.key.clone(), name.clone())?;
+        let mut rx = stop_rx.clone();
+        agents.push(tokio::spawn(async move {
+            let stop = async move {
+                let _ = rx.wait_for(|s| *s).await;
+            };
+            agent::run(settings, stop).await
+        }));
+    }
+    println!(
+        "spur dev cluster '{}': {} nodes, {} GPUs, in {}",
+        site.conf.cluster_name.as_deref().unwrap_or("spur-dev"),
+        names.len(),
+        names.len() * 4,
+        dir.display()
+    );
+    println!("  export PATH={}:$PATH", dir.join("bin").display());
+    println!("  export SLURM_CONF={}", conf_path.display());
+    println!("Press Ctrl-C to stop.");
+    let mut rx = stop_rx.clone();
+    let ctld = controller::run(site, async move {
+        let _ = rx.wait_for(|s| *s).await;
+    });
+    let ctld = tokio::spawn(ctld);
+    shutdown.await;
+    info!("stopping the dev cluster");
+    let _ = stop_tx.send(true);
+    for a in agents {
+        let _ = a.await;
+    }
+    ctld.await.context("controller task")?
+}
+
+/// Writes slurm.conf, topology.conf and the key for `nodes` nodes.
+fn write_config(dir: &Path, nodes: u32) -> Result<()> {
+    let port = free_port()?;
+    let width = nodes.to_string().len().max(3);
+    let name = |i: u32| format!("gb{:0width$}", i + 1);
+    let user = crate::users::user(current_uid()).name;
+    let mut conf = String::new();
+    writeln!(
+        conf,
+        "# spur dev cluster, written by `spurd dev`. Edit freely; delete to regenerate."
+    )?;
+    writeln!(conf, "ClusterName=spur-dev")?;
+    writeln!(
+        conf,
+        "SlurmctldHost={}(127.0.0.1)",
+        crate::users::short_hostname()
+    )?;
+    writeln!(conf, "SlurmctldPort={port}")?;
+    writeln!(conf, "SlurmdPort={}", port + 1)?;
+    writeln!(conf, "SlurmUser={user}")?;
+    writeln!(conf, "StateSaveLocation={}", dir.join("state").display())?;
+    writeln!(conf, "SlurmdSpoolDir={}", dir.join("spool/%n").display())?;
+    writeln!(
+        conf,
+        "SlurmdTimeout=60\nMinJobAge=300\nKillWait=30\nMaxJobCount=200000\nMaxArraySize=100001"
+    )?;
+    writeln!(conf, "SchedulerType=sched/backfill\nSelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory")?;
+    writeln!(
+        conf,
+        "DefMemPerCPU=4096\nGresTypes=gpu\nTopologyPlugin=topology/block"
+    )?;
+    let mut topo = String::from("# One block per NVL72 domain.\n");
+    let domains = nodes.div_ceil(DOMAIN_NODES);
+    for d in 0..domains {
+        let first = d * DOMAIN_NODES;
+        let last = (first + DOMAIN_NODES).min(nodes) - 1;
+        let list = format!("gb[{}-{}]", &name(first)[2..], &name(last)[2..]);
+        writeln!(
+            conf,
+            "NodeName={list} NodeAddr=127.0.0.1 CPUs=144 Boards=1 SocketsPerBoard=2 CoresPerSocket=72 \
+             ThreadsPerCore=1 RealMemory=880000 Gres=gpu:4 Feature=gb200,nvl{:02} State=UNKNOWN",
+            d + 1
+        )?;
+        writeln!(topo, "BlockName=nvl{:02} Nodes={list}", d + 1)?;
+    }
+    let all = format!("gb[{}-{}]", &name(0)[2..], &name(nodes - 1)[2..]);
+    writeln!(
+        conf,
+        "PartitionName=batch Nodes={all} Default=YES MaxTime=INFINITE State=UP"
+    )?;
+    std::fs::write(dir.join("slurm.conf"), conf)?;
+    std::fs::write(dir.join("topology.conf"), topo)?;
+    let key_path = dir.join("spur.key");
+    std::fs::write(&key_path, random_key()?)?;
+    std::fs::set_permissions(&key_path, std::fs::Permissions::from_mode(0o600))?;
+    Ok(())
+}
+
+fn current_uid() -> u32 {
+    // SAFETY: getuid has no preconditions.
+    unsafe { libc::getuid() }
+}
+
+fn free_port() -> Result<u16> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").context("while finding a free port")?;
+    Ok(l.local_addr()?.port())
+}
+
+fn random_key() -> Result<Vec<u8>> {
+    let mut key = vec![0u8; 32];
+    use std::io::Read;
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut key))
+        .context("while reading /dev/urandom")?;
+    Ok(key)
+}
+
+/// DIR/bin/<command> -> the spurctl binary beside this spurd.
+fn link_commands(dir: &Path) -> Result<()> {
+    let exe = std::env::current_exe().context("while finding spurd")?;
+    let spurctl = exe.with_file_name("spurctl");
+    anyhow::ensure!(
+        spurctl.exists(),
+        "spurctl is not installed beside {} (build it with `cargo build --release`)",
+        exe.display()
+    );
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin)?;
+    for cmd in COMMANDS {
+        let link = bin.join(cmd);
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&spurctl, &link)
+            .with_context(|| format!("while linking {}", link.display()))?;
+    }
+    let link = bin.join("spurd");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&exe, &link)?;
+    Ok(())
+}
