@@ -241,11 +241,14 @@ impl Cluster {
 
     /// Waits until the job reaches `state`.
     pub fn wait_state(&self, job: u32, state: &str) {
-        self.wait_for(
-            Duration::from_secs(30),
-            &format!("job {job} {state}"),
-            |c| c.state(job).as_deref() == Some(state),
-        );
+        self.wait_state_within(job, state, Duration::from_secs(30));
+    }
+
+    /// Waits until the job reaches `state`, at most `limit`.
+    pub fn wait_state_within(&self, job: u32, state: &str, limit: Duration) {
+        self.wait_for(limit, &format!("job {job} {state}"), |c| {
+            c.state(job).as_deref() == Some(state)
+        });
     }
 
     /// Every daemon's log, for failure messages.

@@ -75,9 +75,12 @@ fn scancel_ends_a_running_job_as_cancelled() {
 #[test]
 fn the_time_limit_ends_a_job_as_timeout() {
     let c = Cluster::start(Options::default());
+    // Slurm keeps limits in whole minutes: 0:02 is one minute.
     let id = c.submit(&["-t", "0:02", "--wrap", "sleep 300"], "");
     c.wait_state(id, "RUNNING");
-    c.wait_state(id, "TIMEOUT");
+    let out = c.run("squeue", &["-h", "-j", &id.to_string(), "-o", "%l"]);
+    assert_eq!(text(&out.stdout).trim(), "1:00");
+    c.wait_state_within(id, "TIMEOUT", Duration::from_secs(90));
 }
 
 #[test]
@@ -158,12 +161,13 @@ fn another_user_cannot_cancel_my_job() {
         .gid(4242)
         .output()
         .expect("runs");
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("Access/permission denied"),
-        "{}",
-        text(&out.stderr)
+    // Slurm's scancel exits with the error number modulo 256
+    // (ESLURM_ACCESS_DENIED is 2002).
+    assert_eq!(
+        text(&out.stderr),
+        format!("scancel: error: Kill job error on job id {id}: Access/permission denied\n")
     );
+    assert_eq!(out.status.code(), Some(2002 % 256));
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(c.state(id).as_deref(), Some("RUNNING"));
 }

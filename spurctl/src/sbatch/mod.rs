@@ -1,10 +1,247 @@
-//! `sbatch`: not implemented yet.
+//! `sbatch`: submits a batch script as Slurm's sbatch does. The options come
+//! from the command line, the `SBATCH_*` variables and the script's
+//! `#SBATCH` lines (one clap command for all three, merged by value
+//! source); the result is one `JobDesc` for the controller. Texts and exit
+//! codes are Slurm's. This module reads the world (arguments, environment,
+//! clock, stdin) and hands everything else to pure functions.
+
+mod args;
+mod begin;
+mod desc;
+mod directive;
+mod error;
+mod export;
+mod gres;
+mod layer;
+mod script;
+mod submit;
+mod unacted;
+mod value;
+
+#[cfg(test)]
+mod tests;
 
 use std::ffi::OsString;
+use std::io::{Read, Write};
 use std::process::ExitCode;
+use std::time::Duration;
 
-/// Runs `sbatch`.
-pub fn run(_args: Vec<OsString>) -> ExitCode {
-    eprintln!("sbatch: not implemented yet");
-    ExitCode::from(1)
+use clap::FromArgMatches;
+
+use self::args::SbatchArgs;
+use self::error::SbatchError;
+use self::layer::Layers;
+use self::submit::{Controller, Live, Plan};
+
+/// Runs `sbatch` with `args` (args[0] is the program name).
+pub fn run(args: Vec<OsString>) -> ExitCode {
+    let host = Host::current();
+    let exit_error = slurm_exit_error(&host.env);
+    let mut out = std::io::stdout().lock();
+    let mut err = std::io::stderr();
+    let mut stdin = std::io::stdin().lock();
+    let mut sleep = std::thread::sleep;
+    match execute(
+        &args, &host, &mut stdin, &mut Live, &mut out, &mut err, &mut sleep,
+    ) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            let _ = out.flush();
+            let _ = writeln!(err, "{e}");
+            match e.exit_code() {
+                spur_proto::ExitCode::Failure => ExitCode::from(exit_error),
+                code => code.into(),
+            }
+        }
+    }
+}
+
+/// What sbatch reads from the machine it runs on.
+#[derive(Debug, Clone)]
+pub struct Host {
+    /// The environment.
+    pub env: Vec<(String, String)>,
+    /// The working directory.
+    pub cwd: String,
+    /// The short host name.
+    pub hostname: String,
+    /// The time, Unix seconds.
+    pub now: i64,
+}
+
+impl Host {
+    /// This process's view.
+    fn current() -> Host {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        Host {
+            env: std::env::vars_os()
+                .map(|(k, v)| {
+                    (
+                        k.to_string_lossy().into_owned(),
+                        v.to_string_lossy().into_owned(),
+                    )
+                })
+                .collect(),
+            cwd: std::env::current_dir()
+                .map(|d| d.to_string_lossy().into_owned())
+                .unwrap_or_else(|_| "/".to_string()),
+            hostname: short_hostname(),
+            now,
+        }
+    }
+
+    fn var(&self, name: &str) -> Option<&str> {
+        self.env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// gethostname, cut at the first dot.
+fn short_hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: buf is valid for buf.len() bytes; gethostname NUL-terminates
+    // within it or truncates.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return String::new();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    let name = String::from_utf8_lossy(&buf[..end]).into_owned();
+    name.split('.').next().unwrap_or_default().to_string()
+}
+
+/// SLURM_EXIT_ERROR: the exit code for errors that exit 1 (not zero).
+fn slurm_exit_error(env: &[(String, String)]) -> u8 {
+    env.iter()
+        .rev()
+        .find(|(k, _)| k == "SLURM_EXIT_ERROR")
+        .and_then(|(_, v)| v.trim().parse::<i32>().ok())
+        .filter(|&n| n != 0)
+        .map_or(1, |n| (n & 0xff) as u8)
+}
+
+/// sbatch from the command line to the controller's answer; returns the
+/// exit status, or the error to print.
+pub fn execute(
+    words: &[OsString],
+    host: &Host,
+    stdin: &mut dyn Read,
+    ctl: &mut dyn Controller,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    sleep: &mut dyn FnMut(Duration),
+) -> Result<u8, SbatchError> {
+    let cmd = args::command();
+    let mut words = words.to_vec();
+    if words.is_empty() {
+        words.push(OsString::from("sbatch"));
+    }
+    let cmdline = layer::parse(&cmd, &words)?;
+    let first = SbatchArgs::from_arg_matches(&cmdline).expect("matches come from this command");
+    if let Some(code) = informational(&first, &cmd, out) {
+        return Ok(code);
+    }
+    let loaded = load_script(&first, host, stdin)?;
+    let label = script::label(loaded.path.as_deref());
+    let directives = directive::extract(&label, &loaded.text)?;
+    for notice in &directives.notices {
+        let _ = writeln!(err, "{notice}");
+    }
+    let layers = Layers {
+        directives: layer::parse_directives(&cmd, &directives.words)?,
+        env: layer::parse(&cmd, &layer::env_words(&cmd, &host.env))?,
+        cmdline,
+    };
+    let merged = layer::parse(&cmd, &layers.merged_words(&cmd))?;
+    let all = SbatchArgs::from_arg_matches(&merged).expect("matches come from this command");
+    let ctx = desc::Context {
+        script: loaded.text,
+        script_path: loaded.path,
+        wrap: first.wrap.is_some(),
+        argv: loaded.argv,
+        env: &host.env,
+        cwd: host.cwd.clone(),
+        hostname: host.hostname.clone(),
+        now: host.now,
+    };
+    let built = desc::build(&all, &layers, unacted::given(&merged), &ctx)?;
+    if !first.quiet {
+        for warning in &built.warnings {
+            let _ = writeln!(err, "{warning}");
+        }
+    }
+    let plan = Plan {
+        desc: built.desc,
+        parsable: all.parsable,
+        quiet: first.quiet,
+        test_only: all.test_only,
+        wait: all.wait,
+        clusters: all.clusters,
+    };
+    submit::submit(plan, ctl, out, err, sleep)
+}
+
+/// `--help`, `--usage`, `--version` (command line only, as in Slurm's
+/// first pass): what to print, and exit 0.
+fn informational(first: &SbatchArgs, cmd: &clap::Command, out: &mut dyn Write) -> Option<u8> {
+    let text = if first.help {
+        cmd.clone().render_help().to_string()
+    } else if first.usage {
+        cmd.clone().render_usage().to_string()
+    } else if first.version {
+        format!("slurm {}", spur_proto::SLURM_COMPAT_VERSION)
+    } else {
+        return None;
+    };
+    let _ = writeln!(out, "{}", text.trim_end());
+    Some(0)
+}
+
+/// The script and where it came from.
+struct Loaded {
+    text: String,
+    path: Option<String>,
+    argv: Vec<String>,
+}
+
+/// The script: `--wrap`, the file named first after the options, or stdin.
+fn load_script(
+    first: &SbatchArgs,
+    host: &Host,
+    stdin: &mut dyn Read,
+) -> Result<Loaded, SbatchError> {
+    let words: Vec<String> = first
+        .script
+        .iter()
+        .map(|w| w.to_string_lossy().into_owned())
+        .collect();
+    if words.first().is_some_and(|w| w == ":") {
+        return Err(SbatchError::NotSupported(
+            "\":\" (heterogeneous job components)",
+        ));
+    }
+    if let Some(command) = &first.wrap {
+        if !words.is_empty() {
+            return Err(SbatchError::ScriptArgsWithWrap);
+        }
+        return Ok(Loaded {
+            text: script::wrap(command),
+            path: None,
+            argv: Vec::new(),
+        });
+    }
+    let path = words
+        .first()
+        .map(|w| script::locate(w, &host.cwd, host.var("PATH")));
+    let text = script::check(script::read(path.as_deref(), stdin)?)?;
+    Ok(Loaded {
+        text,
+        path,
+        argv: words.iter().skip(1).cloned().collect(),
+    })
 }

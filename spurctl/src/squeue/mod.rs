@@ -1,10 +1,271 @@
-//! `squeue`: not implemented yet.
+//! `squeue`: view the jobs in the queue, with Slurm's options, formats,
+//! sort order, error texts and exit codes. This module does the I/O (one
+//! `Jobs` request per report); choosing rows (filter.rs), ordering them
+//! (sort.rs) and printing them (render.rs, json.rs) are pure.
+
+pub mod args;
+pub mod field;
+pub mod filter;
+pub mod format;
+#[cfg(test)]
+mod golden;
+pub mod json;
+pub mod options;
+pub mod render;
+pub mod sort;
+#[cfg(test)]
+mod tests;
 
 use std::ffi::OsString;
+use std::io::Write;
 use std::process::ExitCode;
 
+use spur_proto::{ClientRequest, ClientResponse, ErrorCode, JobInfo};
+
+use crate::controller::{self, RequestError};
+use crate::fmt;
+
+pub use format::Format;
+pub use render::render;
+
+use options::Plan;
+
 /// Runs `squeue`.
-pub fn run(_args: Vec<OsString>) -> ExitCode {
-    eprintln!("squeue: not implemented yet");
-    ExitCode::from(1)
+pub fn run(argv: Vec<OsString>) -> ExitCode {
+    let a = match args::parse(argv) {
+        Ok(a) => a,
+        Err(text) => {
+            eprint!("{text}");
+            return ExitCode::from(1);
+        }
+    };
+    if let Some(text) = informational(&a) {
+        print!("{text}");
+        return ExitCode::SUCCESS;
+    }
+    let env = |name: &str| std::env::var(name).ok();
+    let mut plan = match Plan::new(&a, &env) {
+        Ok(plan) => plan,
+        Err(text) => {
+            eprint!("{text}");
+            return ExitCode::from(1);
+        }
+    };
+    for w in &plan.warnings {
+        eprintln!("{w}");
+    }
+    if plan.verbose > 0 {
+        print!("{}", plan.options_dump(&a));
+    }
+    if let Err(text) = prepare(&mut plan) {
+        eprint!("{text}");
+        return ExitCode::from(1);
+    }
+    loop {
+        if plan.date_line {
+            println!("{}", date_line(now_local()));
+        }
+        let ok = report_once(&plan);
+        let _ = std::io::stdout().flush();
+        match plan.iterate {
+            Some(secs) => {
+                println!();
+                std::thread::sleep(std::time::Duration::from_secs(secs));
+            }
+            None => {
+                return if ok {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::from(1)
+                }
+            }
+        }
+    }
+}
+
+/// `--help`, `--usage`, `-V`, `--helpformat`, `--helpFormat`, `--helpstate`.
+fn informational(a: &args::SqueueArgs) -> Option<String> {
+    if a.help {
+        Some(args::help_text())
+    } else if a.usage {
+        Some(args::usage_text())
+    } else if a.version {
+        Some(format!("slurm {}\n", spur_proto::SLURM_COMPAT_VERSION))
+    } else if a.helpformat {
+        Some(format::help_format())
+    } else if a.helpformat_long {
+        Some(format::help_format_long())
+    } else if a.helpstate {
+        let states = "PENDING\nRUNNING\nSUSPENDED\nCOMPLETED\nCANCELLED\nFAILED\nTIMEOUT\n\
+                      NODE_FAIL\nPREEMPTED\nBOOT_FAIL\nDEADLINE\nOUT_OF_MEMORY\nCOMPLETING\n\
+                      CONFIGURING\nRESIZING\nRESV_DEL_HOLD\nREQUEUED\nREQUEUE_FED\n\
+                      REQUEUE_HOLD\nREVOKED\nSIGNALING\nSPECIAL_EXIT\nSTAGE_OUT\nSTOPPED\n";
+        Some(states.to_string())
+    } else {
+        None
+    }
+}
+
+/// What needs the controller once, before the first report: the `-w` node
+/// names checked and expanded, the cluster's name.
+fn prepare(plan: &mut Plan) -> Result<(), String> {
+    if let Some(list) = plan.nodelist.clone() {
+        plan.query.nodes = Some(check_nodes(&list)?);
+    }
+    if plan.json || plan.wants_cluster() {
+        plan.format.cluster = cluster_name();
+    }
+    Ok(())
+}
+
+/// `-w`: each name must be a node (or `localhost`).
+fn check_nodes(list: &str) -> Result<Vec<String>, String> {
+    let names = spur_conf::hostlist::expand(list)
+        .map_err(|_| format!("squeue: error: '{list}' invalid entry for --nodelist\n"))?;
+    let known = match controller::request(&ClientRequest::Nodes) {
+        Ok(ClientResponse::Nodes { nodes, .. }) => nodes,
+        Ok(_) => return Err("slurm_load_node error: Unexpected message received\n".into()),
+        Err(e) => return Err(format!("slurm_load_node error: {e}\n")),
+    };
+    let mut out = Vec::new();
+    for name in names {
+        let wanted = if name.eq_ignore_ascii_case("localhost") {
+            short_hostname()
+        } else {
+            name.clone()
+        };
+        match known
+            .iter()
+            .find(|n| n.name == wanted || n.hostname == wanted)
+        {
+            Some(node) => out.push(node.name.clone()),
+            None => return Err(format!("squeue: error: Invalid node name {name}\n")),
+        }
+    }
+    Ok(out)
+}
+
+fn short_hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: buf is valid for writes of its length; gethostname writes a
+    // NUL-terminated name into it (or truncates).
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return String::new();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    let full = String::from_utf8_lossy(&buf[..end]).into_owned();
+    full.split('.').next().unwrap_or_default().to_string()
+}
+
+/// ClusterName from the controller's configuration.
+fn cluster_name() -> Option<String> {
+    match controller::request(&ClientRequest::Config) {
+        Ok(ClientResponse::Config(config)) => config
+            .entries
+            .into_iter()
+            .find(|(k, _)| k == "ClusterName")
+            .map(|(_, v)| v),
+        _ => None,
+    }
+}
+
+/// One report: fetch, select, sort, print. False when it failed.
+fn report_once(plan: &Plan) -> bool {
+    let (now, jobs) = match fetch(plan) {
+        Ok(answer) => answer,
+        Err(text) => {
+            eprint!("{text}");
+            return false;
+        }
+    };
+    if plan.verbose > 0 {
+        println!("last_update_time={now} records={}", jobs.len());
+    }
+    for e in &plan.format_errors {
+        eprintln!("squeue: error: {e}");
+    }
+    let done = report(plan, now, jobs);
+    print!("{}", done.out);
+    let _ = std::io::stdout().flush();
+    eprint!("{}", done.err);
+    done.ok
+}
+
+/// What one report prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// Stdout.
+    pub out: String,
+    /// Stderr (printed after stdout).
+    pub err: String,
+    /// False when squeue exits 1.
+    pub ok: bool,
+}
+
+/// The jobs, as `slurm_load_job(s)` gets them: every job the controller
+/// holds (selection is client-side, as in Slurm), and an error for a single
+/// `-j` id that names none of them.
+fn fetch(plan: &Plan) -> Result<(u64, Vec<JobInfo>), String> {
+    match controller::request(&ClientRequest::Jobs { ids: Vec::new() }) {
+        Ok(ClientResponse::Jobs { now, jobs }) => {
+            if let Some(id) = plan.single_job {
+                let known = |j: &JobInfo| j.job_id == id || j.array_job_id == Some(id);
+                if !jobs.iter().any(known) {
+                    let text = ErrorCode::InvalidJobId.text();
+                    return Err(format!("slurm_load_jobs error: {text}\n"));
+                }
+            }
+            Ok((now, jobs))
+        }
+        Ok(_) => Err("slurm_load_jobs error: Unexpected message received\n".into()),
+        Err(RequestError::Refused(e)) => Err(format!("slurm_load_jobs error: {e}\n")),
+        Err(e) => Err(format!("slurm_load_jobs error: {e}\n")),
+    }
+}
+
+/// What a report prints for `jobs`. Pure.
+pub fn report(plan: &Plan, now: u64, jobs: Vec<JobInfo>) -> Report {
+    let done = |out: String, err: String, ok: bool| Report { out, err, ok };
+    if plan.json {
+        let mut query = plan.query.clone();
+        if query.states == filter::States::Active {
+            // Slurm's --json lists every job it holds, ended ones too.
+            query.states = filter::States::All;
+        }
+        let rows = filter::filter(jobs, &query);
+        let cluster = plan.format.cluster.as_deref().unwrap_or("");
+        return done(json::render_json(&rows, cluster), String::new(), true);
+    }
+    if plan.steps {
+        return done(render(&[], now, &plan.format), String::new(), true);
+    }
+    let mut rows = filter::filter(jobs, &plan.query);
+    match sort::sort_rows(&mut rows, &plan.sort, now) {
+        Ok(notes) => {
+            let err = notes.iter().map(|n| format!("squeue: {n}\n")).collect();
+            done(render(&rows, now, &plan.format), err, true)
+        }
+        Err(e) => {
+            // Slurm prints the header before it sorts, and stops there.
+            let header = render(&[], now, &plan.format);
+            done(header, format!("squeue: error: {e}\n"), false)
+        }
+    }
+}
+
+fn now_local() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The date line of `-l`: `Sun Nov 09 23:05:03 2026` (Slurm's strftime
+/// `%a %b %d %T %Y` pads the day with a zero, C's ctime with a space).
+pub fn date_line(unix: u64) -> String {
+    let mut text = fmt::ctime(unix);
+    if text.as_bytes().get(8) == Some(&b' ') {
+        text.replace_range(8..9, "0");
+    }
+    text
 }

@@ -177,6 +177,11 @@ fn spawn(
     if pid == 0 {
         // SAFETY: in the child: new process group, stdio, exec.
         unsafe {
+            // Ignored signals stay ignored across exec: give the script
+            // the default dispositions the supervisor gave up.
+            for sig in [libc::SIGHUP, libc::SIGINT, libc::SIGTERM, libc::SIGPIPE] {
+                libc::signal(sig, libc::SIG_DFL);
+            }
             libc::setpgid(0, 0);
             for (target, f) in stdio.iter().enumerate() {
                 libc::dup2(f.as_raw_fd(), target as i32);
@@ -191,7 +196,8 @@ fn spawn(
             let mut env_ptrs: Vec<*const libc::c_char> = envs.iter().map(|e| e.as_ptr()).collect();
             env_ptrs.push(std::ptr::null());
             libc::execve(path.as_ptr(), argv_ptrs.as_ptr(), env_ptrs.as_ptr());
-            let msg = b"slurmstepd: error: execve(): cannot run the batch script\n";
+            let err = std::io::Error::last_os_error();
+            let msg = format!("slurmstepd: error: execve(): {}: {err}\n", script.display());
             libc::write(2, msg.as_ptr().cast(), msg.len());
             libc::_exit(127);
         }

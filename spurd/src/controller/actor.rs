@@ -48,6 +48,8 @@ pub enum Command {
         /// The message.
         msg: FromAgent,
     },
+    /// Stop after this turn.
+    Shutdown,
     /// An agent's connection closed.
     AgentDown {
         /// The node.
@@ -134,18 +136,22 @@ impl Controller {
     pub fn run(mut self, inbox: Receiver<Command>) {
         loop {
             let wait = self.time_to_next_work();
+            let mut stop = false;
             match inbox.recv_timeout(wait) {
                 Ok(cmd) => {
-                    self.handle(cmd);
+                    stop |= self.handle(cmd);
                     // Take whatever else is already waiting into this turn.
                     for cmd in inbox.try_iter().take(4096) {
-                        self.handle(cmd);
+                        stop |= self.handle(cmd);
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Disconnected) => stop = true,
             }
             self.finish_turn();
+            if stop {
+                break;
+            }
         }
         info!("controller stopped");
     }
@@ -167,8 +173,10 @@ impl Controller {
         MIN_PASS_INTERVAL.max(self.last_pass_cost * 2)
     }
 
-    fn handle(&mut self, cmd: Command) {
+    /// Applies one command; true when it asks the actor to stop.
+    fn handle(&mut self, cmd: Command) -> bool {
         match cmd {
+            Command::Shutdown => return true,
             Command::Client { uid, req, reply } => {
                 let changes = matches!(
                     req,
@@ -206,6 +214,7 @@ impl Controller {
                 }
             }
         }
+        false
     }
 
     /// Applies an input to the core, collecting its effects into the turn.

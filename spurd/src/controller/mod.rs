@@ -125,7 +125,7 @@ pub(crate) fn config_entries(site: &Site) -> Vec<(String, String)> {
         ("StateSaveLocation".into(), c.state_save_location.clone()),
         ("TopologyPlugin".into(), c.topology_plugin.clone()),
     ];
-    e.sort_by(|a, b| a.0.to_lowercase().cmp(&b.0.to_lowercase()));
+    e.sort_by_key(|(k, _)| k.to_lowercase());
     e
 }
 
@@ -247,7 +247,9 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
         .spawn(move || controller.run(rx))
         .context("while starting the controller thread")?;
     info!(socket = %socket.display(), port = site.conf.slurmctld_port.first, "controller ready");
-    server::serve(client_listener, agent_listener, tx, site, shutdown).await;
+    server::serve(client_listener, agent_listener, tx.clone(), site, shutdown).await;
+    // Connection tasks may still hold senders; tell the actor directly.
+    let _ = tx.send(actor::Command::Shutdown);
     let _ = std::fs::remove_file(&socket);
     tokio::task::spawn_blocking(move || actor.join()).await.ok();
     Ok(())

@@ -127,7 +127,13 @@ impl Controller {
 
     /// The message that starts a job's batch script.
     pub(super) fn batch_launch(&self, id: JobId) -> Result<BatchLaunch, StoreError> {
-        let payload = self.store.payload(id.0)?.unwrap_or_default();
+        // A job submitted in this turn is not in the store until the turn
+        // commits (and the launch goes out only after that).
+        let fresh = self.turn.new_jobs.iter().find(|(j, _, _)| *j == id);
+        let payload = match fresh {
+            Some((_, _, payload)) => payload.clone(),
+            None => self.store.payload(id.0)?.unwrap_or_default(),
+        };
         let job = self.core.job(id).expect("started jobs exist");
         let meta = self.metas.get(&id).cloned().unwrap_or_default();
         let info = super::convert::job_info(&self.core, job, &meta, "");

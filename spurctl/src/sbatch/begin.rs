@@ -1,0 +1,421 @@
+//! `--begin` times, read as Slurm's parse_time() reads them: `now[+N[units]]`,
+//! `HH:MM[:SS][AM|PM]`, `MMDD[YY]`, `MM/DD[/YY]`, `YYYY-MM-DD[THH:MM[:SS]]`,
+//! `midnight`, `noon`, `elevenses`, `fika`, `teatime`, `today`, `tomorrow`,
+//! `uts<seconds>`. Local time, like Slurm; the clock is an argument.
+
+use super::error::ValueError;
+
+/// Broken-down time fields; -1 is "not given".
+#[derive(Debug, Clone, Copy)]
+struct Fields {
+    hour: i32,
+    minute: i32,
+    second: i32,
+    month: i32,
+    mday: i32,
+    year: i32,
+}
+
+/// The time units `now+N<unit>` takes, longest spelling first.
+const UNITS: &[(&str, i64)] = &[
+    ("seconds", 1),
+    ("second", 1),
+    ("minutes", 60),
+    ("minute", 60),
+    ("hours", 3600),
+    ("hour", 3600),
+    ("days", 86_400),
+    ("day", 86_400),
+    ("weeks", 604_800),
+    ("week", 604_800),
+];
+
+/// `--begin=text` as Unix seconds, `now` being the current time.
+pub fn parse_begin(text: &str, now: i64) -> Result<u64, ValueError> {
+    let bad = |pos| ValueError::Begin {
+        pos,
+        text: text.to_string(),
+    };
+    match parse_time(text.as_bytes(), now) {
+        Ok(Some(t)) if t > 0 => u64::try_from(t).map_err(|_| bad(None)),
+        Ok(_) => Err(bad(None)),
+        Err(pos) => Err(bad(Some(pos))),
+    }
+}
+
+/// The byte at `i`, or NUL past the end (the C code walks a C string).
+fn at(s: &[u8], i: usize) -> u8 {
+    s.get(i).copied().unwrap_or(0)
+}
+
+fn starts_ci(s: &[u8], word: &str) -> bool {
+    s.len() >= word.len() && s[..word.len()].eq_ignore_ascii_case(word.as_bytes())
+}
+
+/// Slurm's `_parse_time`: Ok(None) when the text names no time at all,
+/// Err(pos) where it stopped making sense.
+fn parse_time(s: &[u8], now: i64) -> Result<Option<i64>, usize> {
+    if starts_ci(s, "uts") {
+        let digits = std::str::from_utf8(&s[3..]).map_err(|_| 3usize)?;
+        return match digits.parse::<i64>() {
+            Ok(uts) if uts >= 1_000_000 => Ok(Some(uts)),
+            _ => Err(0),
+        };
+    }
+    let now_tm = local(now);
+    let mut f = Fields {
+        hour: -1,
+        minute: -1,
+        second: 0,
+        month: -1,
+        mday: -1,
+        year: -1,
+    };
+    let mut pos = 0;
+    while pos < s.len() && s[pos] != b'\n' {
+        let c = s[pos];
+        if matches!(c, b' ' | b'\t' | b'-' | b'T') {
+            pos += 1;
+        } else if let Some(len) = keyword(&s[pos..], now, &mut f) {
+            pos += len;
+        } else if starts_ci(&s[pos..], "now") {
+            pos = now_offset(s, pos, now, &mut f)?;
+        } else if !c.is_ascii_digit() {
+            return Err(pos);
+        } else if at(s, pos + 1) == b':' || at(s, pos + 2) == b':' {
+            pos = get_time(s, pos, &mut f)?;
+        } else {
+            pos = get_date(s, pos, &mut f)?;
+        }
+    }
+    Ok(resolve(f, &now_tm, now))
+}
+
+/// The named times and days; returns how many bytes the name took.
+fn keyword(s: &[u8], now: i64, f: &mut Fields) -> Option<usize> {
+    let mut clock = |h, len| {
+        (f.hour, f.minute, f.second) = (h, 0, 0);
+        Some(len)
+    };
+    if starts_ci(s, "midnight") {
+        return clock(0, 8);
+    }
+    if starts_ci(s, "noon") {
+        return clock(12, 4);
+    }
+    if starts_ci(s, "elevenses") {
+        return clock(11, 9);
+    }
+    if starts_ci(s, "fika") {
+        return clock(15, 4);
+    }
+    if starts_ci(s, "teatime") {
+        return clock(16, 7);
+    }
+    let (day, len) = if starts_ci(s, "today") {
+        (now, 5)
+    } else if starts_ci(s, "tomorrow") {
+        (now + 86_400, 8)
+    } else {
+        return None;
+    };
+    let tm = local(day);
+    (f.month, f.mday, f.year) = (tm.tm_mon, tm.tm_mday, tm.tm_year);
+    Some(len)
+}
+
+/// `now`, `now+N[unit]`, `now-N[unit]`, starting at `pos`.
+fn now_offset(s: &[u8], pos: usize, now: i64, f: &mut Fields) -> Result<usize, usize> {
+    let mut i = pos + 3;
+    let (next, delta) = loop {
+        match at(s, i) {
+            b'+' => break get_delta(s, i)?,
+            b'-' => {
+                let (next, d) = get_delta(s, i)?;
+                break (next, -d);
+            }
+            b' ' | b'\t' => i += 1,
+            0 | b'\n' => break (i, 0),
+            _ => return Err(i),
+        }
+    };
+    let tm = local(now + delta);
+    (f.month, f.mday, f.year) = (tm.tm_mon, tm.tm_mday, tm.tm_year);
+    (f.hour, f.minute, f.second) = (tm.tm_hour, tm.tm_min, tm.tm_sec);
+    Ok(next)
+}
+
+/// The count and unit after the sign at `sign`: (next position, seconds).
+fn get_delta(s: &[u8], sign: usize) -> Result<(usize, i64), usize> {
+    let mut count: i64 = 0;
+    let mut digits = 0;
+    let mut o = sign + 1;
+    while !matches!(at(s, o), 0 | b'\n') {
+        let c = at(s, o);
+        if c.is_ascii_whitespace() {
+            o += 1;
+            continue;
+        }
+        if let Some(&(name, mult)) = UNITS.iter().find(|(n, _)| starts_ci(&s[o..], n)) {
+            o += name.len();
+            count = count.saturating_mul(mult);
+            break;
+        }
+        if !c.is_ascii_digit() {
+            return Err(o.saturating_sub(1));
+        }
+        count = count.saturating_mul(10).saturating_add(i64::from(c - b'0'));
+        digits += 1;
+        o += 1;
+    }
+    if digits == 0 {
+        return Err(sign);
+    }
+    Ok((o, count))
+}
+
+/// Reads one digit at `*o` and moves past it.
+fn digit(s: &[u8], o: &mut usize) -> Result<i32, usize> {
+    let c = at(s, *o);
+    if !c.is_ascii_digit() {
+        return Err(*o);
+    }
+    *o += 1;
+    Ok(i32::from(c - b'0'))
+}
+
+/// Reads one or two digits at `*o`.
+fn one_or_two(s: &[u8], o: &mut usize) -> Result<i32, usize> {
+    let mut n = digit(s, o)?;
+    if at(s, *o).is_ascii_digit() {
+        n = n * 10 + digit(s, o)?;
+    }
+    Ok(n)
+}
+
+/// `HH:MM[:SS] [AM|PM]` at `pos`.
+fn get_time(s: &[u8], pos: usize, f: &mut Fields) -> Result<usize, usize> {
+    let mut o = pos;
+    let mut hour = digit(s, &mut o)?;
+    if at(s, o) != b':' {
+        hour = hour * 10 + digit(s, &mut o)?;
+    }
+    if hour > 23 || at(s, o) != b':' {
+        return Err(o);
+    }
+    o += 1;
+    let minute = digit(s, &mut o)? * 10 + digit(s, &mut o)?;
+    if minute > 59 {
+        return Err(o - 2);
+    }
+    let mut second = 0;
+    if at(s, o) == b':' {
+        o += 1;
+        second = digit(s, &mut o)? * 10 + digit(s, &mut o)?;
+        if second > 59 {
+            return Err(o - 2);
+        }
+    }
+    while at(s, o).is_ascii_whitespace() {
+        o += 1;
+    }
+    if starts_ci(&s[o.min(s.len())..], "pm") {
+        hour += 12;
+        if hour == 24 {
+            hour = 12;
+        } else if hour > 23 {
+            return Err(o);
+        }
+        o += 2;
+    } else if starts_ci(&s[o.min(s.len())..], "am") {
+        if hour == 12 {
+            hour = 0;
+        } else if hour > 11 {
+            return Err(o);
+        }
+        o += 2;
+    }
+    (f.hour, f.minute, f.second) = (hour, minute, second);
+    Ok(o)
+}
+
+/// `YYYY-MM-DD`, `MMDD[YY]`, `MM/DD[/YY]` or `MM.DD[.YY]` at `pos`.
+fn get_date(s: &[u8], pos: usize, f: &mut Fields) -> Result<usize, usize> {
+    let mut o = pos;
+    let iso = at(s, pos + 4) == b'-' && at(s, pos + 7) == b'-';
+    let year = if iso {
+        let mut y = 0;
+        for _ in 0..4 {
+            y = y * 10 + digit(s, &mut o)?;
+        }
+        o += 1;
+        Some(y - 1900)
+    } else {
+        None
+    };
+    let month = one_or_two(s, &mut o)?;
+    if !(1..=12).contains(&month) {
+        return Err(o.saturating_sub(2));
+    }
+    if iso || matches!(at(s, o), b'.' | b'/') {
+        o += 1;
+    }
+    let mday = one_or_two(s, &mut o)?;
+    if !(1..=31).contains(&mday) {
+        return Err(o.saturating_sub(2));
+    }
+    let year = match year {
+        Some(y) => Some(y),
+        None => {
+            if matches!(at(s, o), b'.' | b'/') {
+                o += 1;
+            }
+            if at(s, o).is_ascii_digit() {
+                Some(digit(s, &mut o)? * 10 + digit(s, &mut o)? + 100)
+            } else {
+                None
+            }
+        }
+    };
+    (f.month, f.mday) = (month - 1, mday);
+    if let Some(y) = year {
+        f.year = y;
+    }
+    Ok(o)
+}
+
+/// Fills in what was left out as Slurm does (the next such time of day,
+/// this year or the next) and converts to Unix seconds.
+fn resolve(mut f: Fields, now: &libc::tm, now_secs: i64) -> Option<i64> {
+    match (f.hour == -1, f.month == -1) {
+        (true, true) => return None,
+        (true, false) => (f.hour, f.minute) = (0, 0),
+        (false, true) => {
+            let later_today =
+                f.hour > now.tm_hour || (f.hour == now.tm_hour && f.minute > now.tm_min);
+            let day = if later_today {
+                *now
+            } else {
+                local(now_secs + 86_400)
+            };
+            (f.month, f.mday, f.year) = (day.tm_mon, day.tm_mday, day.tm_year);
+        }
+        (false, false) => {}
+    }
+    if f.year == -1 {
+        let this_year = (f.month, f.mday, f.hour, f.minute)
+            > (now.tm_mon, now.tm_mday, now.tm_hour, now.tm_min);
+        f.year = now.tm_year + i32::from(!this_year);
+    }
+    mktime(&f)
+}
+
+/// The broken-down local time of `t`.
+fn local(t: i64) -> libc::tm {
+    let t = t as libc::time_t;
+    // SAFETY: an all-zero tm is a valid value for localtime_r to overwrite.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are valid for the call; localtime_r keeps no
+    // reference to them.
+    unsafe {
+        libc::localtime_r(&t, &mut tm);
+    }
+    tm
+}
+
+/// Local broken-down time to Unix seconds, daylight saving decided by the
+/// date (Slurm's slurm_mktime).
+fn mktime(f: &Fields) -> Option<i64> {
+    // SAFETY: an all-zero tm is a valid starting value.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    (tm.tm_sec, tm.tm_min, tm.tm_hour) = (f.second, f.minute, f.hour);
+    (tm.tm_mday, tm.tm_mon, tm.tm_year) = (f.mday, f.month, f.year);
+    tm.tm_isdst = -1;
+    // SAFETY: tm is a valid, initialised struct that mktime may normalise.
+    let t = unsafe { libc::mktime(&mut tm) };
+    // time_t is narrower than i64 on some targets.
+    #[allow(clippy::useless_conversion)]
+    let t = i64::from(t);
+    (t != -1).then_some(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Unix seconds of a local date and time.
+    fn at_local(year: i32, month: i32, mday: i32, h: i32, m: i32, s: i32) -> i64 {
+        let f = Fields {
+            hour: h,
+            minute: m,
+            second: s,
+            month: month - 1,
+            mday,
+            year: year - 1900,
+        };
+        mktime(&f).expect("a valid date")
+    }
+
+    #[test]
+    fn now_and_offsets() {
+        let now = at_local(2026, 3, 10, 12, 0, 0);
+        assert_eq!(parse_begin("now", now), Ok(now as u64));
+        assert_eq!(parse_begin("now+60", now), Ok(now as u64 + 60));
+        assert_eq!(parse_begin("now+1hour", now), Ok(now as u64 + 3600));
+        assert_eq!(parse_begin("now+2days", now), Ok(now as u64 + 2 * 86_400));
+        assert_eq!(parse_begin("NOW + 3 minutes", now), Ok(now as u64 + 180));
+        assert_eq!(parse_begin("now+1week", now), Ok(now as u64 + 604_800));
+    }
+
+    #[test]
+    fn dates_and_times_of_day() {
+        let now = at_local(2026, 3, 10, 12, 0, 0);
+        let t = |y, mo, d, h, mi, s| Ok(at_local(y, mo, d, h, mi, s) as u64);
+        assert_eq!(
+            parse_begin("2029-04-10T23:40:57", now),
+            t(2029, 4, 10, 23, 40, 57)
+        );
+        assert_eq!(parse_begin("2029-04-10", now), t(2029, 4, 10, 0, 0, 0));
+        assert_eq!(
+            parse_begin("2029-04-10T08:30", now),
+            t(2029, 4, 10, 8, 30, 0)
+        );
+        // A time of day already past today means tomorrow.
+        assert_eq!(parse_begin("16:00", now), t(2026, 3, 10, 16, 0, 0));
+        assert_eq!(parse_begin("11:00", now), t(2026, 3, 11, 11, 0, 0));
+        assert_eq!(parse_begin("4:30pm", now), t(2026, 3, 10, 16, 30, 0));
+        assert_eq!(parse_begin("teatime", now), t(2026, 3, 10, 16, 0, 0));
+        assert_eq!(parse_begin("noon", now), t(2026, 3, 11, 12, 0, 0));
+        assert_eq!(parse_begin("midnight", now), t(2026, 3, 11, 0, 0, 0));
+        assert_eq!(parse_begin("tomorrow", now), t(2026, 3, 11, 0, 0, 0));
+        assert_eq!(parse_begin("today", now), t(2026, 3, 10, 0, 0, 0));
+        // MM/DD without a year: this year if still ahead, else next.
+        assert_eq!(parse_begin("12/25", now), t(2026, 12, 25, 0, 0, 0));
+        assert_eq!(parse_begin("01/02", now), t(2027, 1, 2, 0, 0, 0));
+        assert_eq!(parse_begin("041029", now), t(2029, 4, 10, 0, 0, 0));
+        assert_eq!(parse_begin("uts2000000000", now), Ok(2_000_000_000));
+    }
+
+    #[test]
+    fn malformed_times_say_where_they_stopped() {
+        let now = at_local(2026, 3, 10, 12, 0, 0);
+        let err = parse_begin("bogus", now).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Invalid time specification (pos=0): bogus\nsbatch: error: Invalid --begin specification"
+        );
+        for bad in ["25:00", "12:61", "now+", "now+5x", "13/40", "2029-13-01"] {
+            assert!(
+                matches!(
+                    parse_begin(bad, now),
+                    Err(ValueError::Begin { pos: Some(_), .. })
+                ),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            parse_begin("  ", now).unwrap_err().to_string(),
+            "sbatch: error: Invalid --begin specification"
+        );
+    }
+}

@@ -1,0 +1,431 @@
+//! From the merged options to the `JobDesc` the controller gets: values read
+//! and checked in Slurm's terms (`_opt_verify`, `validate_options_*`),
+//! conflicts refused as Slurm refuses them, and each option spur stores
+//! without acting on recorded with its warning.
+
+use spur_proto::{ExclusiveMode, JobDesc, MemSpec, SegmentLayout};
+
+use super::args::SbatchArgs;
+use super::error::{Fatal, SbatchError};
+use super::export::{job_environment, read_export_file, ExportInput};
+use super::gres::{gpu_count, gres, GpuSpec};
+use super::layer::Layers;
+use super::value::{self, Exclusive, TimeValue};
+use super::{begin, script, unacted};
+
+/// What the job is built from besides the options.
+#[derive(Debug, Clone)]
+pub struct Context<'a> {
+    /// The script's text.
+    pub script: String,
+    /// The script's path as found (None for stdin and --wrap).
+    pub script_path: Option<String>,
+    /// Whether the script came from --wrap.
+    pub wrap: bool,
+    /// The script's arguments.
+    pub argv: Vec<String>,
+    /// sbatch's environment.
+    pub env: &'a [(String, String)],
+    /// Where sbatch runs.
+    pub cwd: String,
+    /// The short host name.
+    pub hostname: String,
+    /// The current time, Unix seconds.
+    pub now: i64,
+}
+
+/// The job, and the warnings to print before submitting it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Built {
+    /// The job.
+    pub desc: JobDesc,
+    /// Lines for stderr.
+    pub warnings: Vec<String>,
+}
+
+/// Builds the job from the merged options `a`, the sources they came from,
+/// and the stored-only options given (`--name=value`).
+pub fn build(
+    a: &SbatchArgs,
+    layers: &Layers,
+    unacted: Vec<String>,
+    ctx: &Context<'_>,
+) -> Result<Built, SbatchError> {
+    reject_unsupported(a)?;
+    check_conflicts(a, layers)?;
+    let mut b = Builder {
+        desc: JobDesc::default(),
+        warnings: unacted.iter().map(|r| unacted::warning(r)).collect(),
+        unacted,
+        size_list: false,
+    };
+    b.identity(a, ctx)?;
+    b.nodes(a)?;
+    b.tasks(a, layers)?;
+    b.desc.mem = memory(a, layers)?;
+    b.gpus(a)?;
+    b.placement(a)?;
+    b.timing(a, ctx.now)?;
+    b.files(a, ctx)?;
+    b.environment(a, ctx)?;
+    Ok(b.finish())
+}
+
+/// Options whose effect spur does not have yet and must not ignore.
+fn reject_unsupported(a: &SbatchArgs) -> Result<(), SbatchError> {
+    if a.array.is_some() {
+        return Err(SbatchError::NotSupported("--array"));
+    }
+    if a.dependency.is_some() {
+        return Err(SbatchError::NotSupported("--dependency"));
+    }
+    if a.external {
+        return Err(SbatchError::NotSupported("--external"));
+    }
+    Ok(())
+}
+
+/// Slurm's validate_options_salloc_sbatch_srun conflicts. Directives count
+/// as command line there, and the environment only conflicts with itself.
+fn check_conflicts(a: &SbatchArgs, layers: &Layers) -> Result<(), SbatchError> {
+    const MEM: [&str; 3] = ["mem", "mem_per_cpu", "mem_per_gpu"];
+    let by_cli = MEM.iter().filter(|id| layers.by_cli(id)).count();
+    if by_cli > 1 {
+        return Err(Fatal::Memory.into());
+    }
+    if by_cli == 0 && MEM.iter().filter(|id| layers.by_env(id)).count() > 1 {
+        return Err(Fatal::MemoryEnv.into());
+    }
+    if layers.by_cli("exclusive") && layers.by_cli("oversubscribe") {
+        return Err(Fatal::ExclusiveOversubscribe.into());
+    }
+    let gres_has_gpu = a.gres.as_deref().is_some_and(|g| {
+        g.split(',').any(|e| {
+            e.trim_start_matches("gres/")
+                .to_ascii_lowercase()
+                .starts_with("gpu")
+        })
+    });
+    if gres_has_gpu && a.gpus_per_node.is_some() {
+        return Err(Fatal::GresGpusPerNode.into());
+    }
+    let both = |given: &dyn Fn(&str) -> bool| given("cpus_per_task") && given("cpus_per_gpu");
+    if both(&|id| layers.by_cli(id)) || both(&|id| layers.by_env(id)) {
+        return Err(Fatal::CpusPerTaskGpu.into());
+    }
+    Ok(())
+}
+
+/// A memory option: its id, its name, its text, and what it asks for.
+type MemOption<'a> = (
+    &'a str,
+    &'static str,
+    &'a Option<String>,
+    fn(u64) -> MemSpec,
+);
+
+/// The memory request: the one given on the command line or in a
+/// directive, else the one from the environment.
+fn memory(a: &SbatchArgs, layers: &Layers) -> Result<MemSpec, SbatchError> {
+    let kinds: [MemOption<'_>; 3] = [
+        ("mem", "--mem", &a.mem, MemSpec::PerNode),
+        (
+            "mem_per_cpu",
+            "--mem-per-cpu",
+            &a.mem_per_cpu,
+            MemSpec::PerCpu,
+        ),
+        (
+            "mem_per_gpu",
+            "--mem-per-gpu",
+            &a.mem_per_gpu,
+            MemSpec::PerGpu,
+        ),
+    ];
+    let chosen = kinds
+        .iter()
+        .find(|k| layers.by_cli(k.0))
+        .or_else(|| kinds.iter().find(|k| layers.by_env(k.0)));
+    match chosen {
+        Some((_, option, Some(text), make)) => Ok(make(value::memory(option, text)?)),
+        _ => Ok(MemSpec::Default),
+    }
+}
+
+/// A hostlist option's names: the expression, or the file it names.
+fn hostnames(spec: &str) -> Result<Vec<String>, SbatchError> {
+    let expr = if spec.contains('/') {
+        read_hostfile(spec).ok_or(Fatal::NodeList)?
+    } else {
+        spec.to_string()
+    };
+    spur_conf::hostlist::expand(&expr).map_err(|_| Fatal::NodeList.into())
+}
+
+/// A host file: hostlists, one or more a line, `#` comments.
+fn read_hostfile(path: &str) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let lines: Vec<&str> = text
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or_default().trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    (!lines.is_empty()).then(|| lines.join(","))
+}
+
+/// Makes `path` absolute against `dir`, as Slurm's _fullpath does.
+fn full_path(path: &str, dir: &str) -> String {
+    if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("{dir}/{path}")
+    }
+}
+
+/// The job being built, and what was recorded on the way.
+struct Builder {
+    desc: JobDesc,
+    unacted: Vec<String>,
+    warnings: Vec<String>,
+    /// -N was a list of sizes: its largest is the node count then.
+    size_list: bool,
+}
+
+impl Builder {
+    /// Records an option spur stores without acting on.
+    /// The value is part of the warning: the option itself is acted on.
+    fn store(&mut self, long: &str, value: &str) {
+        let record = unacted::record(long, Some(value));
+        self.warnings.push(format!(
+            "sbatch: warning: {record} is accepted but not acted on yet"
+        ));
+        self.unacted.push(record);
+    }
+
+    fn identity(&mut self, a: &SbatchArgs, ctx: &Context<'_>) -> Result<(), SbatchError> {
+        let d = &mut self.desc;
+        d.name = Some(match (&a.job_name, &ctx.script_path) {
+            (Some(name), _) => name.clone(),
+            (None, _) if ctx.wrap => "wrap".to_string(),
+            (None, Some(path)) => script::base_name(path).to_string(),
+            (None, None) => "sbatch".to_string(),
+        });
+        d.account = a.account.clone();
+        d.partitions = a
+            .partition
+            .iter()
+            .flat_map(|p| p.split(','))
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect();
+        d.qos = a.qos.clone();
+        d.comment = a.comment.clone();
+        d.constraint = a.constraint.clone();
+        d.hold = a.hold;
+        d.nice = a.nice.as_deref().map(value::nice).transpose()?.unwrap_or(0);
+        d.priority = a.priority.as_deref().map(value::priority).transpose()?;
+        d.submit_host = ctx.hostname.clone();
+        Ok(())
+    }
+
+    fn nodes(&mut self, a: &SbatchArgs) -> Result<(), SbatchError> {
+        let nodelist = match &a.nodefile {
+            Some(file) => Some(read_hostfile(file).ok_or(SbatchError::NodeFile)?),
+            None => a.nodelist.clone(),
+        };
+        if let Some(list) = &nodelist {
+            self.desc.required_nodes = hostnames(list)?;
+        }
+        if let Some(list) = &a.exclude {
+            self.desc.excluded_nodes = hostnames(list)?;
+        }
+        match a.nodes.as_deref().map(value::node_count).transpose()? {
+            Some(count) => {
+                self.desc.min_nodes = Some(count.min);
+                self.desc.max_nodes = count.max;
+                if count.is_list {
+                    self.size_list = true;
+                    self.store("nodes", a.nodes.as_deref().unwrap_or_default());
+                }
+            }
+            None if !self.desc.required_nodes.is_empty() => {
+                let mut unique = self.desc.required_nodes.clone();
+                unique.sort();
+                unique.dedup();
+                self.desc.min_nodes = u32::try_from(unique.len()).ok();
+            }
+            None => {}
+        }
+        Ok(())
+    }
+
+    fn tasks(&mut self, a: &SbatchArgs, layers: &Layers) -> Result<(), SbatchError> {
+        let int = |option, text: &Option<String>| {
+            text.as_deref()
+                .map(|t| value::positive_int(option, t))
+                .transpose()
+        };
+        let d = &mut self.desc;
+        d.ntasks = int("--ntasks", &a.ntasks)?;
+        d.ntasks_per_node = int("--ntasks-per-node", &a.ntasks_per_node)?;
+        d.cpus_per_task = int("--cpus-per-task", &a.cpus_per_task)?;
+        d.cpus_per_gpu = int("--cpus-per-gpu", &a.cpus_per_gpu)?;
+        // The command line beats the environment between these two.
+        if layers.by_cli("cpus_per_task") && layers.by_env("cpus_per_gpu") {
+            d.cpus_per_gpu = None;
+        } else if layers.by_cli("cpus_per_gpu") && layers.by_env("cpus_per_task") {
+            d.cpus_per_task = None;
+        }
+        if let (Some(n), Some(min), true) = (d.ntasks, d.min_nodes, a.nodes.is_some()) {
+            d.max_nodes = d.max_nodes.map(|max| max.min(n));
+            if n < min {
+                self.warnings.push(format!(
+                    "sbatch: warning: can't run {n} processes on {min} nodes, setting nnodes to {n}"
+                ));
+                d.min_nodes = Some(n);
+            }
+        }
+        Ok(())
+    }
+
+    fn gpus(&mut self, a: &SbatchArgs) -> Result<(), SbatchError> {
+        let spec = |text: &Option<String>| text.as_deref().map(gpu_count).transpose();
+        let per_job = spec(&a.gpus)?;
+        let per_node = match &a.gres {
+            Some(list) => gres(list)?,
+            None => spec(&a.gpus_per_node)?,
+        };
+        let per_task = spec(&a.gpus_per_task)?;
+        let mut types: Vec<&String> = [&per_job, &per_node, &per_task]
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.gpu_type.as_ref())
+            .collect();
+        types.dedup();
+        if types.len() > 1 {
+            return Err(SbatchError::GpuTypes);
+        }
+        let count = |s: &Option<GpuSpec>| s.as_ref().map(|s| s.count).filter(|&n| n > 0);
+        let d = &mut self.desc;
+        d.gpu_type = types.first().map(|t| t.to_string());
+        d.gpus = count(&per_job);
+        d.gpus_per_node = count(&per_node);
+        d.gpus_per_task = count(&per_task);
+        Ok(())
+    }
+
+    fn placement(&mut self, a: &SbatchArgs) -> Result<(), SbatchError> {
+        if let Some(text) = &a.exclusive {
+            self.desc.exclusive = match value::exclusive(text)? {
+                Exclusive::Mode(mode) => mode,
+                Exclusive::Mcs => {
+                    self.store("exclusive", text);
+                    ExclusiveMode::Node
+                }
+                Exclusive::Oversubscribe => {
+                    self.store("exclusive", text);
+                    ExclusiveMode::No
+                }
+            };
+        }
+        let segment = a.segment.as_deref().map(value::segment).transpose()?;
+        self.desc.segment = segment.filter(|&s| s > 0);
+        if let (Some(seg), Some(min), true) =
+            (self.desc.segment, self.desc.min_nodes, a.nodes.is_some())
+        {
+            let nodes = self
+                .desc
+                .max_nodes
+                .filter(|_| self.size_list)
+                .unwrap_or(min);
+            if nodes > seg && nodes % seg != 0 {
+                return Err(Fatal::Segment {
+                    segment: seg,
+                    nodes,
+                }
+                .into());
+            }
+        }
+        self.desc.segment_layout = if a.spread_segments {
+            SegmentLayout::Spread
+        } else if a.consolidate_segments {
+            SegmentLayout::Consolidate
+        } else {
+            SegmentLayout::Default
+        };
+        self.desc.switches = a.switches.as_deref().map(value::switches).transpose()?;
+        Ok(())
+    }
+
+    fn timing(&mut self, a: &SbatchArgs, now: i64) -> Result<(), SbatchError> {
+        if let Some(text) = &a.time {
+            match value::time("--time", text)? {
+                TimeValue::Secs(s) => self.desc.time_limit = Some(s),
+                // JobDesc cannot say "no limit" apart from "the partition's
+                // default" yet; keep the request visible.
+                TimeValue::Unlimited => self.store("time", text),
+            }
+        }
+        if let Some(text) = &a.time_min {
+            if let TimeValue::Secs(s) = value::time("--time-min", text)? {
+                self.desc.time_min = Some(s);
+            }
+        }
+        self.desc.begin = a
+            .begin
+            .as_deref()
+            .map(|b| begin::parse_begin(b, now))
+            .transpose()?;
+        if let Some(text) = &a.signal {
+            let (signal, reservation) = value::signal(text)?;
+            self.desc.signal = Some(signal);
+            if reservation {
+                self.store("signal", text);
+            }
+        }
+        if a.no_requeue {
+            self.desc.requeue = Some(false);
+        } else if let Some(text) = &a.requeue {
+            if value::requeue(text)? {
+                self.store("requeue", text);
+            }
+            self.desc.requeue = Some(true);
+        }
+        Ok(())
+    }
+
+    fn files(&mut self, a: &SbatchArgs, ctx: &Context<'_>) -> Result<(), SbatchError> {
+        let d = &mut self.desc;
+        d.work_dir = match &a.chdir {
+            Some(dir) => full_path(dir, &ctx.cwd),
+            None => ctx.cwd.clone(),
+        };
+        let full = |p: &Option<String>| p.as_deref().map(|p| full_path(p, &d.work_dir));
+        (d.stdout, d.stderr, d.stdin) = (full(&a.output), full(&a.error), full(&a.input));
+        d.script = Some(ctx.script.clone());
+        d.argv = ctx.argv.clone();
+        if let Some(text) = &a.open_mode {
+            d.open_mode = value::open_mode(text)?;
+        }
+        Ok(())
+    }
+
+    fn environment(&mut self, a: &SbatchArgs, ctx: &Context<'_>) -> Result<(), SbatchError> {
+        let file = a.export_file.as_deref().map(read_export_file).transpose()?;
+        self.desc.env = job_environment(ExportInput {
+            process: ctx.env,
+            export: a.export.as_deref(),
+            file: file.as_deref(),
+            get_user_env: a.get_user_env.is_some(),
+        });
+        Ok(())
+    }
+
+    fn finish(mut self) -> Built {
+        self.desc.unacted = self.unacted;
+        Built {
+            desc: self.desc,
+            warnings: self.warnings,
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! Talking to the controller: submit (retrying while it is busy, as Slurm
+//! does), `--test-only`, `-M` cluster names, `--wait`, and Slurm's wording
+//! for each answer. The controller is a trait so tests can stand one in.
+
+use std::io::Write;
+use std::time::Duration;
+
+use spur_proto::{
+    ClientRequest, ClientResponse, ErrorCode, JobDesc, JobInfo, JobStateName, MemSpec, ProtoError,
+};
+
+use super::error::SbatchError;
+use crate::controller::RequestError;
+
+/// Whoever answers requests: the real controller, or a test's stand-in.
+pub trait Controller {
+    /// One request, one answer; an error answer is `Refused`.
+    fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, RequestError>;
+}
+
+/// The controller named by slurm.conf.
+#[derive(Debug, Default)]
+pub struct Live;
+
+impl Controller for Live {
+    fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, RequestError> {
+        crate::controller::request(req)
+    }
+}
+
+/// How the job is to be submitted and reported.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// The job.
+    pub desc: JobDesc,
+    /// `--parsable`.
+    pub parsable: bool,
+    /// `-Q` on the command line.
+    pub quiet: bool,
+    /// `--test-only`.
+    pub test_only: bool,
+    /// `-W`.
+    pub wait: bool,
+    /// `-M`.
+    pub clusters: Option<String>,
+}
+
+/// Slurm retries a busy controller this many times, sleeping 1, 2, ... s.
+const MAX_RETRIES: u64 = 15;
+
+/// Submits (or tests) the job and reports as sbatch does; returns the exit
+/// status. `sleep` stands for the waits between retries and polls.
+pub fn submit(
+    plan: Plan,
+    ctl: &mut dyn Controller,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    sleep: &mut dyn FnMut(Duration),
+) -> Result<u8, SbatchError> {
+    let cluster = match &plan.clusters {
+        Some(names) => Some(cluster_name(names, ctl)?),
+        None => None,
+    };
+    if plan.test_only {
+        return test_only(plan, ctl, err);
+    }
+    let job_id = submit_with_retries(&plan.desc, ctl, err, sleep)?;
+    if !plan.quiet {
+        let line = match (&cluster, plan.parsable) {
+            (None, false) => format!("Submitted batch job {job_id}"),
+            (Some(c), false) => format!("Submitted batch job {job_id} on cluster {c}"),
+            (None, true) => job_id.to_string(),
+            (Some(c), true) => format!("{job_id};{c}"),
+        };
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    }
+    if plan.wait {
+        return Ok(wait_for(job_id, ctl, err, sleep));
+    }
+    Ok(0)
+}
+
+/// The job id the controller gave, after up to [`MAX_RETRIES`] waits while
+/// it says "try again".
+fn submit_with_retries(
+    desc: &JobDesc,
+    ctl: &mut dyn Controller,
+    err: &mut dyn Write,
+    sleep: &mut dyn FnMut(Duration),
+) -> Result<u32, SbatchError> {
+    let req = ClientRequest::Submit(Box::new(desc.clone()));
+    let mut retries = 0;
+    loop {
+        match ctl.request(&req) {
+            Ok(ClientResponse::Submitted { job_id }) => return Ok(job_id),
+            Ok(_) => {
+                let error = RequestError::Refused(ProtoError::new(ErrorCode::Malformed));
+                return Err(SbatchError::Submit {
+                    detail: None,
+                    error,
+                });
+            }
+            Err(RequestError::Refused(e))
+                if e.code == ErrorCode::TryAgain && retries < MAX_RETRIES =>
+            {
+                if retries == 0 {
+                    let _ = writeln!(
+                        err,
+                        "sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying"
+                    );
+                }
+                retries += 1;
+                sleep(Duration::from_secs(retries));
+            }
+            Err(error) => {
+                let detail = match &error {
+                    RequestError::Refused(e) => explain(e, desc, ctl),
+                    RequestError::Unreachable(_) => None,
+                };
+                return Err(SbatchError::Submit { detail, error });
+            }
+        }
+    }
+}
+
+/// The line Slurm's controller sends with some refusals (its `err_msg`),
+/// which sbatch prints before the error itself.
+fn explain(e: &ProtoError, desc: &JobDesc, ctl: &mut dyn Controller) -> Option<String> {
+    match e.code {
+        ErrorCode::InvalidPartitionName => {
+            // Without the controller's word, the one partition asked for.
+            let name = match (&e.detail, &desc.partitions[..]) {
+                (Some(d), _) => d.clone(),
+                (None, [only]) => only.clone(),
+                (None, _) => return None,
+            };
+            Some(if name.starts_with("invalid partition specified") {
+                name
+            } else {
+                format!("invalid partition specified: {name}")
+            })
+        }
+        ErrorCode::NodeConfigUnavailable => match &e.detail {
+            Some(d) if d.ends_with("can not be satisfied") => Some(d.clone()),
+            Some(_) => None,
+            None => memory_unsatisfiable(desc, ctl)
+                .then(|| "Memory specification can not be satisfied".to_string()),
+        },
+        _ => None,
+    }
+}
+
+/// Whether no node has the memory `--mem` asks for (slurmctld's `mem_ok`
+/// test, for a controller that did not say why it refused).
+fn memory_unsatisfiable(desc: &JobDesc, ctl: &mut dyn Controller) -> bool {
+    let MemSpec::PerNode(mb) = desc.mem else {
+        return false;
+    };
+    match ctl.request(&ClientRequest::Nodes) {
+        Ok(ClientResponse::Nodes { nodes, .. }) if mb > 0 && !nodes.is_empty() => {
+            nodes.iter().all(|n| n.real_memory < mb)
+        }
+        _ => false,
+    }
+}
+
+/// `-M names`: this controller's ClusterName if it is among them (or
+/// `all`), else Slurm's "can't be reached" error.
+fn cluster_name(names: &str, ctl: &mut dyn Controller) -> Result<String, SbatchError> {
+    let ours = match ctl.request(&ClientRequest::Config) {
+        Ok(ClientResponse::Config(conf)) => conf
+            .entries
+            .into_iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("ClusterName"))
+            .map(|(_, v)| v),
+        Ok(_) => None,
+        Err(error) => {
+            return Err(SbatchError::Submit {
+                detail: None,
+                error,
+            })
+        }
+    };
+    let wanted = |ours: &str| {
+        names
+            .split(',')
+            .any(|n| n.eq_ignore_ascii_case("all") || n.eq_ignore_ascii_case(ours))
+    };
+    match ours {
+        Some(ours) if wanted(&ours) => Ok(ours),
+        _ => Err(SbatchError::Cluster(names.to_string())),
+    }
+}
+
+/// `--test-only`: when and where the job would start, on stderr.
+fn test_only(plan: Plan, ctl: &mut dyn Controller, err: &mut dyn Write) -> Result<u8, SbatchError> {
+    match ctl.request(&ClientRequest::WillRun(Box::new(plan.desc))) {
+        Ok(ClientResponse::WillRun(w)) => {
+            if !plan.quiet {
+                let _ = writeln!(
+                    err,
+                    "sbatch: Job {} to start at {} using {} processors on nodes {} in partition {}",
+                    w.job_id,
+                    crate::fmt::timestamp(w.start),
+                    w.cpus,
+                    w.nodes,
+                    w.partition
+                );
+            }
+            Ok(0)
+        }
+        Ok(_) => Err(SbatchError::WillRun(RequestError::Refused(
+            ProtoError::new(ErrorCode::Malformed),
+        ))),
+        Err(e) => Err(SbatchError::WillRun(e)),
+    }
+}
+
+/// `--wait`: polls until the job ends (every 0.2 s at first, backing off
+/// to 1 s) and returns its exit status as sbatch does.
+fn wait_for(
+    job_id: u32,
+    ctl: &mut dyn Controller,
+    err: &mut dyn Write,
+    sleep: &mut dyn FnMut(Duration),
+) -> u8 {
+    let mut delay = Duration::from_millis(200);
+    loop {
+        sleep(delay);
+        delay = (delay * 2).min(Duration::from_secs(1));
+        let gone =
+            || format!("sbatch: error: Job {job_id} no longer found and exit code not found");
+        match ctl.request(&ClientRequest::Jobs { ids: vec![job_id] }) {
+            Ok(ClientResponse::Jobs { jobs, .. }) => match jobs.iter().find(|j| j.job_id == job_id)
+            {
+                Some(job) if job.state.is_finished() => return exit_status(job),
+                Some(_) => {}
+                None => {
+                    let _ = writeln!(err, "{}", gone());
+                    return 0;
+                }
+            },
+            Err(RequestError::Refused(e)) if e.code == ErrorCode::InvalidJobId => {
+                let _ = writeln!(err, "{}", gone());
+                return 0;
+            }
+            other => {
+                let why = match other {
+                    Err(e) => e.to_string(),
+                    Ok(_) => ErrorCode::Malformed.text().to_string(),
+                };
+                let _ = writeln!(
+                    err,
+                    "sbatch: error: Currently unable to load job state information, retrying: {why}"
+                );
+            }
+        }
+    }
+}
+
+/// An ended job's status for `--wait`: its exit code if the script exited,
+/// 1 if a signal, a cancel or a time limit ended it.
+pub fn exit_status(job: &JobInfo) -> u8 {
+    let code = (job.exit_code & 0xff) as u8;
+    let ended_early = matches!(
+        job.state,
+        JobStateName::Cancelled
+            | JobStateName::Timeout
+            | JobStateName::NodeFail
+            | JobStateName::Preempted
+            | JobStateName::Failed
+    );
+    if job.exit_signal != 0 || (ended_early && code == 0) {
+        1
+    } else {
+        code
+    }
+}

@@ -1,0 +1,353 @@
+//! What scancel acts on: job id arguments (`N`, `N_i`, `N_[1-3]`, `N_*`,
+//! `N+k`, `N.S`, comma lists) and signal names parsed as Slurm parses them,
+//! and the jobs a request selects, found and filtered client-side as Slurm's
+//! scancel does. Pure: no I/O.
+
+use spur_proto::{JobInfo, JobStateName};
+
+use crate::squeue::filter::strtol;
+use crate::squeue::render::task_ids;
+
+/// Slurm's signal names (`sig_name2num`), with and without `SIG`.
+const SIGNALS: &[(&str, i32)] = &[
+    ("HUP", libc::SIGHUP),
+    ("INT", libc::SIGINT),
+    ("QUIT", libc::SIGQUIT),
+    ("ABRT", libc::SIGABRT),
+    ("KILL", libc::SIGKILL),
+    ("ALRM", libc::SIGALRM),
+    ("TERM", libc::SIGTERM),
+    ("USR1", libc::SIGUSR1),
+    ("USR2", libc::SIGUSR2),
+    ("URG", libc::SIGURG),
+    ("CONT", libc::SIGCONT),
+    ("STOP", libc::SIGSTOP),
+    ("TSTP", libc::SIGTSTP),
+    ("TTIN", libc::SIGTTIN),
+    ("TTOU", libc::SIGTTOU),
+    ("XCPU", libc::SIGXCPU),
+];
+
+/// `-s USR1`, `-s SIGUSR1`, `-s 10` (any case, blanks around allowed).
+pub fn parse_signal(text: &str) -> Option<i32> {
+    let (n, rest) = strtol(text);
+    if rest.len() != text.len() {
+        return (rest.trim().is_empty() && (1..=0xffff).contains(&n)).then_some(n as i32);
+    }
+    let t = text.trim();
+    let name = match t.get(..3) {
+        Some(p) if p.eq_ignore_ascii_case("SIG") => &t[3..],
+        _ => t,
+    };
+    SIGNALS
+        .iter()
+        .find(|(s, _)| s.eq_ignore_ascii_case(name))
+        .map(|&(_, n)| n)
+}
+
+/// Which part of an array a job id argument names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArraySel {
+    /// Not an array task: the job (or the whole array).
+    None,
+    /// `N_i`.
+    Task(u32),
+    /// `N_*`.
+    All,
+}
+
+/// One job id argument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobRef {
+    /// The job id (or array job id).
+    pub job: u32,
+    /// The array part.
+    pub array: ArraySel,
+    /// `.S`: a step.
+    pub step: Option<u32>,
+    /// The argument as written, which Slurm prints in its messages.
+    pub text: String,
+}
+
+/// Splits and parses the job id arguments; `Invalid job id X` on error.
+pub fn parse_ids(args: &[String]) -> Result<Vec<JobRef>, String> {
+    let mut out = Vec::new();
+    for arg in args {
+        let mut rest = Some(arg.as_str());
+        while let Some(text) = rest {
+            rest = parse_one(text, arg, &mut out)?;
+        }
+    }
+    Ok(out)
+}
+
+/// Parses one id at the start of `text`; returns the text after a comma.
+fn parse_one<'a>(
+    text: &'a str,
+    whole: &str,
+    out: &mut Vec<JobRef>,
+) -> Result<Option<&'a str>, String> {
+    let bad = || format!("Invalid job id {whole}");
+    let (job, rest) = strtol(text);
+    let job = u32::try_from(job).ok().filter(|&j| j > 0).ok_or_else(bad)?;
+    if let Some(list) = rest.strip_prefix("_[") {
+        let inner = list
+            .strip_suffix(']')
+            .filter(|i| !i.contains(']'))
+            .ok_or_else(bad)?;
+        for task in task_ids(inner) {
+            let text = format!("{job}_{task}");
+            out.push(JobRef {
+                job,
+                array: ArraySel::Task(task),
+                step: None,
+                text,
+            });
+        }
+        return Ok(None);
+    }
+    let (array, rest) = if let Some(r) = rest.strip_prefix("_*") {
+        (ArraySel::All, r)
+    } else if let Some(r) = rest.strip_prefix('_') {
+        let (t, r) = strtol(r);
+        (ArraySel::Task(u32::try_from(t).map_err(|_| bad())?), r)
+    } else if let Some(r) = rest.strip_prefix('+') {
+        // A hetjob component: Slurm acts on the whole hetjob.
+        let (c, r) = strtol(r);
+        if c < 0 {
+            return Err(bad());
+        }
+        (ArraySel::None, r)
+    } else {
+        (ArraySel::None, rest)
+    };
+    let (step, rest) = match rest.strip_prefix('.') {
+        Some(r) => {
+            let (s, r) = strtol(r);
+            (Some(u32::try_from(s).map_err(|_| bad())?), r)
+        }
+        None => (None, rest),
+    };
+    let consumed = &text[..text.len() - rest.len()];
+    out.push(JobRef {
+        job,
+        array,
+        step,
+        text: consumed.to_string(),
+    });
+    match rest.strip_prefix(',') {
+        Some(next) => Ok(Some(next)),
+        None if rest.is_empty() => Ok(None),
+        None => Err(bad()),
+    }
+}
+
+/// A job spur can address, and the name Slurm gives it in messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The job id sent to the controller.
+    pub job_id: u32,
+    /// `5`, `8_1`, `8_[2-9]`.
+    pub label: String,
+}
+
+/// A job id argument that names nothing spur can signal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Miss {
+    /// No such job (active).
+    NotFound(String),
+    /// A pending task inside an array record, or a step: spur cannot
+    /// address it yet.
+    NotSupported(String),
+}
+
+/// The filters of a request (`None`: not given).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filters {
+    /// `-A`, lower-cased.
+    pub account: Option<String>,
+    /// `-n`.
+    pub name: Option<String>,
+    /// `-p`.
+    pub partition: Option<String>,
+    /// `-q`, lower-cased.
+    pub qos: Option<String>,
+    /// `-R` (spur has no reservations: matches nothing).
+    pub reservation: Option<String>,
+    /// `-t`: Some(None) for a Slurm state spur never reports.
+    pub state: Option<Option<JobStateName>>,
+    /// `-u` / `--me`: the name as given and its uid.
+    pub user: Option<(String, u32)>,
+    /// `-w`, expanded.
+    pub nodes: Option<Vec<String>>,
+    /// `-w` as given.
+    pub nodelist: Option<String>,
+    /// `--wckey` (spur keeps none: matches nothing).
+    pub wckey: Option<String>,
+}
+
+impl Filters {
+    /// Whether any filter is given.
+    pub fn any(&self) -> bool {
+        *self != Filters::default()
+    }
+
+    /// Slurm's `_filter_job_records` for one active job.
+    pub fn keeps(&self, job: &JobInfo) -> bool {
+        let eq = |want: &Option<String>, have: Option<&str>| {
+            want.as_ref().is_none_or(|w| have == Some(w.as_str()))
+        };
+        let nodes_ok = self.nodes.as_ref().is_none_or(|want| {
+            spur_conf::hostlist::expand(&job.nodes)
+                .is_ok_and(|have| have.iter().any(|n| want.contains(n)))
+        });
+        matches!(job.state, JobStateName::Pending | JobStateName::Running)
+            && eq(&self.account, job.account.as_deref())
+            && eq(&self.name, Some(&job.name))
+            && eq(&self.partition, Some(&job.partition))
+            && eq(&self.qos, Some(&job.qos))
+            && self.reservation.is_none()
+            && self.state.is_none_or(|s| s == Some(job.state))
+            && self
+                .user
+                .as_ref()
+                .is_none_or(|(_, uid)| *uid == job.user_id)
+            && nodes_ok
+            && self.wckey.is_none()
+    }
+
+    /// `account=x job_name=y ...` for Slurm's "No active jobs match" line.
+    pub fn describe(&self) -> String {
+        let mut out = String::new();
+        let mut add = |key: &str, v: &Option<String>| {
+            if let Some(v) = v {
+                out.push_str(&format!("{key}={v} "));
+            }
+        };
+        add("account", &self.account);
+        add("job_name", &self.name);
+        add("nodelist", &self.nodelist);
+        add("partition", &self.partition);
+        add("qos", &self.qos);
+        add("reservation", &self.reservation);
+        let state = self
+            .state
+            .map(|s| s.map_or("SUSPENDED", JobStateName::as_str).to_string());
+        add("state", &state);
+        add("user_name", &self.user.as_ref().map(|(n, _)| n.clone()));
+        add("wckey", &self.wckey);
+        out
+    }
+}
+
+/// Whether the job has ended as scancel sees it (completing counts).
+fn is_done(job: &JobInfo) -> bool {
+    job.state.is_finished() || job.state == JobStateName::Completing
+}
+
+/// The array job id of an array task or a pending array's record.
+fn array_of(job: &JobInfo) -> Option<u32> {
+    job.array_job_id
+        .or_else(|| job.array_task_str.as_ref().map(|_| job.job_id))
+}
+
+/// Whether `r` names `job` (Slurm's `_verify_job_ids` test).
+fn names(r: &JobRef, job: &JobInfo) -> bool {
+    match r.array {
+        ArraySel::None => r.job == job.job_id || (r.step.is_none() && Some(r.job) == array_of(job)),
+        ArraySel::All => Some(r.job) == array_of(job),
+        ArraySel::Task(t) => {
+            Some(r.job) == array_of(job)
+                && (job.array_task_id == Some(t)
+                    || job
+                        .array_task_str
+                        .as_deref()
+                        .is_some_and(|s| task_ids(s).contains(&t)))
+        }
+    }
+}
+
+/// Slurm's name for a job in scancel's messages.
+pub fn label(job: &JobInfo) -> String {
+    crate::squeue::field::job_id_text(job)
+}
+
+/// How `r` may be sent for `job`: a whole job or array task is addressable,
+/// one pending task inside an array's record is not.
+fn addressable(r: &JobRef, job: &JobInfo) -> bool {
+    r.step.is_none() && !matches!(r.array, ArraySel::Task(_) if job.array_task_str.is_some())
+}
+
+/// The targets of `refs` without loading jobs is impossible for array
+/// tasks; with `jobs`, each ref resolves to the records it names.
+pub fn resolve_direct(refs: &[JobRef], jobs: Option<&[JobInfo]>) -> (Vec<Target>, Vec<Miss>) {
+    let mut targets = Vec::new();
+    let mut misses = Vec::new();
+    for r in refs {
+        let jobs = match (r.array, jobs) {
+            (ArraySel::Task(_), Some(jobs)) => jobs,
+            _ => {
+                targets.push(Target {
+                    job_id: r.job,
+                    label: r.text.clone(),
+                });
+                continue;
+            }
+        };
+        match jobs.iter().filter(|j| !is_done(j)).find(|j| names(r, j)) {
+            Some(j) if addressable(r, j) => targets.push(Target {
+                job_id: j.job_id,
+                label: r.text.clone(),
+            }),
+            Some(_) => misses.push(Miss::NotSupported(r.text.clone())),
+            None => misses.push(Miss::NotFound(r.text.clone())),
+        }
+    }
+    (targets, misses)
+}
+
+/// What the filtered path selects: the targets in Slurm's order (pending
+/// jobs first) and the arguments that named nothing.
+pub fn select(refs: &[JobRef], filters: &Filters, jobs: &[JobInfo]) -> (Vec<Target>, Vec<Miss>) {
+    let active: Vec<&JobInfo> = jobs.iter().filter(|j| !is_done(j)).collect();
+    let mut misses: Vec<Miss> = refs
+        .iter()
+        .filter(|r| !active.iter().any(|j| names(r, j)))
+        .map(|r| Miss::NotFound(r.text.clone()))
+        .collect();
+    let kept: Vec<&JobInfo> = active
+        .into_iter()
+        .filter(|j| !filters.any() || filters.keeps(j))
+        .collect();
+    let pending = |j: &JobInfo| j.state == JobStateName::Pending;
+    let mut order: Vec<(Option<&JobRef>, usize)> = Vec::new();
+    if refs.is_empty() {
+        let (first, rest): (Vec<usize>, Vec<usize>) =
+            (0..kept.len()).partition(|&i| pending(kept[i]));
+        order.extend(first.into_iter().chain(rest).map(|i| (None, i)));
+    } else {
+        let has_pending = |r: &JobRef| kept.iter().any(|j| names(r, j) && pending(j));
+        let (first, rest): (Vec<&JobRef>, Vec<&JobRef>) = refs.iter().partition(|r| has_pending(r));
+        for r in first.into_iter().chain(rest) {
+            let named = (0..kept.len()).filter(|&i| names(r, kept[i]));
+            order.extend(named.map(|i| (Some(r), i)));
+        }
+    }
+    let mut taken = vec![false; kept.len()];
+    let mut targets = Vec::new();
+    for (r, i) in order {
+        if taken[i] {
+            continue;
+        }
+        if r.is_some_and(|r| !addressable(r, kept[i])) {
+            misses.extend(r.map(|r| Miss::NotSupported(r.text.clone())));
+            continue;
+        }
+        taken[i] = true;
+        targets.push(Target {
+            job_id: kept[i].job_id,
+            label: label(kept[i]),
+        });
+    }
+    (targets, misses)
+}

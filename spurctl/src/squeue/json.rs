@@ -1,0 +1,364 @@
+//! `squeue --json`: the jobs in the shape Slurm 22.05 prints (the
+//! slurmrestd v0.0.38 job dump: `meta`, `errors`, `jobs` with every key in
+//! Slurm's order). Keys spur holds no data for carry the value Slurm gives
+//! an unset field. Pure: rows in, text out.
+
+use serde::Serialize;
+use spur_proto::{ExclusiveMode, JobInfo, JobStateName, MemSpec};
+
+/// The document.
+#[derive(Serialize)]
+struct Doc<'a> {
+    meta: Meta,
+    errors: Vec<String>,
+    jobs: Vec<Job<'a>>,
+}
+
+#[derive(Serialize)]
+struct Meta {
+    plugin: Plugin,
+    #[serde(rename = "Slurm")]
+    slurm: SlurmVersion,
+}
+
+#[derive(Serialize)]
+struct Plugin {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    name: &'static str,
+}
+
+#[derive(Serialize)]
+struct SlurmVersion {
+    version: Version,
+    release: &'static str,
+}
+
+#[derive(Serialize)]
+struct Version {
+    major: u32,
+    micro: u32,
+    minor: u32,
+}
+
+/// `job_resources` of a job holding nodes.
+#[derive(Serialize)]
+struct Resources<'a> {
+    nodes: &'a str,
+    allocated_cores: u32,
+    allocated_hosts: u32,
+    allocated_nodes: Vec<AllocNode>,
+}
+
+#[derive(Serialize)]
+struct AllocNode {
+    /// Core positions are not reported by spur: an empty map.
+    sockets: serde_json::Map<String, serde_json::Value>,
+    nodename: String,
+    cpus_used: u32,
+    memory_used: u64,
+    memory_allocated: u64,
+}
+
+/// One job, keys in Slurm's order.
+#[derive(Serialize, Default)]
+struct Job<'a> {
+    account: &'a str,
+    accrue_time: u64,
+    admin_comment: &'a str,
+    array_job_id: u32,
+    array_task_id: Option<u32>,
+    array_max_tasks: u32,
+    array_task_string: &'a str,
+    association_id: u32,
+    batch_features: &'a str,
+    batch_flag: bool,
+    batch_host: &'a str,
+    flags: Vec<&'static str>,
+    burst_buffer: &'a str,
+    burst_buffer_state: &'a str,
+    cluster: &'a str,
+    cluster_features: &'a str,
+    command: &'a str,
+    comment: &'a str,
+    container: &'a str,
+    contiguous: bool,
+    core_spec: Option<u32>,
+    thread_spec: Option<u32>,
+    cores_per_socket: Option<u32>,
+    billable_tres: f64,
+    cpus_per_task: Option<u32>,
+    cpu_frequency_minimum: Option<u32>,
+    cpu_frequency_maximum: Option<u32>,
+    cpu_frequency_governor: Option<u32>,
+    cpus_per_tres: &'a str,
+    deadline: u64,
+    delay_boot: u64,
+    dependency: &'a str,
+    derived_exit_code: i32,
+    eligible_time: u64,
+    end_time: u64,
+    excluded_nodes: &'a str,
+    exit_code: i32,
+    features: &'a str,
+    federation_origin: &'a str,
+    federation_siblings_active: &'a str,
+    federation_siblings_viable: &'a str,
+    gres_detail: Vec<String>,
+    group_id: u32,
+    group_name: &'a str,
+    job_id: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    job_resources: Option<Resources<'a>>,
+    job_state: &'static str,
+    last_sched_evaluation: u64,
+    licenses: &'a str,
+    max_cpus: u32,
+    max_nodes: u32,
+    mcs_label: &'a str,
+    memory_per_tres: &'a str,
+    name: &'a str,
+    nodes: &'a str,
+    nice: Option<i32>,
+    tasks_per_core: Option<u32>,
+    tasks_per_node: u32,
+    tasks_per_socket: Option<u32>,
+    tasks_per_board: u32,
+    cpus: u32,
+    node_count: u32,
+    tasks: u32,
+    het_job_id: u32,
+    het_job_id_set: &'a str,
+    het_job_offset: u32,
+    partition: &'a str,
+    prefer: &'a str,
+    memory_per_node: Option<u64>,
+    memory_per_cpu: Option<u64>,
+    minimum_cpus_per_node: u32,
+    minimum_tmp_disk_per_node: u32,
+    preempt_time: u64,
+    pre_sus_time: u64,
+    priority: u32,
+    profile: Option<Vec<&'static str>>,
+    qos: &'a str,
+    reboot: bool,
+    required_nodes: &'a str,
+    requeue: bool,
+    resize_time: u64,
+    restart_cnt: u32,
+    resv_name: &'a str,
+    shared: Option<&'static str>,
+    show_flags: [&'static str; 3],
+    sockets_per_board: u32,
+    sockets_per_node: Option<u32>,
+    start_time: u64,
+    state_description: &'a str,
+    state_reason: &'a str,
+    standard_error: &'a str,
+    standard_input: &'a str,
+    standard_output: &'a str,
+    submit_time: u64,
+    suspend_time: u64,
+    system_comment: &'a str,
+    time_limit: Option<u64>,
+    time_minimum: u64,
+    threads_per_core: Option<u32>,
+    tres_bind: &'a str,
+    tres_freq: &'a str,
+    tres_per_job: &'a str,
+    tres_per_node: &'a str,
+    tres_per_socket: &'a str,
+    tres_per_task: &'a str,
+    tres_req_str: &'a str,
+    tres_alloc_str: &'a str,
+    user_id: u32,
+    user_name: &'a str,
+    wckey: &'a str,
+    current_working_directory: &'a str,
+}
+
+/// `squeue --json` for `rows`, `cluster` being the ClusterName.
+pub fn render_json(rows: &[JobInfo], cluster: &str) -> String {
+    let doc = Doc {
+        meta: Meta {
+            plugin: Plugin {
+                kind: "openapi/v0.0.38",
+                name: "Slurm OpenAPI v0.0.38",
+            },
+            slurm: SlurmVersion {
+                version: Version {
+                    major: 22,
+                    micro: 8,
+                    minor: 5,
+                },
+                release: spur_proto::SLURM_COMPAT_VERSION,
+            },
+        },
+        errors: Vec::new(),
+        jobs: rows.iter().map(|j| job(j, cluster)).collect(),
+    };
+    let mut text = serde_json::to_string_pretty(&doc).expect("plain structs always serialize");
+    text.push('\n');
+    text
+}
+
+fn job<'a>(j: &'a JobInfo, cluster: &'a str) -> Job<'a> {
+    let s = |o: &'a Option<String>| o.as_deref().unwrap_or("");
+    let started = !j.nodes.is_empty() && j.state != JobStateName::Pending;
+    let mut out = Job {
+        account: s(&j.account),
+        array_job_id: j.array_job_id.unwrap_or(0),
+        array_task_id: j.array_task_id,
+        array_max_tasks: max_tasks(j.array_task_str.as_deref()),
+        array_task_string: s(&j.array_task_str),
+        batch_flag: j.batch,
+        batch_host: s(&j.batch_host),
+        flags: if started {
+            vec!["JOB_WAS_RUNNING"]
+        } else {
+            Vec::new()
+        },
+        cluster,
+        command: s(&j.command),
+        comment: s(&j.comment),
+        contiguous: j.contiguous,
+        dependency: s(&j.dependency),
+        excluded_nodes: s(&j.exc_nodes),
+        exit_code: (j.exit_code << 8) | (j.exit_signal & 0x7f),
+        features: s(&j.features),
+        group_id: j.group_id,
+        group_name: &j.group_name,
+        job_id: j.job_id,
+        job_state: j.state.as_str(),
+        name: &j.name,
+        nodes: &j.nodes,
+        nice: (j.nice != 0).then_some(j.nice),
+        partition: &j.partition,
+        priority: j.priority,
+        qos: &j.qos,
+        required_nodes: s(&j.req_nodes),
+        requeue: j.requeue,
+        restart_cnt: j.restarts,
+        shared: shared(j.exclusive),
+        show_flags: ["SHOW_ALL", "SHOW_DETAIL", "SHOW_LOCAL"],
+        state_reason: &j.reason,
+        standard_error: &j.stderr,
+        standard_input: &j.stdin,
+        standard_output: &j.stdout,
+        user_id: j.user_id,
+        user_name: &j.user_name,
+        current_working_directory: &j.work_dir,
+        ..Job::default()
+    };
+    times(&mut out, j);
+    requests(&mut out, j, started);
+    out
+}
+
+/// The points in time and durations.
+fn times<'a>(out: &mut Job<'a>, j: &'a JobInfo) {
+    out.accrue_time = j.eligible_time;
+    out.eligible_time = j.eligible_time;
+    // Slurm's end of a job without a limit: a year after its start.
+    let unlimited_end = match (j.state, j.time_limit, j.start_time) {
+        (JobStateName::Running, None, Some(start)) => start + 365 * 86_400,
+        _ => 0,
+    };
+    out.end_time = j.end_time.unwrap_or(unlimited_end);
+    out.last_sched_evaluation = j.last_sched_eval.unwrap_or(0);
+    out.start_time = j.start_time.unwrap_or(0);
+    out.submit_time = j.submit_time;
+    out.time_limit = j.time_limit.map(|t| t / 60);
+    out.time_minimum = j.time_min.unwrap_or(0) / 60;
+}
+
+/// What the job asked for and holds.
+fn requests<'a>(out: &mut Job<'a>, j: &'a JobInfo, started: bool) {
+    let s = |o: &'a Option<String>| o.as_deref().unwrap_or("");
+    (out.memory_per_node, out.memory_per_cpu) = match j.mem {
+        MemSpec::PerNode(m) => (Some(m), None),
+        MemSpec::PerCpu(m) => (None, Some(m)),
+        MemSpec::PerGpu(_) | MemSpec::Default => (None, None),
+    };
+    out.billable_tres = billable(j);
+    out.gres_detail = gres_detail(j);
+    out.job_resources = started.then(|| resources(j));
+    out.tasks_per_node = j.ntasks_per_node;
+    out.cpus = j.num_cpus;
+    out.node_count = j.num_nodes;
+    out.tasks = j.num_tasks;
+    out.minimum_cpus_per_node = j.cpus_per_task.max(1) * j.ntasks_per_node.max(1);
+    out.tres_per_job = s(&j.tres_per_job);
+    out.tres_per_node = s(&j.tres_per_node);
+    out.tres_per_task = s(&j.tres_per_task);
+    out.tres_req_str = &j.tres;
+    out.tres_alloc_str = if started { &j.tres } else { "" };
+}
+
+/// `%N` of an array's task string (`2-9%2` -> 2).
+fn max_tasks(tasks: Option<&str>) -> u32 {
+    tasks
+        .and_then(|t| t.split_once('%'))
+        .and_then(|(_, n)| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// `billing=N` of the TRES string, else the CPUs.
+fn billable(j: &JobInfo) -> f64 {
+    j.tres
+        .split(',')
+        .find_map(|kv| kv.strip_prefix("billing="))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(f64::from(j.num_cpus))
+}
+
+fn shared(mode: ExclusiveMode) -> Option<&'static str> {
+    match mode {
+        ExclusiveMode::No => None,
+        ExclusiveMode::Node | ExclusiveMode::Topo => Some("none"),
+        ExclusiveMode::User => Some("user"),
+    }
+}
+
+/// `gpu:4(IDX:0-3)` for each allocated node holding GPUs.
+fn gres_detail(j: &JobInfo) -> Vec<String> {
+    j.gpus_per_node_idx
+        .iter()
+        .filter(|idx| !idx.is_empty())
+        .map(|idx| {
+            let ids: Vec<u32> = idx.clone();
+            format!("gpu:{}(IDX:{})", ids.len(), super::filter::ranges(&ids))
+        })
+        .collect()
+}
+
+fn resources(j: &JobInfo) -> Resources<'_> {
+    let names = spur_conf::hostlist::expand(&j.nodes).unwrap_or_default();
+    let nodes = names
+        .into_iter()
+        .enumerate()
+        .map(|(i, nodename)| {
+            let cpus = j.cpus_per_node.get(i).copied().unwrap_or(0);
+            let gpus = j.gpus_per_node_idx.get(i).map_or(0, |g| g.len() as u64);
+            let memory_allocated = match j.mem {
+                MemSpec::PerNode(m) => m,
+                MemSpec::PerCpu(m) => m * u64::from(cpus),
+                MemSpec::PerGpu(m) => m * gpus,
+                MemSpec::Default => 0,
+            };
+            AllocNode {
+                sockets: serde_json::Map::new(),
+                nodename,
+                cpus_used: 0,
+                memory_used: 0,
+                memory_allocated,
+            }
+        })
+        .collect();
+    Resources {
+        nodes: &j.nodes,
+        allocated_cores: j.num_cpus,
+        allocated_hosts: j.num_nodes,
+        allocated_nodes: nodes,
+    }
+}

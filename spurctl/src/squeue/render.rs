@@ -1,0 +1,150 @@
+//! Lays squeue's rows out as text: the header, one line per job (one per
+//! task of a pending array with `-r`), each cell padded, cut and justified
+//! as Slurm's `_print_str` does. Pure: rows in, text out; which rows and in
+//! which order is decided before (filter.rs, sort.rs).
+
+use spur_proto::JobInfo;
+
+use super::field::{Ctx, Field};
+use super::format::{Format, Item};
+
+/// Renders `rows` (already filtered and sorted) in `format`; `now` is the
+/// controller's clock, for run times.
+pub fn render(rows: &[JobInfo], now: u64, format: &Format) -> String {
+    let ctx = Ctx {
+        now,
+        no_convert: format.no_convert,
+        cluster: format.cluster.as_deref(),
+    };
+    let mut out = String::new();
+    if !format.no_header {
+        line(&mut out, &format.items, None, &ctx);
+    }
+    for job in rows {
+        match (&job.array_task_str, format.expand_arrays) {
+            (Some(tasks), true) => {
+                for task in task_ids(tasks) {
+                    let mut one = job.clone();
+                    one.array_task_str = None;
+                    one.array_task_id = Some(task);
+                    one.array_job_id = Some(job.array_job_id.unwrap_or(job.job_id));
+                    line(&mut out, &format.items, Some(&one), &ctx);
+                }
+            }
+            _ => line(&mut out, &format.items, Some(job), &ctx),
+        }
+    }
+    out
+}
+
+/// One line: the header when `job` is None.
+fn line(out: &mut String, items: &[Item], job: Option<&JobInfo>, ctx: &Ctx) {
+    for item in items {
+        let spec = match item {
+            Item::Text(text) => {
+                out.push_str(text);
+                continue;
+            }
+            Item::Field(spec) => spec,
+        };
+        if spec.field != Field::Invalid {
+            match job {
+                None => {
+                    let header = Some(spec.field.header());
+                    put(out, header, spec.width, spec.right, spec.field.header_cut());
+                }
+                Some(job) => {
+                    let cell = spec.field.cell(job, ctx);
+                    put(out, cell.text.as_deref(), spec.width, spec.right, cell.cut);
+                }
+            }
+        }
+        out.push_str(&spec.suffix);
+    }
+    out.push('\n');
+}
+
+/// Slurm's `_print_str`: right-justified (`%Ns`, cut to the width when
+/// `cut`), left-justified (`%.Ns`, always cut, then padded), or as it is
+/// (width 0). A NULL prints as glibc prints it: `(null)`, or nothing under a
+/// precision below 6.
+pub fn put(out: &mut String, text: Option<&str>, width: usize, right: bool, cut: bool) {
+    let text = match text {
+        Some(t) => t,
+        None if !right && width > 0 && width < 6 => "",
+        None => "(null)",
+    };
+    if width == 0 {
+        out.push_str(text);
+    } else if right {
+        let padded = format!("{text:>width$}");
+        if cut {
+            out.extend(padded.chars().take(width));
+        } else {
+            out.push_str(&padded);
+        }
+    } else {
+        let shown: String = text.chars().take(width).collect();
+        out.push_str(&format!("{shown:<width$}"));
+    }
+}
+
+/// The task ids of an array's task string: `2-9%2`, `1,3,5-7`, `0-15:4`.
+pub fn task_ids(tasks: &str) -> Vec<u32> {
+    let spec = tasks.split('%').next().unwrap_or_default();
+    let mut ids = Vec::new();
+    for part in spec.split(',').filter(|p| !p.is_empty()) {
+        let (range, step) = match part.split_once(':') {
+            Some((r, s)) => (r, s.parse().unwrap_or(1).max(1)),
+            None => (part, 1),
+        };
+        let (lo, hi) = match range.split_once('-') {
+            Some((a, b)) => (a.parse::<u32>(), b.parse::<u32>()),
+            None => (range.parse(), range.parse()),
+        };
+        if let (Ok(lo), Ok(hi)) = (lo, hi) {
+            ids.extend((lo..=hi).step_by(step));
+        }
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shown(text: Option<&str>, width: usize, right: bool, cut: bool) -> String {
+        let mut out = String::new();
+        put(&mut out, text, width, right, cut);
+        out
+    }
+
+    #[test]
+    fn cells_pad_and_cut_as_printf_does() {
+        assert_eq!(shown(Some("whole-cluster"), 8, true, true), "whole-cl");
+        assert_eq!(shown(Some("wrap"), 8, true, true), "    wrap");
+        assert_eq!(shown(Some("gb[001-002]"), 4, true, false), "gb[001-002]");
+        assert_eq!(shown(Some("TIME_LIMIT"), 9, true, true), "TIME_LIMI");
+        assert_eq!(shown(Some("wrap"), 8, false, true), "wrap    ");
+        assert_eq!(shown(Some("whole-cluster"), 8, false, false), "whole-cl");
+        assert_eq!(shown(Some("x"), 0, true, true), "x");
+    }
+
+    #[test]
+    fn null_prints_as_glibc_prints_it() {
+        assert_eq!(shown(None, 0, false, true), "(null)");
+        assert_eq!(shown(None, 20, false, false), "(null)              ");
+        assert_eq!(shown(None, 4, false, true), "    ");
+        assert_eq!(shown(None, 8, true, true), "  (null)");
+    }
+
+    #[test]
+    fn task_strings_expand_to_ids() {
+        assert_eq!(task_ids("2-9%2"), vec![2, 3, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(task_ids("1,3,5-7"), vec![1, 3, 5, 6, 7]);
+        assert_eq!(task_ids("0-15:4"), vec![0, 4, 8, 12]);
+        assert!(task_ids("").is_empty());
+    }
+}
