@@ -134,6 +134,9 @@ pub struct JobDesc {
     pub comment: Option<String>,
     /// The batch script (None for an allocation without one).
     pub script: Option<String>,
+    /// The script's path as given, made absolute (None for `--wrap` and
+    /// stdin); `scontrol show job` prints it as Command.
+    pub command: Option<String>,
     /// Arguments after the script.
     pub argv: Vec<String>,
     /// The environment the job runs with, as `--export` resolved it.

@@ -70,7 +70,9 @@ pub fn timestamp_or_na(unix: Option<u64>) -> String {
     unix.map_or_else(|| "N/A".to_string(), timestamp)
 }
 
-/// `Sun Nov 29 23:05:03 2026`, the header `squeue -l` and `sinfo -l` print.
+/// `Sun Nov 29 23:05:03 2026`, the header `squeue -l` and `sinfo -l` print
+/// (Slurm's strftime `%a %b %d %T %Y`: the day is zero-padded, unlike C's
+/// ctime).
 pub fn ctime(unix: u64) -> String {
     const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
     const MONTHS: [&str; 12] = [
@@ -78,7 +80,7 @@ pub fn ctime(unix: u64) -> String {
     ];
     let tm = local(unix);
     format!(
-        "{} {} {:2} {:02}:{:02}:{:02} {}",
+        "{} {} {:02} {:02}:{:02}:{:02} {}",
         DAYS[tm.tm_wday.rem_euclid(7) as usize],
         MONTHS[tm.tm_mon.rem_euclid(12) as usize],
         tm.tm_mday,

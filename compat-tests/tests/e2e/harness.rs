@@ -271,6 +271,30 @@ impl Cluster {
     }
 }
 
+impl Cluster {
+    /// Jobs outlive their agents by design; a finished test kills what its
+    /// jobs left running (every script's process group, from the spool).
+    fn kill_jobs(&self) {
+        let Ok(nodes) = std::fs::read_dir(self.dir.path().join("spool")) else {
+            return;
+        };
+        for node in nodes.flatten() {
+            let Ok(jobs) = std::fs::read_dir(node.path()) else {
+                continue;
+            };
+            for job in jobs.flatten() {
+                let pid = std::fs::read_to_string(job.path().join("pid"))
+                    .ok()
+                    .and_then(|p| p.trim().parse::<i32>().ok());
+                if let Some(pid) = pid {
+                    // SAFETY: signalling a process group this test created.
+                    unsafe { libc::kill(-pid, libc::SIGKILL) };
+                }
+            }
+        }
+    }
+}
+
 impl Drop for Cluster {
     fn drop(&mut self) {
         let mut crashed = Vec::new();
@@ -291,6 +315,7 @@ impl Drop for Cluster {
             unsafe { libc::kill(c.id() as i32, libc::SIGTERM) };
             let _ = c.wait();
         }
+        self.kill_jobs();
         if !crashed.is_empty() && !std::thread::panicking() {
             panic!("daemons died during the test: {crashed:?}\n{}", self.logs());
         }

@@ -403,6 +403,7 @@ impl Builder {
         let full = |p: &Option<String>| p.as_deref().map(|p| full_path(p, &d.work_dir));
         (d.stdout, d.stderr, d.stdin) = (full(&a.output), full(&a.error), full(&a.input));
         d.script = Some(ctx.script.clone());
+        d.command = ctx.script_path.as_deref().map(|p| full_path(p, &ctx.cwd));
         d.argv = ctx.argv.clone();
         if let Some(text) = &a.open_mode {
             d.open_mode = value::open_mode(text)?;

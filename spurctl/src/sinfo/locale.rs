@@ -100,7 +100,7 @@ pub(crate) mod utc {
         let (y, mo, d) = civil(days);
         let s = unix % 86_400;
         format!(
-            "{} {} {d:2} {:02}:{:02}:{:02} {y}",
+            "{} {} {d:02} {:02}:{:02}:{:02} {y}",
             DAYS[(days % 7) as usize],
             MONTHS[(mo - 1) as usize],
             s / 3600,

@@ -171,7 +171,12 @@ pub fn parse_users(text: &str) -> (Vec<u32>, Vec<String>) {
 
 /// The jobs `query` selects, in the order given; pending arrays named by
 /// `-j N_i` are narrowed to those tasks, and `-P` splits a job per partition.
-pub fn filter(jobs: Vec<JobInfo>, query: &Query) -> Vec<JobInfo> {
+pub fn filter(mut jobs: Vec<JobInfo>, query: &Query) -> Vec<JobInfo> {
+    if !query.per_partition {
+        // In place: rows are large, and most queries keep most of them.
+        jobs.retain_mut(|job| keeps(job, query) && partition_ok(&job.partition, query));
+        return jobs;
+    }
     let mut out = Vec::new();
     for mut job in jobs {
         if !keeps(&mut job, query) {

@@ -260,12 +260,7 @@ fn now_local() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// The date line of `-l`: `Sun Nov 09 23:05:03 2026` (Slurm's strftime
-/// `%a %b %d %T %Y` pads the day with a zero, C's ctime with a space).
+/// The date line of `-l`: `Sun Nov 09 23:05:03 2026`.
 pub fn date_line(unix: u64) -> String {
-    let mut text = fmt::ctime(unix);
-    if text.as_bytes().get(8) == Some(&b' ') {
-        text.replace_range(8..9, "0");
-    }
-    text
+    fmt::ctime(unix)
 }

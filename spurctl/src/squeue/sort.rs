@@ -55,9 +55,23 @@ pub fn sort_rows(rows: &mut Vec<JobInfo>, keys: &str, now: u64) -> Result<Vec<St
             Err(()) => return Err(format!("Invalid sort specification: {c}")),
         }
     }
-    let mut taken: Vec<Option<JobInfo>> = std::mem::take(rows).into_iter().map(Some).collect();
-    rows.extend(order.into_iter().filter_map(|i| taken[i].take()));
+    permute(rows, order);
     Ok(notes)
+}
+
+/// Puts `rows[order[k]]` at position k, following each cycle of the
+/// permutation with swaps, so that every row moves about once.
+fn permute<T>(rows: &mut [T], mut order: Vec<usize>) {
+    for start in 0..order.len() {
+        let mut at = start;
+        while order[at] != start {
+            let next = order[at];
+            rows.swap(at, next);
+            order[at] = at;
+            at = next;
+        }
+        order[at] = at;
+    }
 }
 
 /// The comparator of a key; `Ok(None)` for keys Slurm accepts and ignores.
@@ -197,6 +211,16 @@ pub fn msort<T: Copy>(v: &mut [T], cmp: &dyn Fn(&T, &T) -> i32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn permute_places_each_row_where_the_order_says() {
+        let mut rows = vec!['a', 'b', 'c', 'd', 'e'];
+        permute(&mut rows, vec![3, 0, 4, 1, 2]);
+        assert_eq!(rows, vec!['d', 'a', 'e', 'b', 'c']);
+        let mut rows = vec![1, 2, 3];
+        permute(&mut rows, vec![0, 1, 2]);
+        assert_eq!(rows, vec![1, 2, 3]);
+    }
 
     #[test]
     fn msort_is_stable() {

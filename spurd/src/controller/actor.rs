@@ -78,6 +78,8 @@ pub struct Controller {
     last_pass: Option<Instant>,
     last_pass_cost: Duration,
     last_housekeeping: u64,
+    /// The core's next wake-up, as of the last pass.
+    wakeup: Option<u64>,
 }
 
 /// What a turn changed and owes, until it commits.
@@ -129,6 +131,7 @@ impl Controller {
             last_pass: None,
             last_pass_cost: Duration::ZERO,
             last_housekeeping: 0,
+            wakeup: None,
         }
     }
 
@@ -159,7 +162,7 @@ impl Controller {
     fn time_to_next_work(&self) -> Duration {
         let now_s = now();
         let mut wait = Duration::from_secs(1);
-        if let Some(t) = self.core.next_wakeup(now_s) {
+        if let Some(t) = self.wakeup {
             wait = wait.min(Duration::from_secs(t.saturating_sub(now_s)));
         }
         if self.sched_due {
@@ -236,10 +239,7 @@ impl Controller {
             self.check_node_timeouts(now_s);
             self.purge(now_s);
         }
-        let wakeup_due = self
-            .core
-            .next_wakeup(now_s.saturating_sub(1))
-            .is_some_and(|t| t <= now_s);
+        let wakeup_due = self.wakeup.is_some_and(|t| t <= now_s);
         let interval_ok = self
             .last_pass
             .is_none_or(|t| t.elapsed() >= self.pass_interval());
@@ -251,6 +251,9 @@ impl Controller {
             self.last_pass_cost = started.elapsed();
             self.last_pass = Some(Instant::now());
             self.sched_due = false;
+            // The next time the core must look again without an input;
+            // only inputs and passes change it, and inputs lead to a pass.
+            self.wakeup = self.core.next_wakeup(now_s);
         }
         let effects = std::mem::take(&mut self.turn.effects);
         for effect in effects {

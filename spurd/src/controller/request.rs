@@ -122,7 +122,7 @@ impl Controller {
             append: desc.open_mode == spur_proto::OpenMode::Append,
             comment: desc.comment,
             submit_host: desc.submit_host,
-            command: None,
+            command: desc.command,
             signal_batch_only: desc.signal.is_some_and(|s| s.batch_only),
             unacted: desc.unacted,
         };
@@ -168,14 +168,15 @@ impl Controller {
     }
 
     fn jobs(&self, ids: &[u32]) -> Result<ClientResponse, ProtoError> {
+        let none = JobMeta::default();
         let info = |j: &spur_core::Job| {
-            let meta = self.metas.get(&j.id).cloned().unwrap_or_default();
+            let meta = self.metas.get(&j.id).unwrap_or(&none);
             let host = j
                 .allocation()
                 .first()
                 .map(|a| self.core.nodes()[a.node.index()].config.name.as_str())
                 .unwrap_or("");
-            convert::job_info(&self.core, j, &meta, host)
+            convert::job_info(&self.core, j, meta, host)
         };
         let jobs: Vec<_> = if ids.is_empty() {
             self.core.jobs().map(info).collect()
