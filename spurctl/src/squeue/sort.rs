@@ -18,7 +18,7 @@ type Cmp = fn(&JobInfo, &JobInfo, u64) -> i32;
 
 /// Sorts `rows` by `keys` (`-S`). Returns notes Slurm logs at info level
 /// (`Invalid sort specification: b`), or the error that ends squeue.
-pub fn sort_rows(rows: &mut Vec<JobInfo>, keys: &str, now: u64) -> Result<Vec<String>, String> {
+pub fn sort_rows(rows: &mut [JobInfo], keys: &str, now: u64) -> Result<Vec<String>, String> {
     let mut notes = Vec::new();
     // Sort positions, not rows: a row is large and msort copies a lot.
     let mut order: Vec<usize> = (0..rows.len()).collect();
