@@ -176,3 +176,66 @@ fn another_user_cannot_cancel_my_job() {
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(c.state(id).as_deref(), Some("RUNNING"));
 }
+
+#[test]
+fn a_job_outlives_a_restart_of_its_agent() {
+    let mut c = Cluster::start(Options::default());
+    let id = c.submit(&["-w", "n01", "--wrap", "sleep 2; echo done"], "");
+    c.wait_state(id, "RUNNING");
+    c.kill_agent(0);
+    c.start_agent(0);
+    c.wait_state(id, "COMPLETED");
+    let out =
+        std::fs::read_to_string(c.dir.path().join(format!("slurm-{id}.out"))).expect("output");
+    assert_eq!(out, "done\n");
+}
+
+#[test]
+fn a_job_runs_as_the_user_who_submitted_it() {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: getuid has no preconditions.
+    if unsafe { libc::getuid() } != 0 {
+        eprintln!("skipped: submitting as another user needs root");
+        return;
+    }
+    let c = Cluster::start(Options::default());
+    let work = c.dir.path().join("work");
+    std::fs::create_dir(&work).expect("work dir");
+    std::os::unix::fs::chown(&work, Some(4242), Some(4242)).expect("chown");
+    let out = c
+        .command(
+            "sbatch",
+            &[
+                "--parsable",
+                "-D",
+                work.to_str().expect("utf-8"),
+                "--wrap",
+                "id -u; id -g",
+            ],
+        )
+        .uid(4242)
+        .gid(4242)
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let id: u32 = text(&out.stdout).trim().parse().expect("job id");
+    c.wait_state(id, "COMPLETED");
+    let output = std::fs::read_to_string(work.join(format!("slurm-{id}.out"))).expect("output");
+    assert_eq!(output, "4242\n4242\n");
+    let meta = std::fs::metadata(work.join(format!("slurm-{id}.out"))).expect("stat");
+    assert_eq!(std::os::unix::fs::MetadataExt::uid(&meta), 4242);
+}
+
+#[test]
+fn signal_reaches_the_batch_shell_before_the_time_limit() {
+    let c = Cluster::start(Options::default());
+    // One minute of limit, USR1 to the batch shell 55 seconds before it.
+    let script = "#!/bin/bash\n#SBATCH -t 1\n#SBATCH --signal=B:USR1@55\n\
+                  trap 'echo caught USR1; exit 0' USR1\n\
+                  sleep 100 &\nwait\n";
+    let id = c.submit(&[], script);
+    c.wait_state_within(id, "COMPLETED", Duration::from_secs(30));
+    let out =
+        std::fs::read_to_string(c.dir.path().join(format!("slurm-{id}.out"))).expect("output");
+    assert_eq!(out, "caught USR1\n");
+}

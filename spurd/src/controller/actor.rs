@@ -337,6 +337,14 @@ impl Controller {
                 for a in &alloc {
                     self.live[a.node.index()].last_busy = Some(now);
                 }
+                let names: Vec<&str> = alloc
+                    .iter()
+                    .map(|a| self.core.nodes()[a.node.index()].config.name.as_str())
+                    .collect();
+                if let Some(meta) = self.metas.get_mut(&job) {
+                    meta.nodes = Some(spur_conf::hostlist::compress(&names));
+                    self.turn.meta_dirty.insert(job);
+                }
                 match self.batch_launch(job) {
                     Ok(launch) => self
                         .turn

@@ -200,7 +200,13 @@ pub fn job_info(core: &Core, job: &Job, meta: &JobMeta, pattern_node: &str) -> J
         end_time: job
             .end_time()
             .or_else(|| Some(job.start_time()? + job.time_limit()?)),
-        nodes: hostlist::compress(&node_names),
+        nodes: if running {
+            hostlist::compress(&node_names)
+        } else if job.state().is_finished() {
+            meta.nodes.clone().unwrap_or_default()
+        } else {
+            String::new()
+        },
         sched_nodes: (!job.sched_nodes().is_empty())
             .then(|| hostlist::compress(&names(core, job.sched_nodes().iter().copied()))),
         num_nodes,
@@ -209,7 +215,10 @@ pub fn job_info(core: &Core, job: &Job, meta: &JobMeta, pattern_node: &str) -> J
         cpus_per_task: shape.cpus_per_task,
         ntasks_per_node: job.spec.ntasks_per_node.unwrap_or(0),
         cpus_per_node,
-        batch_host: node_names.first().cloned(),
+        batch_host: node_names.first().cloned().or_else(|| {
+            let first = meta.nodes.as_deref()?;
+            hostlist::expand(first).ok()?.into_iter().next()
+        }),
         req_nodes: (!job.spec.required_nodes.is_empty())
             .then(|| hostlist::compress(&job.spec.required_nodes)),
         exc_nodes: (!job.spec.excluded_nodes.is_empty())

@@ -125,6 +125,7 @@ impl Controller {
             command: desc.command,
             signal_batch_only: desc.signal.is_some_and(|s| s.batch_only),
             unacted: desc.unacted,
+            nodes: None,
         };
         let payload = JobPayload {
             script,

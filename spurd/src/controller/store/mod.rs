@@ -80,6 +80,9 @@ pub struct JobMeta {
     pub signal_batch_only: bool,
     /// Options stored but not acted on.
     pub unacted: Vec<String>,
+    /// The nodes of its last allocation, as a hostlist (kept after it
+    /// ends, for squeue and scontrol).
+    pub nodes: Option<String>,
 }
 
 /// The parts of a batch job only its launch needs, kept on disk only.
