@@ -52,6 +52,10 @@ pub enum ClientRequest {
     Jobs {
         /// Only these jobs (empty: all).
         ids: Vec<u32>,
+        /// Whether to fill the fields few listings print (files, working
+        /// directory, command, comment, TRES, submit host, unacted
+        /// options); without it they are empty and the answer is smaller.
+        detail: bool,
     },
     /// Every node.
     Nodes,

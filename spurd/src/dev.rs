@@ -73,14 +73,22 @@ pub async fn run(opts: DevOpts, shutdown: impl std::future::Future<Output = ()>)
     let ctld = controller::run(site, async move {
         let _ = rx.wait_for(|s| *s).await;
     });
-    let ctld = tokio::spawn(ctld);
-    shutdown.await;
+    let mut ctld = tokio::spawn(ctld);
+    // The controller may fail at start (a port in use, a state it cannot
+    // read): then the dev cluster stops with its error.
+    let early = tokio::select! {
+        () = shutdown => None,
+        r = &mut ctld => Some(r),
+    };
     info!("stopping the dev cluster");
     let _ = stop_tx.send(true);
     for a in agents {
         let _ = a.await;
     }
-    ctld.await.context("controller task")?
+    match early {
+        Some(r) => r.context("controller task")?,
+        None => ctld.await.context("controller task")?,
+    }
 }
 
 /// Writes slurm.conf, topology.conf and the key for `nodes` nodes.

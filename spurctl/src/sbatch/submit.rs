@@ -231,7 +231,10 @@ fn wait_for(
         delay = (delay * 2).min(Duration::from_secs(1));
         let gone =
             || format!("sbatch: error: Job {job_id} no longer found and exit code not found");
-        match ctl.request(&ClientRequest::Jobs { ids: vec![job_id] }) {
+        match ctl.request(&ClientRequest::Jobs {
+            ids: vec![job_id],
+            detail: false,
+        }) {
             Ok(ClientResponse::Jobs { jobs, .. }) => match jobs.iter().find(|j| j.job_id == job_id)
             {
                 Some(job) if job.state.is_finished() => return exit_status(job),

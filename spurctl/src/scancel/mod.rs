@@ -395,7 +395,10 @@ pub fn outcome(
 }
 
 fn load_jobs() -> Result<Vec<JobInfo>, String> {
-    match controller::request(&ClientRequest::Jobs { ids: Vec::new() }) {
+    match controller::request(&ClientRequest::Jobs {
+        ids: Vec::new(),
+        detail: false,
+    }) {
         Ok(ClientResponse::Jobs { jobs, .. }) => Ok(jobs),
         Ok(_) => Err("slurm_load_jobs error: Unexpected message received\n".into()),
         Err(e) => Err(format!("slurm_load_jobs error: {e}\n")),

@@ -86,7 +86,7 @@ fn invalid_job() -> RequestError {
 }
 
 fn load_jobs(s: &mut Session<'_>, ids: Vec<u32>) -> Result<Vec<JobInfo>, RequestError> {
-    match s.request(&ClientRequest::Jobs { ids })? {
+    match s.request(&ClientRequest::Jobs { ids, detail: false })? {
         ClientResponse::Jobs { jobs, .. } => Ok(jobs),
         _ => Err(unexpected()),
     }

@@ -174,7 +174,7 @@ pub fn show_job(s: &mut Session<'_>, val: Option<&str>) {
         },
     };
     let ids = id.map(|i| vec![i.job]).unwrap_or_default();
-    let (now, jobs) = match s.request(&ClientRequest::Jobs { ids }) {
+    let (now, jobs) = match s.request(&ClientRequest::Jobs { ids, detail: true }) {
         Ok(ClientResponse::Jobs { now, jobs }) => (now, jobs),
         Ok(_) => return s.perror("slurm_load_jobs error", &unexpected()),
         Err(e) => return s.perror("slurm_load_jobs error", &e),

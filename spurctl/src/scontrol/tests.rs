@@ -178,7 +178,7 @@ fn fake(log: Rc<RefCell<Vec<ClientRequest>>>) -> Box<super::session::Ask<'static
             ClientRequest::Ping => ClientResponse::Pong {
                 host: "vm".to_string(),
             },
-            ClientRequest::Jobs { ids } => ClientResponse::Jobs {
+            ClientRequest::Jobs { ids, .. } => ClientResponse::Jobs {
                 now: NOW,
                 jobs: all
                     .into_iter()

@@ -314,6 +314,22 @@ pub struct Ctx<'a> {
 }
 
 impl Field {
+    /// Whether the field is one the controller sends only with `detail`.
+    pub fn needs_detail(self) -> bool {
+        matches!(
+            self,
+            Field::TresAlloc
+                | Field::Command
+                | Field::Comment
+                | Field::WorkDir
+                | Field::BatchHost
+                | Field::AllocNodes
+                | Field::StdOut
+                | Field::StdErr
+                | Field::StdIn
+        )
+    }
+
     /// The field of a %-code.
     pub fn from_code(code: char) -> Option<Field> {
         DEFS.iter().find(|d| d.code == Some(code)).map(|d| d.field)

@@ -25,6 +25,17 @@ pub enum Item {
     Field(Spec),
 }
 
+impl Format {
+    /// Whether a column prints a field the controller fills only on request
+    /// (see `ClientRequest::Jobs::detail`).
+    pub fn needs_detail(&self) -> bool {
+        self.items.iter().any(|item| match item {
+            Item::Field(spec) => spec.field.needs_detail(),
+            Item::Text(_) => false,
+        })
+    }
+}
+
 /// A field with its layout: `%.10l` is right-justified, width 10.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Spec {

@@ -207,7 +207,10 @@ pub struct Report {
 /// holds (selection is client-side, as in Slurm), and an error for a single
 /// `-j` id that names none of them.
 fn fetch(plan: &Plan) -> Result<(u64, Vec<JobInfo>), String> {
-    match controller::request(&ClientRequest::Jobs { ids: Vec::new() }) {
+    match controller::request(&ClientRequest::Jobs {
+        ids: Vec::new(),
+        detail: plan.json || plan.format.needs_detail(),
+    }) {
         Ok(ClientResponse::Jobs { now, jobs }) => {
             if let Some(id) = plan.single_job {
                 let known = |j: &JobInfo| j.job_id == id || j.array_job_id == Some(id);

@@ -125,8 +125,15 @@ fn names(core: &Core, ids: impl Iterator<Item = spur_core::NodeId>) -> Vec<Strin
         .collect()
 }
 
-/// What squeue and scontrol show of a job.
-pub fn job_info(core: &Core, job: &Job, meta: &JobMeta, pattern_node: &str) -> JobInfo {
+/// What squeue and scontrol show of a job; without `detail`, the fields
+/// few listings print are left empty (see `ClientRequest::Jobs`).
+pub fn job_info(
+    core: &Core,
+    job: &Job,
+    meta: &JobMeta,
+    pattern_node: &str,
+    detail: bool,
+) -> JobInfo {
     let shape = job.shape();
     let alloc = job.allocation();
     let running = !alloc.is_empty();
@@ -154,12 +161,15 @@ pub fn job_info(core: &Core, job: &Job, meta: &JobMeta, pattern_node: &str) -> J
             .gpus_total
             .unwrap_or(shape.gpus_on_node(shape.min_tasks_per_node()) * num_nodes)
     };
-    let mut tres = format!(
-        "cpu={num_cpus},mem={},node={num_nodes},billing={num_cpus}",
-        mem_tres(mem_total)
-    );
-    if gpus_total > 0 {
-        tres.push_str(&format!(",gres/gpu={gpus_total}"));
+    let mut tres = String::new();
+    if detail {
+        tres = format!(
+            "cpu={num_cpus},mem={},node={num_nodes},billing={num_cpus}",
+            mem_tres(mem_total)
+        );
+        if gpus_total > 0 {
+            tres.push_str(&format!(",gres/gpu={gpus_total}"));
+        }
     }
     let stdout_pattern = meta
         .stdout
@@ -175,8 +185,19 @@ pub fn job_info(core: &Core, job: &Job, meta: &JobMeta, pattern_node: &str) -> J
         };
         absolute(&meta.work_dir, &spur_proto::pattern::expand(p, &values))
     };
-    let stdout = expand(&stdout_pattern);
-    let stderr = meta.stderr.as_deref().map_or(stdout.clone(), expand);
+    let (stdout, stderr, stdin) = if detail {
+        let stdout = expand(&stdout_pattern);
+        let stderr = meta.stderr.as_deref().map_or(stdout.clone(), expand);
+        let stdin = meta
+            .stdin
+            .as_deref()
+            .map_or_else(|| "/dev/null".into(), expand);
+        (stdout, stderr, stdin)
+    } else {
+        Default::default()
+    };
+    let text = |value: &String| if detail { value.clone() } else { String::new() };
+    let optional = |value: &Option<String>| if detail { value.clone() } else { None };
     let partition = &core.partitions()[job.partition().index()];
     JobInfo {
         job_id: job.id.0,
@@ -237,15 +258,12 @@ pub fn job_info(core: &Core, job: &Job, meta: &JobMeta, pattern_node: &str) -> J
         tres_per_task: (shape.gpus_per_task > 0)
             .then(|| format!("gres:gpu:{}", shape.gpus_per_task)),
         gpus_per_node_idx: alloc.iter().map(|a| a.gpus.indices().collect()).collect(),
-        work_dir: meta.work_dir.clone(),
+        work_dir: text(&meta.work_dir),
         stdout,
         stderr,
-        stdin: meta
-            .stdin
-            .as_deref()
-            .map_or_else(|| "/dev/null".into(), expand),
-        command: meta.command.clone(),
-        comment: meta.comment.clone(),
+        stdin,
+        command: optional(&meta.command),
+        comment: optional(&meta.comment),
         exit_code: job.exit_status().map_or(0, |e| e.code),
         exit_signal: job.exit_status().map_or(0, |e| e.signal),
         restarts: job.restarts(),
@@ -258,13 +276,17 @@ pub fn job_info(core: &Core, job: &Job, meta: &JobMeta, pattern_node: &str) -> J
             Exclusive::Topo => ExclusiveMode::Topo,
         },
         contiguous: false,
-        submit_host: meta.submit_host.clone(),
+        submit_host: text(&meta.submit_host),
         dependency: None,
         array_job_id: None,
         array_task_id: None,
         array_task_str: None,
         last_sched_eval: None,
-        unacted: meta.unacted.clone(),
+        unacted: if detail {
+            meta.unacted.clone()
+        } else {
+            Vec::new()
+        },
     }
 }
 

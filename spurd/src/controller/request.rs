@@ -35,7 +35,7 @@ impl Controller {
             }),
             ClientRequest::Submit(desc) => self.submit(uid, *desc),
             ClientRequest::WillRun(desc) => self.will_run(uid, &desc),
-            ClientRequest::Jobs { ids } => self.jobs(&ids),
+            ClientRequest::Jobs { ids, detail } => self.jobs(&ids, detail),
             ClientRequest::Nodes => Ok(self.nodes()),
             ClientRequest::Partitions => Ok(ClientResponse::Partitions(
                 self.core
@@ -168,7 +168,7 @@ impl Controller {
         }))
     }
 
-    fn jobs(&self, ids: &[u32]) -> Result<ClientResponse, ProtoError> {
+    fn jobs(&self, ids: &[u32], detail: bool) -> Result<ClientResponse, ProtoError> {
         let none = JobMeta::default();
         let info = |j: &spur_core::Job| {
             let meta = self.metas.get(&j.id).unwrap_or(&none);
@@ -177,7 +177,7 @@ impl Controller {
                 .first()
                 .map(|a| self.core.nodes()[a.node.index()].config.name.as_str())
                 .unwrap_or("");
-            convert::job_info(&self.core, j, meta, host)
+            convert::job_info(&self.core, j, meta, host, detail)
         };
         let jobs: Vec<_> = if ids.is_empty() {
             self.core.jobs().map(info).collect()

@@ -29,7 +29,7 @@ pub enum StoreError {
         job: u32,
         /// Why.
         #[source]
-        source: bincode::Error,
+        source: serde_json::Error,
     },
     /// A row could not be encoded.
     #[error("job {job} cannot be encoded")]
@@ -38,7 +38,7 @@ pub enum StoreError {
         job: u32,
         /// Why.
         #[source]
-        source: bincode::Error,
+        source: serde_json::Error,
     },
     /// The database is newer than this build.
     #[error("state database schema {found} is newer than this spurd (knows {known})")]
@@ -53,6 +53,7 @@ pub enum StoreError {
 /// What the controller keeps about a job beyond the core's record, in
 /// memory (everything except script and environment).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct JobMeta {
     /// The owner's primary gid.
     pub gid: u32,
@@ -87,6 +88,7 @@ pub struct JobMeta {
 
 /// The parts of a batch job only its launch needs, kept on disk only.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct JobPayload {
     /// The script.
     pub script: String,
@@ -124,12 +126,14 @@ pub struct Store {
     conn: Connection,
 }
 
+// Rows are JSON: a field added later reads as its default from rows written
+// before it (`#[serde(default)]`), so stored jobs survive upgrades.
 fn encode<T: Serialize>(job: u32, value: &T) -> Result<Vec<u8>, StoreError> {
-    bincode::serialize(value).map_err(|source| StoreError::Encode { job, source })
+    serde_json::to_vec(value).map_err(|source| StoreError::Encode { job, source })
 }
 
 fn decode<T: for<'de> Deserialize<'de>>(job: u32, bytes: &[u8]) -> Result<T, StoreError> {
-    bincode::deserialize(bytes).map_err(|source| StoreError::Decode { job, source })
+    serde_json::from_slice(bytes).map_err(|source| StoreError::Decode { job, source })
 }
 
 impl Store {

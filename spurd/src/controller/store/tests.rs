@@ -127,3 +127,13 @@ fn node_overrides_are_kept_until_cleared() {
     turn.commit().expect("commits");
     assert!(store.node_overrides().expect("reads").is_empty());
 }
+
+#[test]
+fn a_row_written_before_a_field_existed_reads_with_its_default() {
+    // A JobMeta as an older spurd wrote it: no `nodes`, no `unacted`.
+    let old = br#"{"gid":5,"user_name":"alice","work_dir":"/home/alice"}"#;
+    let meta: JobMeta = decode(1, old).expect("decodes");
+    assert_eq!(meta.user_name, "alice");
+    assert_eq!(meta.nodes, None);
+    assert!(meta.unacted.is_empty());
+}
