@@ -48,6 +48,36 @@ pub fn encode<T: Serialize>(msg: &T) -> Result<Vec<u8>, FrameError> {
     Ok(buf)
 }
 
+/// Encodes `ClientResponse::Jobs { now, jobs }` as a frame from `count`
+/// jobs produced one at a time, so a listing of many jobs is written
+/// without first collecting them (the bytes equal those of [`encode`]).
+pub fn encode_jobs(
+    now: u64,
+    count: usize,
+    jobs: impl Iterator<Item = crate::job::JobInfo>,
+) -> Result<Vec<u8>, FrameError> {
+    // The empty response ends with the list's length (a u64): replace it.
+    let empty = crate::message::ClientResponse::Jobs {
+        now,
+        jobs: Vec::new(),
+    };
+    let mut buf = encode(&empty)?;
+    buf.truncate(buf.len() - 8);
+    buf.extend_from_slice(&(count as u64).to_le_bytes());
+    let mut written = 0usize;
+    for job in jobs {
+        bincode::serialize_into(&mut buf, &job).map_err(FrameError::Encode)?;
+        written += 1;
+    }
+    debug_assert_eq!(written, count, "encode_jobs was told the wrong count");
+    let len = u32::try_from(buf.len() - 4)
+        .ok()
+        .filter(|&l| l <= MAX_FRAME)
+        .ok_or(FrameError::TooLarge(u32::MAX))?;
+    buf[..4].copy_from_slice(&len.to_be_bytes());
+    Ok(buf)
+}
+
 /// Decodes a frame's payload (without the length prefix).
 pub fn decode<T: DeserializeOwned>(payload: &[u8]) -> Result<T, FrameError> {
     bincode::deserialize(payload).map_err(FrameError::Decode)
@@ -120,6 +150,74 @@ mod tests {
             .expect("writes");
         let got = read::<ClientResponse, _>(&mut b).await;
         assert!(matches!(got, Err(FrameError::TooLarge(u32::MAX))));
+    }
+
+    #[test]
+    fn a_streamed_job_listing_decodes_like_a_collected_one() {
+        use crate::job::{ExclusiveMode, JobInfo, JobStateName, MemSpec};
+        let job = |id: u32| JobInfo {
+            job_id: id,
+            name: format!("job{id}"),
+            user_id: 1000,
+            user_name: "alice".into(),
+            group_id: 1000,
+            group_name: "alice".into(),
+            state: JobStateName::Pending,
+            reason: "Priority".into(),
+            priority: 1,
+            nice: 0,
+            account: None,
+            qos: "normal".into(),
+            partition: "batch".into(),
+            time_limit: Some(60),
+            time_min: None,
+            submit_time: 5,
+            eligible_time: 5,
+            start_time: None,
+            end_time: None,
+            nodes: String::new(),
+            sched_nodes: None,
+            num_nodes: 1,
+            num_cpus: 1,
+            num_tasks: 1,
+            cpus_per_task: 1,
+            ntasks_per_node: 0,
+            cpus_per_node: vec![],
+            batch_host: None,
+            req_nodes: None,
+            exc_nodes: None,
+            features: None,
+            mem: MemSpec::Default,
+            tres: String::new(),
+            tres_per_node: None,
+            tres_per_job: None,
+            tres_per_task: None,
+            gpus_per_node_idx: vec![vec![0, 1]],
+            work_dir: "/tmp".into(),
+            stdout: String::new(),
+            stderr: String::new(),
+            stdin: String::new(),
+            command: None,
+            comment: None,
+            exit_code: 0,
+            exit_signal: 0,
+            restarts: 0,
+            requeue: true,
+            batch: true,
+            exclusive: ExclusiveMode::No,
+            contiguous: false,
+            submit_host: "h".into(),
+            dependency: None,
+            array_job_id: None,
+            array_task_id: None,
+            array_task_str: None,
+            last_sched_eval: None,
+            unacted: vec![],
+        };
+        let jobs: Vec<JobInfo> = (1..=3).map(job).collect();
+        let streamed = encode_jobs(42, 3, jobs.clone().into_iter()).expect("encodes");
+        let collected = encode(&ClientResponse::Jobs { now: 42, jobs }).expect("encodes");
+        assert_eq!(streamed, collected);
     }
 
     #[test]

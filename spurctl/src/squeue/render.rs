@@ -16,7 +16,7 @@ pub fn render(rows: &[JobInfo], now: u64, format: &Format) -> String {
         no_convert: format.no_convert,
         cluster: format.cluster.as_deref(),
     };
-    let mut out = String::new();
+    let mut out = String::with_capacity(64 + rows.len() * 96);
     if !format.no_header {
         line(&mut out, &format.items, None, &ctx);
     }
@@ -76,16 +76,31 @@ pub fn put(out: &mut String, text: Option<&str>, width: usize, right: bool, cut:
     };
     if width == 0 {
         out.push_str(text);
-    } else if right {
-        let padded = format!("{text:>width$}");
-        if cut {
-            out.extend(padded.chars().take(width));
-        } else {
-            out.push_str(&padded);
-        }
+        return;
+    }
+    // Pad and cut without building intermediate strings: squeue prints
+    // tens of thousands of cells.
+    let len = if text.is_ascii() {
+        text.len()
     } else {
-        let shown: String = text.chars().take(width).collect();
-        out.push_str(&format!("{shown:<width$}"));
+        text.chars().count()
+    };
+    let pad = |out: &mut String, n: usize| out.extend(std::iter::repeat_n(' ', n));
+    let cut_to = |out: &mut String| match text.char_indices().nth(width) {
+        Some((end, _)) => out.push_str(&text[..end]),
+        None => out.push_str(text),
+    };
+    match (right, len >= width) {
+        (true, false) => {
+            pad(out, width - len);
+            out.push_str(text);
+        }
+        (true, true) if !cut => out.push_str(text),
+        (true, true) | (false, true) => cut_to(out),
+        (false, false) => {
+            out.push_str(text);
+            pad(out, width - len);
+        }
     }
 }
 

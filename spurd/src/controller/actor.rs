@@ -18,6 +18,22 @@ use super::registry::{AgentLink, NodeLive};
 use super::store::{JobMeta, JobPayload, NodeOverride, Store};
 use super::Site;
 
+/// The answer to a client: a response, or one already encoded as a frame
+/// (large job listings are encoded while they are built).
+#[derive(Debug)]
+pub enum Reply {
+    /// A response to encode.
+    Response(ClientResponse),
+    /// A complete frame.
+    Frame(Vec<u8>),
+}
+
+impl From<ClientResponse> for Reply {
+    fn from(resp: ClientResponse) -> Reply {
+        Reply::Response(resp)
+    }
+}
+
 /// A message to the actor.
 #[derive(Debug)]
 pub enum Command {
@@ -28,7 +44,7 @@ pub enum Command {
         /// The request.
         req: ClientRequest,
         /// Where the answer goes.
-        reply: oneshot::Sender<ClientResponse>,
+        reply: oneshot::Sender<Reply>,
     },
     /// An agent connected and registered.
     AgentUp {
@@ -59,6 +75,30 @@ pub enum Command {
     },
 }
 
+/// Hashes a job id with one multiplication: ids are unique integers, and
+/// the metadata map is looked up once per job in every listing.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// Per-job data of the controller, by job id.
+pub type JobMap<V> = HashMap<JobId, V, std::hash::BuildHasherDefault<IdHasher>>;
+
 /// Scheduling passes run at most this often, so that a burst of
 /// submissions is scheduled together.
 const MIN_PASS_INTERVAL: Duration = Duration::from_millis(5);
@@ -69,7 +109,7 @@ pub struct Controller {
     pub(super) store: Store,
     pub(super) site: Site,
     pub(super) facts: ClusterFacts,
-    pub(super) metas: HashMap<JobId, JobMeta>,
+    pub(super) metas: JobMap<JobMeta>,
     pub(super) live: Vec<NodeLive>,
     pub(super) started_at: u64,
     /// This turn's work, committed together.
@@ -89,7 +129,7 @@ pub(super) struct TurnState {
     pub dirty: BTreeSet<JobId>,
     pub meta_dirty: BTreeSet<JobId>,
     pub nodes_dirty: BTreeSet<NodeId>,
-    pub replies: Vec<(oneshot::Sender<ClientResponse>, ClientResponse)>,
+    pub replies: Vec<(oneshot::Sender<Reply>, Reply)>,
     pub to_agents: Vec<(NodeId, ToAgent)>,
     pub effects: Vec<Effect>,
 }
@@ -108,7 +148,7 @@ impl Controller {
         store: Store,
         site: Site,
         facts: ClusterFacts,
-        metas: HashMap<JobId, JobMeta>,
+        metas: JobMap<JobMeta>,
     ) -> Controller {
         let started_at = now();
         let live = vec![

@@ -12,7 +12,6 @@ mod request;
 mod server;
 pub mod store;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -130,10 +129,7 @@ pub(crate) fn config_entries(site: &Site) -> Vec<(String, String)> {
 }
 
 /// Builds the core from the configuration and puts every stored job back.
-fn restore(
-    site: &Site,
-    store: &Store,
-) -> Result<(Core, HashMap<spur_core::JobId, store::JobMeta>)> {
+fn restore(site: &Site, store: &Store) -> Result<(Core, actor::JobMap<store::JobMeta>)> {
     let dir = site.conf_path.parent().unwrap_or(Path::new("."));
     let cluster = spur_site::cluster(&site.conf, dir)
         .context("while building the cluster from slurm.conf")?;
@@ -143,7 +139,7 @@ fn restore(
     let jobs = store
         .load_jobs(actor::now().saturating_sub(min_age))
         .context("while loading jobs")?;
-    let mut metas = HashMap::with_capacity(jobs.len());
+    let mut metas = actor::JobMap::with_capacity_and_hasher(jobs.len(), Default::default());
     for job in jobs {
         let id = job.record.id;
         match core.restore_job(job.record) {

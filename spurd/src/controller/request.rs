@@ -10,7 +10,7 @@ use spur_proto::{
     NodeUpdate, ProtoError, SignalTarget, WillRun,
 };
 
-use super::actor::{now, Controller};
+use super::actor::{now, Controller, Reply};
 use super::convert;
 use super::store::{JobMeta, JobPayload};
 use crate::users;
@@ -28,14 +28,19 @@ fn core_error(e: &CoreError) -> ProtoError {
 }
 
 impl Controller {
-    pub(super) fn on_request(&mut self, uid: u32, req: ClientRequest) -> ClientResponse {
+    pub(super) fn on_request(&mut self, uid: u32, req: ClientRequest) -> Reply {
+        if let ClientRequest::Jobs { ids, detail } = &req {
+            return match self.jobs(ids, *detail) {
+                Ok(frame) => Reply::Frame(frame),
+                Err(e) => Reply::Response(ClientResponse::Error(e)),
+            };
+        }
         let result = match req {
             ClientRequest::Ping => Ok(ClientResponse::Pong {
                 host: self.site.ctld_name.clone(),
             }),
             ClientRequest::Submit(desc) => self.submit(uid, *desc),
             ClientRequest::WillRun(desc) => self.will_run(uid, &desc),
-            ClientRequest::Jobs { ids, detail } => self.jobs(&ids, detail),
             ClientRequest::Nodes => Ok(self.nodes()),
             ClientRequest::Partitions => Ok(ClientResponse::Partitions(
                 self.core
@@ -74,7 +79,7 @@ impl Controller {
             )),
             _ => Err(ErrorCode::Malformed.into()),
         };
-        result.unwrap_or_else(ClientResponse::Error)
+        Reply::Response(result.unwrap_or_else(ClientResponse::Error))
     }
 
     pub(super) fn is_operator(&self, uid: u32) -> bool {
@@ -168,7 +173,8 @@ impl Controller {
         }))
     }
 
-    fn jobs(&self, ids: &[u32], detail: bool) -> Result<ClientResponse, ProtoError> {
+    /// The job listing, encoded as it is built.
+    fn jobs(&self, ids: &[u32], detail: bool) -> Result<Vec<u8>, ProtoError> {
         let none = JobMeta::default();
         let info = |j: &spur_core::Job| {
             let meta = self.metas.get(&j.id).unwrap_or(&none);
@@ -179,18 +185,20 @@ impl Controller {
                 .unwrap_or("");
             convert::job_info(&self.core, j, meta, host, detail)
         };
-        let jobs: Vec<_> = if ids.is_empty() {
-            self.core.jobs().map(info).collect()
+        let encoded = if ids.is_empty() {
+            let count = self.core.jobs().count();
+            spur_proto::frame::encode_jobs(now(), count, self.core.jobs().map(info))
         } else {
-            ids.iter()
+            let found: Vec<&spur_core::Job> = ids
+                .iter()
                 .filter_map(|id| self.core.job(JobId(*id)))
-                .map(info)
-                .collect()
+                .collect();
+            if found.is_empty() {
+                return Err(ErrorCode::InvalidJobId.into());
+            }
+            spur_proto::frame::encode_jobs(now(), found.len(), found.into_iter().map(info))
         };
-        if !ids.is_empty() && jobs.is_empty() {
-            return Err(ErrorCode::InvalidJobId.into());
-        }
-        Ok(ClientResponse::Jobs { now: now(), jobs })
+        encoded.map_err(|_| ErrorCode::Malformed.into())
     }
 
     fn nodes(&self) -> ClientResponse {

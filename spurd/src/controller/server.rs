@@ -11,6 +11,7 @@ use std::sync::mpsc::Sender;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
 use tokio::sync::{mpsc, oneshot};
 use tracing::{debug, info, warn};
@@ -22,7 +23,7 @@ use spur_proto::{
     PROTOCOL_VERSION,
 };
 
-use super::actor::Command;
+use super::actor::{Command, Reply};
 use super::registry::AgentLink;
 use super::Site;
 
@@ -122,8 +123,13 @@ async fn client_conn(mut stream: UnixStream, actor: Sender<Command>) -> Result<(
         actor
             .send(Command::Client { uid, req, reply })
             .map_err(|_| anyhow::anyhow!("controller is stopping"))?;
-        let resp = answer.await.context("controller dropped the request")?;
-        frame::write(&mut stream, &resp).await?;
+        match answer.await.context("controller dropped the request")? {
+            Reply::Response(resp) => frame::write(&mut stream, &resp).await?,
+            Reply::Frame(bytes) => {
+                stream.write_all(&bytes).await?;
+                stream.flush().await?;
+            }
+        }
     }
 }
 
