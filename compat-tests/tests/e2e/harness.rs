@@ -24,6 +24,7 @@ pub struct Options {
     pub nodes: u32,
     pub slurmd_timeout: u32,
     pub kill_wait: u32,
+    pub min_job_age: u32,
 }
 
 impl Default for Options {
@@ -32,6 +33,7 @@ impl Default for Options {
             nodes: 4,
             slurmd_timeout: 300,
             kill_wait: 2,
+            min_job_age: 300,
         }
     }
 }
@@ -74,9 +76,9 @@ impl Cluster {
         let mut conf = format!(
             "ClusterName=e2e\nSlurmctldHost=ctl(127.0.0.1)\nSlurmctldPort={port}\n\
              SlurmUser=root\nStateSaveLocation={d}/state\nSlurmdSpoolDir={d}/spool/%n\n\
-             SlurmdTimeout={}\nMinJobAge=300\nKillWait={}\nDefMemPerCPU=1000\n\
+             SlurmdTimeout={}\nMinJobAge={}\nKillWait={}\nDefMemPerCPU=1000\n\
              GresTypes=gpu\nTopologyPlugin=topology/block\nSelectType=select/cons_tres\n",
-            opts.slurmd_timeout, opts.kill_wait
+            opts.slurmd_timeout, opts.min_job_age, opts.kill_wait
         );
         for i in 1..=n {
             conf.push_str(&format!(

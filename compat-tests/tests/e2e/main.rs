@@ -239,3 +239,49 @@ fn signal_reaches_the_batch_shell_before_the_time_limit() {
         std::fs::read_to_string(c.dir.path().join(format!("slurm-{id}.out"))).expect("output");
     assert_eq!(out, "caught USR1\n");
 }
+
+#[test]
+fn a_drained_node_takes_no_new_jobs_until_resumed() {
+    let c = Cluster::start(Options {
+        nodes: 2,
+        ..Options::default()
+    });
+    let out = c.run("scontrol", &["update", "NodeName=n01", "State=DRAIN"]);
+    assert_eq!(out.status.code(), Some(1), "a drain needs a reason");
+    let out = c.run(
+        "scontrol",
+        &["update", "NodeName=n01", "State=DRAIN", "Reason=fan"],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // n01 is in two partitions; -N prints it once per partition, as Slurm.
+    let out = c.run(
+        "sinfo",
+        &["-h", "-N", "-n", "n01", "-p", "batch", "-o", "%t %E"],
+    );
+    assert_eq!(text(&out.stdout).trim(), "drain fan");
+    let id = c.submit(&["-w", "n01", "--wrap", "true"], "");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(c.state(id).as_deref(), Some("PENDING"));
+    let out = c.run("scontrol", &["update", "NodeName=n01", "State=RESUME"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    c.wait_state(id, "COMPLETED");
+}
+
+#[test]
+fn finished_jobs_are_forgotten_after_min_job_age() {
+    let c = Cluster::start(Options {
+        min_job_age: 2,
+        ..Options::default()
+    });
+    let id = c.submit(&["--wrap", "true"], "");
+    c.wait_state(id, "COMPLETED");
+    c.wait_for(Duration::from_secs(10), "the job to be purged", |c| {
+        c.state(id).is_none()
+    });
+    let out = c.run("scontrol", &["show", "job", &id.to_string()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "slurm_load_jobs error: Invalid job id specified\n"
+    );
+}
