@@ -757,6 +757,27 @@ impl Core {
         Ok(())
     }
 
+    /// Renames a job (`scontrol update JobName=`).
+    pub fn rename_job(&mut self, id: JobId, name: String) -> Result<(), CoreError> {
+        self.job_mut(id)?.spec.name = name;
+        Ok(())
+    }
+
+    /// Changes a pending job's nice value (`scontrol update Nice=`); its
+    /// priority follows at the next pass.
+    pub fn set_nice(&mut self, id: JobId, nice: i32) -> Result<(), CoreError> {
+        let job = self.job_mut(id)?;
+        if job.state() != JobState::Pending {
+            return Err(CoreError::Transition(TransitionError::WrongState {
+                job: id,
+                state: job.state().as_str(),
+                action: "change nice",
+            }));
+        }
+        job.spec.nice = nice;
+        Ok(())
+    }
+
     /// Forgets finished jobs that ended before `before` (MinJobAge).
     pub fn purge_finished(&mut self, before: Time) -> Vec<JobId> {
         let gone: Vec<JobId> = self

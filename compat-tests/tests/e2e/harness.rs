@@ -25,6 +25,7 @@ pub struct Options {
     pub slurmd_timeout: u32,
     pub kill_wait: u32,
     pub min_job_age: u32,
+    pub gres_conf: Option<&'static str>,
 }
 
 impl Default for Options {
@@ -34,6 +35,7 @@ impl Default for Options {
             slurmd_timeout: 300,
             kill_wait: 2,
             min_job_age: 300,
+            gres_conf: None,
         }
     }
 }
@@ -97,6 +99,9 @@ impl Cluster {
             format!("BlockName=nvl01 Nodes=n[01-{n:02}]\n"),
         )
         .expect("topology.conf");
+        if let Some(gres) = opts.gres_conf {
+            std::fs::write(dir.path().join("gres.conf"), gres).expect("gres.conf");
+        }
         let key = dir.path().join("spur.key");
         std::fs::write(&key, b"0123456789abcdef0123456789abcdef").expect("key");
         std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).expect("chmod");
@@ -116,7 +121,7 @@ impl Cluster {
             out.status.success()
                 && String::from_utf8_lossy(&out.stdout)
                     .lines()
-                    .all(|l| l.trim() == "idle")
+                    .all(|l| !matches!(l.trim(), "unk" | "unk*" | "down*"))
                 && !out.stdout.is_empty()
         });
         c

@@ -285,3 +285,38 @@ fn finished_jobs_are_forgotten_after_min_job_age() {
         "slurm_load_jobs error: Invalid job id specified\n"
     );
 }
+
+#[test]
+fn scontrol_updates_a_pending_jobs_limit_name_and_nice() {
+    let c = Cluster::start(Options::default());
+    let id = c.submit(&["--hold", "-t", "30", "--wrap", "true"], "");
+    let job = format!("JobId={id}");
+    let out = c.run(
+        "scontrol",
+        &["update", &job, "TimeLimit=10", "JobName=renamed", "Nice=5"],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = c.run("squeue", &["-h", "-j", &id.to_string(), "-o", "%l %j %y"]);
+    assert_eq!(text(&out.stdout).trim(), "10:00 renamed 5");
+    let out = c.run("scontrol", &["update", &job, "Partition=short"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = c.run("scontrol", &["release", &id.to_string()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    c.wait_state(id, "COMPLETED");
+}
+
+#[test]
+fn a_node_with_fewer_gpus_than_configured_is_drained() {
+    let c = Cluster::start(Options {
+        nodes: 2,
+        gres_conf: Some(
+            "NodeName=n01 Name=gpu File=/dev/nvidia[0-3]\nNodeName=n02 Name=gpu Count=2\n",
+        ),
+        ..Options::default()
+    });
+    let out = c.run("sinfo", &["-h", "-N", "-p", "batch", "-o", "%N %t %E"]);
+    assert_eq!(
+        text(&out.stdout),
+        "n01 idle none\nn02 drain gres/gpu count reported lower than configured (2 < 4)\n"
+    );
+}

@@ -56,11 +56,20 @@ impl Settings {
         }
         let key = std::fs::read(key_file)
             .with_context(|| format!("while reading the cluster key {}", key_file.display()))?;
-        Settings::from_conf(
-            &parsed.value,
-            key,
-            node.unwrap_or_else(crate::users::short_hostname),
-        )
+        let name = node.unwrap_or_else(crate::users::short_hostname);
+        let mut settings = Settings::from_conf(&parsed.value, key, name)?;
+        let gres_path = conf.parent().unwrap_or(Path::new(".")).join("gres.conf");
+        if gres_path.exists() {
+            let gres = spur_conf::GresConf::load(&gres_path)
+                .with_context(|| format!("while reading {}", gres_path.display()))?;
+            for warning in &gres.warnings {
+                warn!(%warning, "gres.conf");
+            }
+            if let Some(gpus) = ConfiguredGpus::from_gres_conf(&gres.value, &settings.node.name) {
+                settings.gpus = Box::new(gpus);
+            }
+        }
+        Ok(settings)
     }
 
     /// Settings for node `name` from a parsed slurm.conf.

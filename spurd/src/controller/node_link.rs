@@ -37,6 +37,37 @@ impl Controller {
         if !admin_down {
             let _ = self.apply(Input::NodeUp(node));
         }
+        if let Some(reason) = self.short_of_config(node, &reg) {
+            warn!(node = %name, %reason, "node has less than slurm.conf says; draining it");
+            let _ = self.apply(Input::Drain(node, reason));
+            self.live[node.index()].reason_set = Some((0, now));
+        }
+    }
+
+    /// Slurm's drain reason when a node reports fewer resources than
+    /// configured.
+    fn short_of_config(&self, node: NodeId, reg: &Registration) -> Option<String> {
+        let cfg = &self.core.nodes()[node.index()].config;
+        let gpus = reg.gpus.len() as u32;
+        if gpus < cfg.gpus {
+            return Some(format!(
+                "gres/gpu count reported lower than configured ({gpus} < {})",
+                cfg.gpus
+            ));
+        }
+        if reg.cpus < cfg.cpus {
+            return Some(format!(
+                "Low socket*core*thread count, Low CPUs ({} < {})",
+                reg.cpus, cfg.cpus
+            ));
+        }
+        if reg.real_memory < cfg.mem_mb {
+            return Some(format!(
+                "Low RealMemory (reported:{} < 100.00% of configured:{})",
+                reg.real_memory, cfg.mem_mb
+            ));
+        }
+        None
     }
 
     /// Jobs the core runs on `node` that the agent does not know are lost;

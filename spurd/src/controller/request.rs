@@ -297,7 +297,18 @@ impl Controller {
     fn update_job(&mut self, uid: u32, u: &JobUpdate) -> Result<ClientResponse, ProtoError> {
         let id = JobId(u.job_id);
         self.authorize(uid, id)?;
+        // Whatever part of the update applies is saved (Slurm applies
+        // the fields one by one, too).
+        self.turn.dirty.insert(id);
         let operator = self.is_operator(uid);
+        // Refuse what cannot be done before changing anything, so that a
+        // request is applied whole or not at all.
+        if u.partition.is_some() || u.priority.is_some() {
+            return Err(ProtoError::with_detail(
+                ErrorCode::NotSupported,
+                "Partition and Priority cannot be updated yet",
+            ));
+        }
         if let Some(limit) = u.time_limit {
             let current = self.core.job(id).and_then(|j| j.time_limit());
             // Only operators may raise a limit (Slurm's rule).
@@ -319,11 +330,17 @@ impl Controller {
                 self.turn.meta_dirty.insert(id);
             }
         }
-        if u.partition.is_some() || u.name.is_some() || u.nice.is_some() || u.priority.is_some() {
-            return Err(ProtoError::with_detail(
-                ErrorCode::NotSupported,
-                "only TimeLimit and Comment can be updated so far",
-            ));
+        if let Some(nice) = u.nice {
+            // Only operators may raise a job's priority with a negative nice.
+            if nice < 0 && !operator {
+                return Err(ErrorCode::AccessDenied.into());
+            }
+            self.core.set_nice(id, nice).map_err(|e| core_error(&e))?;
+        }
+        if let Some(name) = &u.name {
+            self.core
+                .rename_job(id, name.clone())
+                .map_err(|e| core_error(&e))?;
         }
         self.turn.dirty.insert(id);
         Ok(ClientResponse::Done)
