@@ -5,6 +5,7 @@
 //! unset value. Layout (width, justification) is `render.rs`'s business.
 
 use spur_proto::{ExclusiveMode, JobInfo, JobStateName, MemSpec};
+use std::borrow::Cow;
 
 use crate::fmt;
 
@@ -264,37 +265,38 @@ defs! {
 
 /// A value as Slurm hands it to printf: `None` is a NULL string.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cell {
-    /// The text (None: NULL, printed as `(null)` where glibc would).
-    pub text: Option<String>,
+pub struct Cell<'a> {
+    /// The text (None: NULL, printed as `(null)` where glibc would);
+    /// borrowed from the row where it can be.
+    pub text: Option<Cow<'a, str>>,
     /// Whether a right-justified value is cut to the column width (Slurm's
     /// `cut_output`; node lists and times are not).
     pub cut: bool,
 }
 
-impl Cell {
-    fn text(s: impl Into<String>) -> Cell {
+impl<'a> Cell<'a> {
+    fn text(s: impl Into<Cow<'a, str>>) -> Cell<'a> {
         Cell {
             text: Some(s.into()),
             cut: true,
         }
     }
 
-    fn uncut(s: impl Into<String>) -> Cell {
+    fn uncut(s: impl Into<Cow<'a, str>>) -> Cell<'a> {
         Cell {
             text: Some(s.into()),
             cut: false,
         }
     }
 
-    fn opt(s: Option<&str>) -> Cell {
+    fn opt(s: Option<&'a str>) -> Cell<'a> {
         Cell {
-            text: s.map(String::from),
+            text: s.map(Cow::Borrowed),
             cut: true,
         }
     }
 
-    fn null() -> Cell {
+    fn null() -> Cell<'a> {
         Cell {
             text: None,
             cut: true,
@@ -377,7 +379,7 @@ impl Field {
     }
 
     /// The cell of `job`.
-    pub fn cell(self, job: &JobInfo, ctx: &Ctx) -> Cell {
+    pub fn cell<'a>(self, job: &'a JobInfo, ctx: &Ctx) -> Cell<'a> {
         id_cell(self, job)
             .or_else(|| time_cell(self, job, ctx))
             .or_else(|| resource_cell(self, job, ctx))
@@ -388,7 +390,7 @@ impl Field {
 }
 
 /// Ids, names, states and priorities.
-fn id_cell(field: Field, job: &JobInfo) -> Option<Cell> {
+fn id_cell(field: Field, job: &JobInfo) -> Option<Cell<'_>> {
     let array_job = job.array_job_id.unwrap_or(job.job_id);
     Some(match field {
         Field::JobArrayId => Cell::text(job_id_text(job)),
@@ -402,15 +404,15 @@ fn id_cell(field: Field, job: &JobInfo) -> Option<Cell> {
             (None, Some(t)) => Cell::text(t.to_string()),
             (None, None) => Cell::text("N/A"),
         },
-        Field::Name => Cell::text(job.name.clone()),
+        Field::Name => Cell::text(job.name.as_str()),
         Field::UserId => Cell::text(job.user_id.to_string()),
         Field::UserName => Cell::text(name_or_id(&job.user_name, job.user_id)),
         Field::GroupId => Cell::text(job.group_id.to_string()),
         Field::GroupName => Cell::text(name_or_id(&job.group_name, job.group_id)),
         Field::State => Cell::text(job.state.as_str()),
         Field::StateCompact => Cell::text(job.state.short()),
-        Field::Partition => Cell::text(job.partition.clone()),
-        Field::Qos => Cell::text(job.qos.clone()),
+        Field::Partition => Cell::text(job.partition.as_str()),
+        Field::Qos => Cell::text(job.qos.as_str()),
         Field::Account => Cell::opt(job.account.as_deref()),
         Field::Priority => Cell::text(format!(
             "{:16.14}",
@@ -418,7 +420,7 @@ fn id_cell(field: Field, job: &JobInfo) -> Option<Cell> {
         )),
         Field::PriorityLong => Cell::text(job.priority.to_string()),
         Field::Nice => Cell::text(job.nice.to_string()),
-        Field::Reason => Cell::text(job.reason.clone()),
+        Field::Reason => Cell::text(job.reason.as_str()),
         Field::ReasonList if shows_reason(job.state) => Cell::text(format!("({})", job.reason)),
         Field::ReasonList | Field::NodeList => Cell::uncut(nodes_sorted(&job.nodes)),
         _ => return None,
@@ -460,7 +462,7 @@ fn nodes_sorted(nodes: &str) -> String {
 }
 
 /// Times and durations.
-fn time_cell(field: Field, job: &JobInfo, ctx: &Ctx) -> Option<Cell> {
+fn time_cell<'a>(field: Field, job: &'a JobInfo, ctx: &Ctx) -> Option<Cell<'a>> {
     let used = time_used(job, ctx.now);
     Some(match field {
         Field::TimeUsed => Cell::uncut(secs(used)),
@@ -534,7 +536,7 @@ fn end_time(job: &JobInfo, now: u64) -> String {
 }
 
 /// Counts, sizes and the resources asked for.
-fn resource_cell(field: Field, job: &JobInfo, ctx: &Ctx) -> Option<Cell> {
+fn resource_cell<'a>(field: Field, job: &'a JobInfo, ctx: &Ctx) -> Option<Cell<'a>> {
     Some(match field {
         Field::NumCpus | Field::MaxCpus => Cell::text(job.num_cpus.to_string()),
         Field::NumNodes | Field::MaxNodes => Cell::text(job.num_nodes.to_string()),
@@ -564,7 +566,7 @@ fn resource_cell(field: Field, job: &JobInfo, ctx: &Ctx) -> Option<Cell> {
         Field::TresPerNode => Cell::text(job.tres_per_node.as_deref().unwrap_or("N/A")),
         Field::TresPerJob => Cell::text(job.tres_per_job.as_deref().unwrap_or("N/A")),
         Field::TresPerTask => Cell::text(job.tres_per_task.as_deref().unwrap_or("N/A")),
-        Field::TresAlloc if !job.tres.is_empty() => Cell::text(job.tres.clone()),
+        Field::TresAlloc if !job.tres.is_empty() => Cell::text(job.tres.as_str()),
         Field::TresAlloc => Cell::text("N/A"),
         Field::Sct => Cell::text("*:*:*"),
         Field::Sockets | Field::Cores | Field::Threads => Cell::text("*"),
@@ -605,7 +607,7 @@ pub fn convert_num(value: u64, unit: usize, no_convert: bool) -> String {
 }
 
 /// Strings the job carries.
-fn text_cell(field: Field, job: &JobInfo, ctx: &Ctx) -> Option<Cell> {
+fn text_cell<'a>(field: Field, job: &'a JobInfo, ctx: &Ctx) -> Option<Cell<'a>> {
     let default_out = || format!("{}/slurm-{}.out", job.work_dir, job.job_id);
     let non_empty = |s: &str| (!s.is_empty()).then(|| s.to_string());
     Some(match field {
@@ -613,11 +615,11 @@ fn text_cell(field: Field, job: &JobInfo, ctx: &Ctx) -> Option<Cell> {
         Field::Comment => Cell::opt(job.comment.as_deref()),
         Field::Dependency => Cell::opt(job.dependency.as_deref()),
         Field::Feature => Cell::opt(job.features.as_deref()),
-        Field::WorkDir => Cell::text(job.work_dir.clone()),
+        Field::WorkDir => Cell::text(job.work_dir.as_str()),
         Field::ReqNodes => Cell::uncut(nodes_sorted(job.req_nodes.as_deref().unwrap_or(""))),
         Field::ExcNodes => Cell::uncut(nodes_sorted(job.exc_nodes.as_deref().unwrap_or(""))),
         Field::SchedNodes => Cell {
-            text: job.sched_nodes.clone(),
+            text: job.sched_nodes.as_deref().map(Cow::Borrowed),
             cut: false,
         },
         Field::BatchHost if job.batch => Cell::text(job.batch_host.as_deref().unwrap_or("n/a")),
@@ -630,14 +632,17 @@ fn text_cell(field: Field, job: &JobInfo, ctx: &Ctx) -> Option<Cell> {
                 .or_else(|| non_empty(&job.stdout))
                 .unwrap_or_else(default_out),
         ),
-        Field::StdIn => Cell::opt(non_empty(&job.stdin).as_deref()),
-        Field::Cluster => Cell::opt(ctx.cluster),
+        Field::StdIn => Cell::opt(Some(job.stdin.as_str()).filter(|s| !s.is_empty())),
+        Field::Cluster => match ctx.cluster {
+            Some(c) => Cell::text(c.to_string()),
+            None => Cell::null(),
+        },
         _ => return None,
     })
 }
 
 /// Fields spur holds no data for: what Slurm prints when they are unset.
-fn unset_cell(field: Field) -> Option<Cell> {
+fn unset_cell(field: Field) -> Option<Cell<'static>> {
     Some(match field {
         Field::AllocSid | Field::AssocId | Field::DerivedEc | Field::Reboot => Cell::text("0"),
         Field::ReqSwitch | Field::SPerBoard | Field::NtPerBoard => Cell::text("0"),

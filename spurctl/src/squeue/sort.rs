@@ -42,14 +42,25 @@ pub fn sort_rows(rows: &mut [JobInfo], keys: &str, now: u64) -> Result<Vec<Strin
             continue;
         }
         match key(c) {
-            Ok(Some(cmp)) => msort(&mut order, &|&a, &b| {
-                let d = cmp(&jobs[a], &jobs[b], now);
-                if reverse {
-                    -d
+            Ok(Some(cmp)) => {
+                let signed = |a: &usize, b: &usize| {
+                    let d = cmp(&jobs[*a], &jobs[*b], now);
+                    if reverse {
+                        -d
+                    } else {
+                        d
+                    }
+                };
+                if c == 'S' {
+                    // Not a total order: only glibc's own merge steps give
+                    // Slurm's row order.
+                    msort(&mut order, &signed);
                 } else {
-                    d
+                    // A total order: any stable sort gives the same rows,
+                    // and the standard one is fast on nearly sorted lists.
+                    order.sort_by(|a, b| signed(a, b).cmp(&0));
                 }
-            }),
+            }
             Ok(None) if c == 'b' => notes.push("Invalid sort specification: b".to_string()),
             Ok(None) => {}
             Err(()) => return Err(format!("Invalid sort specification: {c}")),
