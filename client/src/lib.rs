@@ -12,9 +12,6 @@ use spur_proto::frame::{self, FrameError};
 use spur_proto::{ClientRequest, ClientResponse, Hello, Role, PROTOCOL_VERSION};
 use thiserror::Error;
 
-/// The controller's local socket, inside StateSaveLocation.
-pub const SOCKET_NAME: &str = "spur.sock";
-
 /// Why the controller could not be asked.
 #[derive(Debug, Error)]
 #[non_exhaustive]
@@ -60,7 +57,31 @@ pub fn load_conf(path: &Path) -> Result<SlurmConf, ClientError> {
 
 /// The controller's socket for a configuration.
 pub fn socket_path(conf: &SlurmConf) -> PathBuf {
-    Path::new(&conf.state_save_location).join(SOCKET_NAME)
+    Path::new(&conf.state_save_location).join(spur_proto::CONTROLLER_SOCKET_NAME)
+}
+
+/// The socket of this node's agent, which relays commands to the
+/// controller. This node is SPUR_NODE, else the NodeName or NodeHostname
+/// that equals the short host name.
+pub fn agent_socket_path(conf: &SlurmConf) -> Option<PathBuf> {
+    let me = std::env::var("SPUR_NODE")
+        .ok()
+        .filter(|n| !n.is_empty())
+        .or_else(short_hostname)?;
+    let node = conf
+        .nodes
+        .iter()
+        .find(|n| n.name == me || n.hostname == me)?;
+    let spool = conf
+        .slurmd_spool_dir
+        .replace("%n", &node.name)
+        .replace("%h", &node.hostname);
+    Some(Path::new(&spool).join(spur_proto::AGENT_SOCKET_NAME))
+}
+
+fn short_hostname() -> Option<String> {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").ok()?;
+    name.trim().split('.').next().map(str::to_string)
 }
 
 /// A connection to the controller.
@@ -70,10 +91,17 @@ pub struct Client {
 }
 
 impl Client {
-    /// Connects using SLURM_CONF / slurm.conf.
+    /// Connects using SLURM_CONF / slurm.conf: to the controller's socket
+    /// on its host, else through this node's agent.
     pub fn connect_default() -> Result<Client, ClientError> {
         let conf = load_conf(&spur_conf::slurm_conf_path())?;
-        Client::connect(&socket_path(&conf))
+        let controller = socket_path(&conf);
+        if !controller.exists() {
+            if let Some(agent) = agent_socket_path(&conf).filter(|p| p.exists()) {
+                return Client::connect(&agent);
+            }
+        }
+        Client::connect(&controller)
     }
 
     /// Connects to the socket at `path`.

@@ -31,5 +31,12 @@ pub use pattern::PatternValues;
 /// refused at the hello.
 pub const PROTOCOL_VERSION: u16 = 1;
 
+/// The controller's local socket, in StateSaveLocation.
+pub const CONTROLLER_SOCKET_NAME: &str = "spur.sock";
+
+/// A node agent's local socket (commands relayed to the controller), in
+/// the node's SlurmdSpoolDir.
+pub const AGENT_SOCKET_NAME: &str = "spur-agent.sock";
+
 /// The version string the commands and daemons report (`scontrol version`).
 pub const SLURM_COMPAT_VERSION: &str = "22.05.8";

@@ -263,6 +263,17 @@ pub enum FromAgent {
     },
     /// A batch script ended.
     JobEnded(JobEnd),
+    /// A command on the agent's host asks the controller something. The
+    /// agent read `uid` from its local socket's peer credentials and
+    /// vouches for it: the connection is authenticated by the cluster key.
+    Relay {
+        /// Matches the answer to the question.
+        tag: u64,
+        /// The caller, as the agent's socket saw it.
+        uid: u32,
+        /// The request.
+        req: Box<ClientRequest>,
+    },
     /// A batch script could not be started (bad working directory, output
     /// file not writable, unknown user, ...); it ends as FAILED.
     LaunchFailed {
@@ -332,6 +343,14 @@ pub enum ToAgent {
         job_id: u32,
         /// Seconds between SIGTERM and SIGKILL.
         grace: u64,
+    },
+    /// The answer to a relayed request: one encoded `ClientResponse`
+    /// frame, passed to the command as it is.
+    RelayReply {
+        /// The request's tag.
+        tag: u64,
+        /// The frame (length prefix included).
+        frame: Vec<u8>,
     },
     /// The controller has committed the job's end; the agent may forget it.
     EndAcknowledged {

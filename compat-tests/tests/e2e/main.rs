@@ -320,3 +320,50 @@ fn a_node_with_fewer_gpus_than_configured_is_drained() {
         "n01 idle none\nn02 drain gres/gpu count reported lower than configured (2 < 4)\n"
     );
 }
+
+#[test]
+fn commands_away_from_the_controller_go_through_the_local_agent() {
+    use std::os::unix::process::CommandExt;
+    let c = Cluster::start(Options::default());
+    // The same cluster as a node without the controller sees it: its
+    // StateSaveLocation (where the controller's socket is) is not here.
+    let conf = std::fs::read_to_string(&c.conf).expect("slurm.conf");
+    let away = c.dir.path().join("node.conf");
+    let state = format!("StateSaveLocation={}/state", c.dir.path().display());
+    let moved = conf.replace(&state, "StateSaveLocation=/nonexistent/spur-state");
+    assert_ne!(conf, moved);
+    std::fs::write(&away, moved).expect("writes");
+    let on_node = |cmd: &str, args: &[&str]| {
+        let mut command = c.command(cmd, args);
+        command.env("SLURM_CONF", &away).env("SPUR_NODE", "n03");
+        command
+    };
+    let out = on_node("sbatch", &["--parsable", "--wrap", "sleep 300"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let id: u32 = text(&out.stdout).trim().parse().expect("job id");
+    c.wait_state(id, "RUNNING");
+    let out = on_node("squeue", &["-h", "-o", "%i %T"])
+        .output()
+        .expect("runs");
+    assert_eq!(text(&out.stdout), format!("{id} RUNNING\n"));
+    // SAFETY: getuid has no preconditions.
+    if unsafe { libc::getuid() } == 0 {
+        // The agent vouches for the uid it sees, not one the command claims.
+        let out = on_node("scancel", &[&id.to_string()])
+            .uid(4242)
+            .gid(4242)
+            .output()
+            .expect("runs");
+        assert_eq!(
+            text(&out.stderr),
+            format!("scancel: error: Kill job error on job id {id}: Access/permission denied\n")
+        );
+    }
+    let out = on_node("scancel", &[&id.to_string()])
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    c.wait_state(id, "CANCELLED");
+}

@@ -5,6 +5,7 @@
 //! its spool directory and reports them.
 
 mod gpu;
+mod relay;
 pub mod supervisor;
 
 use std::collections::{BTreeMap, HashMap};
@@ -128,13 +129,20 @@ pub async fn run(
     let _ = std::fs::set_permissions(&settings.spool, std::fs::Permissions::from_mode(0o755));
     let (events_tx, mut events) = mpsc::unbounded_channel();
     let mut jobs = scan_spool(&settings.spool, &events_tx);
+    let (relay_tx, mut relayed) = mpsc::unbounded_channel();
+    let relay_server = tokio::spawn(relay::serve(relay::bind(&settings.spool)?, relay_tx));
     info!(node = %settings.node.name, running = jobs.running.len(), ended = jobs.unacked.len(), "agent starting");
     tokio::pin!(shutdown);
     let mut backoff = Duration::from_millis(50);
-    loop {
-        let session = session(&settings, &mut jobs, &mut events, &events_tx);
+    let mut channels = Channels {
+        events: &mut events,
+        events_tx: &events_tx,
+        relayed: &mut relayed,
+    };
+    let result = loop {
+        let session = session(&settings, &mut jobs, &mut channels);
         tokio::select! {
-            () = &mut shutdown => return Ok(()),
+            () = &mut shutdown => break Ok(()),
             r = session => {
                 if let Err(e) = r {
                     warn!(node = %settings.node.name, error = %e, "controller connection lost");
@@ -142,19 +150,24 @@ pub async fn run(
             }
         }
         tokio::select! {
-            () = &mut shutdown => return Ok(()),
+            () = &mut shutdown => break Ok(()),
             () = tokio::time::sleep(backoff) => {}
         }
         backoff = (backoff * 2).min(Duration::from_secs(2));
-    }
+    };
+    relay_server.abort();
+    let _ = std::fs::remove_file(settings.spool.join(relay::SOCKET_NAME));
+    result
 }
 
-async fn session(
-    settings: &Settings,
-    jobs: &mut Jobs,
-    events: &mut mpsc::UnboundedReceiver<Event>,
-    events_tx: &mpsc::UnboundedSender<Event>,
-) -> Result<()> {
+/// What a session reads from and writes to besides the controller.
+struct Channels<'a> {
+    events: &'a mut mpsc::UnboundedReceiver<Event>,
+    events_tx: &'a mpsc::UnboundedSender<Event>,
+    relayed: &'a mut mpsc::UnboundedReceiver<relay::Pending>,
+}
+
+async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) -> Result<()> {
     let stream =
         match TcpStream::connect((settings.controller.0.as_str(), settings.controller.1)).await {
             Ok(s) => s,
@@ -199,13 +212,30 @@ async fn session(
         }
     });
     let mut beat = tokio::time::interval(HEARTBEAT);
+    // Relayed requests waiting for their answer, by tag; dropped (and the
+    // commands told) if the connection ends.
+    let mut waiting: HashMap<u64, tokio::sync::oneshot::Sender<Vec<u8>>> = HashMap::new();
+    let mut next_tag = 0u64;
     let result = loop {
         tokio::select! {
             msg = incoming.recv() => match msg {
-                Some(msg) => on_message(settings, jobs, msg, events_tx),
+                Some(ToAgent::RelayReply { tag, frame }) => {
+                    if let Some(reply) = waiting.remove(&tag) {
+                        let _ = reply.send(frame);
+                    }
+                }
+                Some(msg) => on_message(settings, jobs, msg, ch.events_tx),
                 None => break Err(anyhow::anyhow!("controller closed the connection")),
             },
-            Some(Event::Ended(end)) = events.recv() => {
+            Some(p) = ch.relayed.recv() => {
+                next_tag += 1;
+                waiting.insert(next_tag, p.reply);
+                let msg = FromAgent::Relay { tag: next_tag, uid: p.uid, req: Box::new(p.req) };
+                if let Err(e) = frame::write(&mut wr, &msg).await {
+                    break Err(e.into());
+                }
+            }
+            Some(Event::Ended(end)) = ch.events.recv() => {
                 jobs.running.remove(&end.job_id);
                 jobs.unacked.insert(end.job_id, end);
                 if let Err(e) = frame::write(&mut wr, &FromAgent::JobEnded(end)).await {

@@ -73,7 +73,7 @@ impl Site {
 
     /// The controller's local socket.
     pub fn socket_path(&self) -> PathBuf {
-        Path::new(&self.conf.state_save_location).join("spur.sock")
+        Path::new(&self.conf.state_save_location).join(spur_proto::CONTROLLER_SOCKET_NAME)
     }
 }
 

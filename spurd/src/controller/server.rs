@@ -164,6 +164,7 @@ async fn agent_conn(
         bail!("agent {} did not register first", agent.node);
     };
     let (tx, mut rx) = mpsc::unbounded_channel::<ToAgent>();
+    let relay_tx = tx.clone();
     actor
         .send(Command::AgentUp {
             node,
@@ -180,6 +181,30 @@ async fn agent_conn(
     });
     let result = loop {
         match frame::read::<FromAgent, _>(&mut rd).await {
+            Ok(FromAgent::Relay { tag, uid, req }) => {
+                let (reply, answer) = oneshot::channel();
+                let cmd = Command::Client {
+                    uid,
+                    req: *req,
+                    reply,
+                };
+                if actor.send(cmd).is_err() {
+                    break Ok(());
+                }
+                let tx = relay_tx.clone();
+                tokio::spawn(async move {
+                    let encoded = match answer.await {
+                        Ok(Reply::Frame(bytes)) => Ok(bytes),
+                        Ok(Reply::Response(resp)) => frame::encode(&resp),
+                        Err(_) => frame::encode(&ClientResponse::Error(ProtoError::new(
+                            ErrorCode::TryAgain,
+                        ))),
+                    };
+                    if let Ok(frame) = encoded {
+                        let _ = tx.send(ToAgent::RelayReply { tag, frame });
+                    }
+                });
+            }
             Ok(msg) => {
                 if actor.send(Command::Agent { node, conn, msg }).is_err() {
                     break Ok(());
