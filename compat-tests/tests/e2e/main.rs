@@ -18,6 +18,7 @@ fn a_batch_job_runs_with_slurms_environment_and_output_file() {
                   echo \"id=$SLURM_JOB_ID name=$SLURM_JOB_NAME node=$SLURMD_NODENAME\"\n\
                   echo \"gpus=$CUDA_VISIBLE_DEVICES job_gpus=$SLURM_JOB_GPUS on=$SLURM_GPUS_ON_NODE\"\n\
                   echo \"nodelist=$SLURM_JOB_NODELIST nnodes=$SLURM_NNODES pwd=$PWD\"\n\
+                  echo \"topo=$SLURM_TOPOLOGY_ADDR pattern=$SLURM_TOPOLOGY_ADDR_PATTERN\"\n\
                   echo args=\"$@\"\necho err >&2\n";
     let id = c.submit(&["-o", "out-%j-%x.txt"], script);
     c.wait_state(id, "COMPLETED");
@@ -29,6 +30,8 @@ fn a_batch_job_runs_with_slurms_environment_and_output_file() {
     );
     assert!(out.contains("gpus=0,1 job_gpus=0,1 on=2"), "{out}");
     assert!(out.contains("nnodes=1"), "{out}");
+    assert!(out.contains("topo=nvl01.n0"), "{out}");
+    assert!(out.contains("pattern=block.node"), "{out}");
     assert!(
         out.contains(&format!("pwd={}", c.dir.path().display())),
         "{out}"
@@ -366,4 +369,31 @@ fn commands_away_from_the_controller_go_through_the_local_agent() {
         .expect("runs");
     assert!(out.status.success(), "{}", text(&out.stderr));
     c.wait_state(id, "CANCELLED");
+}
+
+#[test]
+fn the_job_and_its_output_file_get_the_submitters_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let c = Cluster::start(Options::default());
+    let sbatch = c.dir.path().join("bin/sbatch");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "umask 077; {} --parsable --wrap 'echo $SLURM_UMASK; umask'",
+            sbatch.display()
+        ))
+        .env("SLURM_CONF", &c.conf)
+        .current_dir(c.dir.path())
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let id: u32 = text(&out.stdout).trim().parse().expect("job id");
+    c.wait_state(id, "COMPLETED");
+    let path = c.dir.path().join(format!("slurm-{id}.out"));
+    assert_eq!(
+        std::fs::read_to_string(&path).expect("output"),
+        "0077\n0077\n"
+    );
+    let mode = std::fs::metadata(&path).expect("stat").permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
 }

@@ -419,6 +419,13 @@ impl Builder {
             file: file.as_deref(),
             get_user_env: a.get_user_env.is_some(),
         });
+        // The job runs, and writes its output files, with sbatch's umask.
+        if !self.desc.env.iter().any(|(k, _)| k == "SLURM_UMASK") {
+            let umask = current_umask();
+            self.desc
+                .env
+                .push(("SLURM_UMASK".into(), format!("{umask:04o}")));
+        }
         Ok(())
     }
 
@@ -428,5 +435,15 @@ impl Builder {
             desc: self.desc,
             warnings: self.warnings,
         }
+    }
+}
+
+/// This process's file mode creation mask.
+fn current_umask() -> u32 {
+    // SAFETY: umask cannot fail; it is set back at once to what it was.
+    unsafe {
+        let mask = libc::umask(0o022);
+        libc::umask(mask);
+        mask as u32
     }
 }

@@ -562,7 +562,7 @@ fn environment_variables_stand_for_options() {
         (OpenMode::Append, Some("nvl72"))
     );
     assert_eq!(
-        d.env,
+        without_umask(&d.env),
         [
             (
                 "SLURM_CONF".to_string(),
@@ -573,12 +573,29 @@ fn environment_variables_stand_for_options() {
     );
 }
 
+/// The environment less SLURM_UMASK, after checking sbatch set it to an
+/// octal mask as Slurm does.
+fn without_umask(env: &[(String, String)]) -> Vec<(String, String)> {
+    let umask = env
+        .iter()
+        .find(|(k, _)| k == "SLURM_UMASK")
+        .expect("SLURM_UMASK is set");
+    assert!(
+        umask.1.len() == 4 && u32::from_str_radix(&umask.1, 8).is_ok(),
+        "{umask:?}"
+    );
+    env.iter()
+        .filter(|(k, _)| k != "SLURM_UMASK")
+        .cloned()
+        .collect()
+}
+
 #[test]
 fn default_export_is_the_whole_environment() {
     let env = host(&[("PATH", "/bin"), ("SLURM_JWT", "t"), ("FOO", "bar")]);
     let d = sbatch_with(&["--wrap=x"], &env, "", vec![]).desc().clone();
     assert_eq!(
-        d.env,
+        without_umask(&d.env),
         [
             ("PATH".to_string(), "/bin".to_string()),
             ("FOO".to_string(), "bar".to_string())
@@ -588,7 +605,7 @@ fn default_export_is_the_whole_environment() {
         .desc()
         .clone();
     assert_eq!(
-        d.env,
+        without_umask(&d.env),
         [
             ("FOO".to_string(), "bar".to_string()),
             ("X".to_string(), "1".to_string()),

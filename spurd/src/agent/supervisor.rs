@@ -75,6 +75,17 @@ fn launch(dir: &Path) -> Result<libc::pid_t, String> {
     let job: BatchLaunch =
         bincode::deserialize(&bytes).map_err(|e| format!("malformed launch file: {e}"))?;
     become_user(&job)?;
+    // Files the job creates, its output files first, get the submitter's
+    // umask (SLURM_UMASK, set by sbatch).
+    let umask = job
+        .env
+        .iter()
+        .find(|(k, _)| k == "SLURM_UMASK")
+        .and_then(|(_, v)| u32::from_str_radix(v, 8).ok());
+    if let Some(mask) = umask {
+        // SAFETY: umask has no preconditions.
+        unsafe { libc::umask((mask & 0o777) as libc::mode_t) };
+    }
     let script = dir.join("slurm_script");
     fs::write(&script, job.script.as_bytes()).map_err(|e| io_err("writing the script", e))?;
     fs::set_permissions(&script, fs::Permissions::from_mode(0o700))

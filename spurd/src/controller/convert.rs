@@ -433,3 +433,85 @@ pub fn partition_info(
         max_mem_per_node: None,
     }
 }
+
+/// SLURM_TOPOLOGY_ADDR and SLURM_TOPOLOGY_ADDR_PATTERN of a node: the
+/// switches from the top down to it (topology/tree, e.g.
+/// `spine.nvl01.gb001` / `switch.switch.node`), its block
+/// (topology/block: `nvl01.gb001` / `block.node`), or just its name.
+pub fn topology_addr(core: &Core, node: spur_core::NodeId) -> (String, String) {
+    let name = core.nodes()[node.index()].config.name.clone();
+    match core.topology() {
+        spur_core::Topology::Tree(tree) => {
+            let mut path = vec![name];
+            let mut at = tree.leaf_of(node);
+            while let Some(s) = at {
+                let switch = &tree.switches()[s.index()];
+                path.push(switch.name.clone());
+                at = switch.parent;
+            }
+            path.reverse();
+            let pattern: Vec<&str> = (0..path.len())
+                .map(|i| {
+                    if i + 1 == path.len() {
+                        "node"
+                    } else {
+                        "switch"
+                    }
+                })
+                .collect();
+            (path.join("."), pattern.join("."))
+        }
+        spur_core::Topology::Block(blocks) => match blocks.block_of(node) {
+            Some(b) => (
+                format!("{}.{name}", blocks.blocks()[b.index()].name),
+                "block.node".into(),
+            ),
+            None => (name, "node".into()),
+        },
+        spur_core::Topology::Flat => (name, "node".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use spur_core::{
+        Cluster, Core, NodeConfig, NodeId, Partition, SchedConfig, SwitchSpec, Topology,
+        TreeTopology,
+    };
+
+    use super::topology_addr;
+
+    #[test]
+    fn a_tree_address_runs_from_the_top_switch_to_the_node() {
+        let specs = vec![
+            SwitchSpec {
+                name: "nvl01".into(),
+                switches: vec![],
+                nodes: vec![NodeId(0), NodeId(1)],
+            },
+            SwitchSpec {
+                name: "spine".into(),
+                switches: vec!["nvl01".into()],
+                nodes: vec![],
+            },
+        ];
+        let cluster = Cluster {
+            nodes: vec![
+                NodeConfig::new("gb001", 4, 1000, 4),
+                NodeConfig::new("gb002", 4, 1000, 4),
+            ],
+            partitions: vec![Partition::new("batch", vec![NodeId(0), NodeId(1)])],
+            qos: vec![],
+            topology: Topology::Tree(TreeTopology::new(2, specs).expect("valid tree")),
+        };
+        let core = Core::new(cluster, SchedConfig::default()).expect("valid cluster");
+        // ../shared/slurm-reference/81-env-batch-2node-4gpu.txt
+        assert_eq!(
+            topology_addr(&core, NodeId(0)),
+            (
+                "spine.nvl01.gb001".to_string(),
+                "switch.switch.node".to_string()
+            )
+        );
+    }
+}

@@ -136,7 +136,7 @@ pub fn batch_env(
 
 /// Variables Slurm sets itself; an exported value would be stale.
 fn is_job_var(key: &str) -> bool {
-    (key.starts_with("SLURM_") && !key.starts_with("SLURM_CONF"))
+    (key.starts_with("SLURM_") && !key.starts_with("SLURM_CONF") && key != "SLURM_UMASK")
         || key == "SLURMD_NODENAME"
         || key == "ENVIRONMENT"
         || matches!(

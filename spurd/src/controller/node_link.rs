@@ -169,7 +169,12 @@ impl Controller {
         let meta = self.metas.get(&id).cloned().unwrap_or_default();
         let info = super::convert::job_info(&self.core, job, &meta, "", true);
         let tasks: Vec<u32> = job.allocation().iter().map(|a| a.tasks).collect();
-        let env = super::env::batch_env(&info, &payload.env, &tasks, &self.facts);
+        let mut env = super::env::batch_env(&info, &payload.env, &tasks, &self.facts);
+        if let Some(first) = job.allocation().first() {
+            let (addr, pattern) = super::convert::topology_addr(&self.core, first.node);
+            env.push(("SLURM_TOPOLOGY_ADDR".into(), addr));
+            env.push(("SLURM_TOPOLOGY_ADDR_PATTERN".into(), pattern));
+        }
         Ok(BatchLaunch {
             job_id: id.0,
             name: job.spec.name.clone(),
