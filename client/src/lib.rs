@@ -84,6 +84,17 @@ fn short_hostname() -> Option<String> {
     name.trim().split('.').next().map(str::to_string)
 }
 
+/// The socket of `spurd relay` on a host without an agent:
+/// SPUR_RELAY_SOCKET, else `/run/spur/relay.sock`.
+pub fn relay_socket_path() -> PathBuf {
+    std::env::var_os("SPUR_RELAY_SOCKET")
+        .filter(|v| !v.is_empty())
+        .map_or_else(
+            || PathBuf::from(spur_proto::DEFAULT_RELAY_SOCKET),
+            PathBuf::from,
+        )
+}
+
 /// A connection to the controller.
 #[derive(Debug)]
 pub struct Client {
@@ -99,6 +110,10 @@ impl Client {
         if !controller.exists() {
             if let Some(agent) = agent_socket_path(&conf).filter(|p| p.exists()) {
                 return Client::connect(&agent);
+            }
+            let relay = relay_socket_path();
+            if relay.exists() {
+                return Client::connect(&relay);
             }
         }
         Client::connect(&controller)

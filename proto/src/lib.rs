@@ -22,7 +22,7 @@ pub use job::{
 };
 pub use message::{
     AgentHello, BatchLaunch, ClientRequest, ClientResponse, FromAgent, Hello, JobEnd, JobUpdate,
-    NodeStateRequest, NodeUpdate, Registration, Role, SignalTarget, ToAgent, WillRun,
+    NodeStateRequest, NodeUpdate, Registration, RelayHello, Role, SignalTarget, ToAgent, WillRun,
 };
 pub use node::{ConfigInfo, NodeBaseState, NodeInfo, PartitionInfo};
 pub use pattern::PatternValues;
@@ -37,6 +37,10 @@ pub const CONTROLLER_SOCKET_NAME: &str = "spur.sock";
 /// A node agent's local socket (commands relayed to the controller), in
 /// the node's SlurmdSpoolDir.
 pub const AGENT_SOCKET_NAME: &str = "spur-agent.sock";
+
+/// Where `spurd relay` listens on a login node, unless SPUR_RELAY_SOCKET
+/// says otherwise.
+pub const DEFAULT_RELAY_SOCKET: &str = "/run/spur/relay.sock";
 
 /// The version string the commands and daemons report (`scontrol version`).
 pub const SLURM_COMPAT_VERSION: &str = "22.05.8";

@@ -17,6 +17,18 @@ pub enum Role {
     Client,
     /// A node agent, proving it holds the cluster key.
     Agent(AgentHello),
+    /// A relay on a host that runs no agent (a login node), proving it
+    /// holds the cluster key. It only relays commands.
+    Relay(RelayHello),
+}
+
+/// A relay's introduction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RelayHello {
+    /// The host it runs on (for the controller's log).
+    pub host: String,
+    /// The cluster key.
+    pub key: Vec<u8>,
 }
 
 /// The first frame on every connection, both ways.

@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 mod agent;
 mod controller;
 mod dev;
+mod login;
 mod users;
 
 /// The spur daemon.
@@ -31,6 +32,8 @@ enum Cmd {
     Agent(AgentOpts),
     /// Start a controller and emulated nodes on this machine.
     Dev(dev::DevOpts),
+    /// Relay the commands of a host without an agent (a login node).
+    Relay(login::RelayOpts),
     /// Run one job's batch script (started by the agent).
     #[command(hide = true)]
     Supervise {
@@ -44,7 +47,7 @@ enum Cmd {
 pub struct ConfOpts {
     /// slurm.conf (flag > SLURM_CONF > /etc/slurm/slurm.conf).
     #[arg(long, env = "SLURM_CONF", default_value = spur_conf::slurm_conf::DEFAULT_SLURM_CONF)]
-    conf: PathBuf,
+    pub(crate) conf: PathBuf,
     /// The cluster key shared by the controller and agents (default:
     /// spur.key beside slurm.conf).
     #[arg(long, env = "SPUR_KEY_FILE")]
@@ -52,7 +55,7 @@ pub struct ConfOpts {
 }
 
 impl ConfOpts {
-    fn key_file(&self) -> PathBuf {
+    pub(crate) fn key_file(&self) -> PathBuf {
         self.key_file.clone().unwrap_or_else(|| {
             self.conf
                 .parent()
@@ -108,6 +111,7 @@ fn main() -> ExitCode {
                 agent::run(settings, shutdown_signal()).await
             }
             Cmd::Dev(d) => dev::run(d, shutdown_signal()).await,
+            Cmd::Relay(r) => login::run(r, shutdown_signal()).await,
             Cmd::Supervise { .. } => unreachable!("handled before the runtime starts"),
         }
     });

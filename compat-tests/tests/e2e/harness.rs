@@ -47,6 +47,7 @@ pub struct Cluster {
     bin: PathBuf,
     controller: Option<Child>,
     agents: Vec<(String, Option<Child>)>,
+    others: Vec<(String, Child)>,
 }
 
 fn free_port() -> u16 {
@@ -110,6 +111,7 @@ impl Cluster {
             bin,
             controller: None,
             agents: (1..=n).map(|i| (format!("n{i:02}"), None)).collect(),
+            others: Vec::new(),
             dir,
         };
         c.start_controller();
@@ -150,6 +152,13 @@ impl Cluster {
     /// Starts (or restarts) the controller.
     pub fn start_controller(&mut self) {
         self.controller = Some(self.spurd(&["controller"], "controller"));
+    }
+
+    /// Starts `spurd relay` listening on `socket`.
+    pub fn start_relay(&mut self, socket: &Path) {
+        let socket = socket.to_str().expect("utf-8 path");
+        let child = self.spurd(&["relay", "--socket", socket], "relay");
+        self.others.push(("relay".into(), child));
     }
 
     /// Kills the controller with SIGKILL.
@@ -314,6 +323,7 @@ impl Drop for Cluster {
                 children.push((name.clone(), c));
             }
         }
+        children.append(&mut self.others);
         for (name, mut c) in children {
             if let Ok(Some(status)) = c.try_wait() {
                 crashed.push(format!("{name} exited on its own: {status}"));

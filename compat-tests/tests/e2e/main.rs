@@ -397,3 +397,35 @@ fn the_job_and_its_output_file_get_the_submitters_umask() {
     let mode = std::fs::metadata(&path).expect("stat").permissions().mode();
     assert_eq!(mode & 0o777, 0o600);
 }
+
+#[test]
+fn a_login_node_reaches_the_controller_through_spurd_relay() {
+    let mut c = Cluster::start(Options::default());
+    let conf = std::fs::read_to_string(&c.conf).expect("slurm.conf");
+    let login = c.dir.path().join("login.conf");
+    let state = format!("StateSaveLocation={}/state", c.dir.path().display());
+    std::fs::write(
+        &login,
+        conf.replace(&state, "StateSaveLocation=/nonexistent/spur-state"),
+    )
+    .expect("writes");
+    let socket = c.dir.path().join("relay.sock");
+    c.start_relay(&socket);
+    c.wait_for(Duration::from_secs(10), "the relay socket", |_| {
+        socket.exists()
+    });
+    let on_login = |cmd: &str, args: &[&str]| {
+        let mut command = c.command(cmd, args);
+        command
+            .env("SLURM_CONF", &login)
+            .env("SPUR_NODE", "login1")
+            .env("SPUR_RELAY_SOCKET", &socket);
+        command.output().expect("runs")
+    };
+    let out = on_login("sbatch", &["--parsable", "--wrap", "echo from-login"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let id: u32 = text(&out.stdout).trim().parse().expect("job id");
+    c.wait_state(id, "COMPLETED");
+    let out = on_login("squeue", &["-h", "-t", "all", "-o", "%i %T"]);
+    assert_eq!(text(&out.stdout), format!("{id} COMPLETED\n"));
+}

@@ -5,7 +5,7 @@
 //! its spool directory and reports them.
 
 mod gpu;
-mod relay;
+pub mod relay;
 pub mod supervisor;
 
 use std::collections::{BTreeMap, HashMap};
@@ -130,7 +130,10 @@ pub async fn run(
     let (events_tx, mut events) = mpsc::unbounded_channel();
     let mut jobs = scan_spool(&settings.spool, &events_tx);
     let (relay_tx, mut relayed) = mpsc::unbounded_channel();
-    let relay_server = tokio::spawn(relay::serve(relay::bind(&settings.spool)?, relay_tx));
+    let relay_server = tokio::spawn(relay::serve(
+        relay::bind(&settings.spool.join(relay::SOCKET_NAME))?,
+        relay_tx,
+    ));
     info!(node = %settings.node.name, running = jobs.running.len(), ended = jobs.unacked.len(), "agent starting");
     tokio::pin!(shutdown);
     let mut backoff = Duration::from_millis(50);

@@ -28,13 +28,12 @@ pub struct Pending {
     pub reply: oneshot::Sender<Vec<u8>>,
 }
 
-/// Binds the socket in `spool`, open to every user.
-pub fn bind(spool: &Path) -> Result<UnixListener> {
-    let path = spool.join(SOCKET_NAME);
-    let _ = std::fs::remove_file(&path);
+/// Binds the socket at `path`, open to every user.
+pub fn bind(path: &Path) -> Result<UnixListener> {
+    let _ = std::fs::remove_file(path);
     let listener =
-        UnixListener::bind(&path).with_context(|| format!("while binding {}", path.display()))?;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666))
+        UnixListener::bind(path).with_context(|| format!("while binding {}", path.display()))?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666))
         .with_context(|| format!("while opening {} to all users", path.display()))?;
     Ok(listener)
 }

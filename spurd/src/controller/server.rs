@@ -147,8 +147,10 @@ async fn agent_conn(
 ) -> Result<()> {
     let (mut rd, mut wr) = stream.into_split();
     let theirs: Hello = frame::read(&mut rd).await?;
-    let Role::Agent(agent) = theirs.role else {
-        bail!("a client connected to the agent port");
+    let agent = match theirs.role {
+        Role::Agent(agent) => agent,
+        Role::Relay(relay) => return relay_conn(rd, wr, theirs.version, relay, actor, key).await,
+        Role::Client => bail!("a client connected to the agent port"),
     };
     if theirs.version != PROTOCOL_VERSION {
         bail!("agent {} speaks protocol {}", agent.node, theirs.version);
@@ -182,28 +184,9 @@ async fn agent_conn(
     let result = loop {
         match frame::read::<FromAgent, _>(&mut rd).await {
             Ok(FromAgent::Relay { tag, uid, req }) => {
-                let (reply, answer) = oneshot::channel();
-                let cmd = Command::Client {
-                    uid,
-                    req: *req,
-                    reply,
-                };
-                if actor.send(cmd).is_err() {
+                if !forward(tag, uid, *req, &actor, &relay_tx) {
                     break Ok(());
                 }
-                let tx = relay_tx.clone();
-                tokio::spawn(async move {
-                    let encoded = match answer.await {
-                        Ok(Reply::Frame(bytes)) => Ok(bytes),
-                        Ok(Reply::Response(resp)) => frame::encode(&resp),
-                        Err(_) => frame::encode(&ClientResponse::Error(ProtoError::new(
-                            ErrorCode::TryAgain,
-                        ))),
-                    };
-                    if let Ok(frame) = encoded {
-                        let _ = tx.send(ToAgent::RelayReply { tag, frame });
-                    }
-                });
             }
             Ok(msg) => {
                 if actor.send(Command::Agent { node, conn, msg }).is_err() {
@@ -215,6 +198,79 @@ async fn agent_conn(
         }
     };
     let _ = actor.send(Command::AgentDown { node, conn });
+    writer.abort();
+    result
+}
+
+/// Hands a relayed request to the actor, as made by `uid`, and sends the
+/// answer back with its tag. False when the controller is stopping.
+fn forward(
+    tag: u64,
+    uid: u32,
+    req: ClientRequest,
+    actor: &Sender<Command>,
+    replies: &mpsc::UnboundedSender<ToAgent>,
+) -> bool {
+    let (reply, answer) = oneshot::channel();
+    if actor.send(Command::Client { uid, req, reply }).is_err() {
+        return false;
+    }
+    let replies = replies.clone();
+    tokio::spawn(async move {
+        let encoded = match answer.await {
+            Ok(Reply::Frame(bytes)) => Ok(bytes),
+            Ok(Reply::Response(resp)) => frame::encode(&resp),
+            Err(_) => frame::encode(&ClientResponse::Error(ProtoError::new(ErrorCode::TryAgain))),
+        };
+        if let Ok(frame) = encoded {
+            let _ = replies.send(ToAgent::RelayReply { tag, frame });
+        }
+    });
+    true
+}
+
+/// A login node's relay: it only forwards commands.
+async fn relay_conn(
+    mut rd: tokio::net::tcp::OwnedReadHalf,
+    mut wr: tokio::net::tcp::OwnedWriteHalf,
+    version: u16,
+    relay: spur_proto::RelayHello,
+    actor: Sender<Command>,
+    key: &[u8],
+) -> Result<()> {
+    if version != PROTOCOL_VERSION {
+        bail!("relay on {} speaks protocol {version}", relay.host);
+    }
+    if !same_key(&relay.key, key) {
+        bail!("relay on {} presented a wrong cluster key", relay.host);
+    }
+    frame::write(&mut wr, &hello()).await?;
+    info!(host = %relay.host, "relay connected");
+    let (tx, mut rx) = mpsc::unbounded_channel::<ToAgent>();
+    let writer = tokio::spawn(async move {
+        while let Some(msg) = rx.recv().await {
+            if frame::write(&mut wr, &msg).await.is_err() {
+                break;
+            }
+        }
+    });
+    let result = loop {
+        match frame::read::<FromAgent, _>(&mut rd).await {
+            Ok(FromAgent::Relay { tag, uid, req }) => {
+                if !forward(tag, uid, *req, &actor, &tx) {
+                    break Ok(());
+                }
+            }
+            Ok(_) => {
+                break Err(anyhow::anyhow!(
+                    "relay on {} sent a node message",
+                    relay.host
+                ))
+            }
+            Err(e) if e.is_eof() => break Ok(()),
+            Err(e) => break Err(e.into()),
+        }
+    };
     writer.abort();
     result
 }
