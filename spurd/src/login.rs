@@ -100,7 +100,8 @@ async fn session(
         "controller speaks protocol {}",
         theirs.version
     );
-    let mut waiting = std::collections::HashMap::new();
+    let mut waiting: std::collections::HashMap<u64, tokio::sync::oneshot::Sender<Vec<u8>>> =
+        std::collections::HashMap::new();
     let mut next_tag = 0u64;
     loop {
         tokio::select! {
