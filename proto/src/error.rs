@@ -67,6 +67,9 @@ pub enum ErrorCode {
     ProtocolVersion,
     /// The request was malformed.
     Malformed,
+    /// SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR: a relay could not reach
+    /// the controller.
+    ControllerUnreachable,
 }
 
 impl ErrorCode {
@@ -110,6 +113,9 @@ impl ErrorCode {
             ErrorCode::StateStore => "Unable to save state, nothing was changed",
             ErrorCode::ProtocolVersion => "Protocol version has changed, re-link your code",
             ErrorCode::Malformed => "Unexpected message received",
+            ErrorCode::ControllerUnreachable => {
+                "Unable to contact slurm controller (connect failure)"
+            }
         }
     }
 }

@@ -61,6 +61,9 @@ pub async fn run(opts: RelayOpts, shutdown: impl std::future::Future<Output = ()
                 }
             }
         }
+        // Commands waiting to be relayed are told now (their connection
+        // closes) rather than wait for a controller that is away.
+        while relayed.try_recv().is_ok() {}
         tokio::select! {
             () = &mut shutdown => break,
             () = tokio::time::sleep(backoff) => {}

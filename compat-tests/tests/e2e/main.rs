@@ -429,3 +429,35 @@ fn a_login_node_reaches_the_controller_through_spurd_relay() {
     let out = on_login("squeue", &["-h", "-t", "all", "-o", "%i %T"]);
     assert_eq!(text(&out.stdout), format!("{id} COMPLETED\n"));
 }
+
+#[test]
+fn a_relayed_command_fails_promptly_while_the_controller_is_away() {
+    let mut c = Cluster::start(Options::default());
+    let conf = std::fs::read_to_string(&c.conf).expect("slurm.conf");
+    let away = c.dir.path().join("node.conf");
+    let state = format!("StateSaveLocation={}/state", c.dir.path().display());
+    std::fs::write(
+        &away,
+        conf.replace(&state, "StateSaveLocation=/nonexistent/spur-state"),
+    )
+    .expect("writes");
+    c.kill_controller();
+    let started = std::time::Instant::now();
+    let out = c
+        .command("squeue", &[])
+        .env("SLURM_CONF", &away)
+        .env("SPUR_NODE", "n02")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr),
+        "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    c.start_controller();
+}

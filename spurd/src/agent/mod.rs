@@ -152,6 +152,9 @@ pub async fn run(
                 }
             }
         }
+        // Commands waiting to be relayed are told now (their connection
+        // closes) rather than wait for a controller that is away.
+        while channels.relayed.try_recv().is_ok() {}
         tokio::select! {
             () = &mut shutdown => break Ok(()),
             () = tokio::time::sleep(backoff) => {}

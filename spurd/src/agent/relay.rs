@@ -13,7 +13,9 @@ use tokio::sync::{mpsc, oneshot};
 use tracing::debug;
 
 use spur_proto::frame;
-use spur_proto::{ClientRequest, Hello, Role, PROTOCOL_VERSION};
+use spur_proto::{
+    ClientRequest, ClientResponse, ErrorCode, Hello, ProtoError, Role, PROTOCOL_VERSION,
+};
 
 /// The socket's name in the node's spool directory.
 pub const SOCKET_NAME: &str = spur_proto::AGENT_SOCKET_NAME;
@@ -79,7 +81,13 @@ async fn conn(mut stream: UnixStream, requests: mpsc::UnboundedSender<Pending>) 
         requests
             .send(Pending { uid, req, reply })
             .map_err(|_| anyhow::anyhow!("agent is stopping"))?;
-        let bytes = answer.await.context("controller connection lost")?;
+        // No answer means the controller is away: say so as Slurm does.
+        let bytes = match answer.await {
+            Ok(bytes) => bytes,
+            Err(_) => frame::encode(&ClientResponse::Error(ProtoError::new(
+                ErrorCode::ControllerUnreachable,
+            )))?,
+        };
         stream.write_all(&bytes).await?;
         stream.flush().await?;
     }
