@@ -564,7 +564,11 @@ impl Core {
             }
             None => None,
         };
-        let time_limit = spec.time_limit.or(part.default_time).or(part.max_time);
+        let time_limit = if spec.time_unlimited {
+            part.max_time
+        } else {
+            spec.time_limit.or(part.default_time).or(part.max_time)
+        };
         if spec
             .time_min
             .is_some_and(|min| time_limit.is_some_and(|t| min > t))

@@ -114,6 +114,10 @@ pub struct JobSpec {
     pub constraint: Option<String>,
     /// `-t` in seconds; None: the partition's DefaultTime, else MaxTime.
     pub time_limit: Option<u64>,
+    /// `-t UNLIMITED` (or `-t 0`): as long as the partition's MaxTime
+    /// allows, never its DefaultTime.
+    #[serde(default)]
+    pub time_unlimited: bool,
     /// `--time-min` in seconds: backfill may shorten the limit down to this.
     pub time_min: Option<u64>,
     /// `--nice`.

@@ -116,6 +116,8 @@ pub struct JobDesc {
     pub constraint: Option<String>,
     /// `-t` in seconds; None: the partition default.
     pub time_limit: Option<u64>,
+    /// `-t UNLIMITED` / `-t 0`: up to the partition's MaxTime.
+    pub time_unlimited: bool,
     /// `--time-min` in seconds.
     pub time_min: Option<u64>,
     /// `--nice`.

@@ -461,3 +461,19 @@ fn a_relayed_command_fails_promptly_while_the_controller_is_away() {
     );
     c.start_controller();
 }
+
+#[test]
+fn an_unlimited_time_limit_is_the_partitions_max_time() {
+    let c = Cluster::start(Options::default());
+    let short = c.submit(
+        &["--hold", "-p", "short", "-t", "UNLIMITED", "--wrap", "true"],
+        "",
+    );
+    let batch = c.submit(&["--hold", "-t", "UNLIMITED", "--wrap", "true"], "");
+    let ids = format!("{short},{batch}");
+    let out = c.run("squeue", &["-h", "-j", &ids, "-o", "%i %l", "-S", "i"]);
+    assert_eq!(
+        text(&out.stdout),
+        format!("{short} 1:00\n{batch} UNLIMITED\n")
+    );
+}

@@ -207,3 +207,32 @@ fn will_run_answers_when_and_where_a_job_would_start() {
         .will_run(&gpu_job(1).partition("nosuch").0, now)
         .is_err());
 }
+
+#[test]
+fn time_unlimited_takes_the_partitions_max_time_never_its_default() {
+    use spur_core::{Cluster, Core, JobSpec, NodeConfig, NodeId, Partition, SchedConfig};
+    let core_with = |max: Option<u64>| {
+        let mut part = Partition::new("batch", vec![NodeId(0)]);
+        part.is_default = true;
+        part.default_time = Some(600);
+        part.max_time = max;
+        let cluster = Cluster {
+            nodes: vec![NodeConfig::new("n1", 4, 1000, 0)],
+            partitions: vec![part],
+            ..Default::default()
+        };
+        Core::new(cluster, SchedConfig::default()).expect("valid cluster")
+    };
+    let unlimited = JobSpec {
+        time_unlimited: true,
+        ..Default::default()
+    };
+    for (max, want) in [(None, None), (Some(3600), Some(3600))] {
+        let mut core = core_with(max);
+        let id = core.submit_job(unlimited.clone(), 0).expect("accepted");
+        assert_eq!(core.job(id).expect("exists").time_limit(), want);
+        // Without -t the partition's DefaultTime applies.
+        let id = core.submit_job(JobSpec::default(), 0).expect("accepted");
+        assert_eq!(core.job(id).expect("exists").time_limit(), Some(600));
+    }
+}

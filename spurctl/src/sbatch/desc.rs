@@ -361,9 +361,10 @@ impl Builder {
         if let Some(text) = &a.time {
             match value::time("--time", text)? {
                 TimeValue::Secs(s) => self.desc.time_limit = Some(s),
-                // JobDesc cannot say "no limit" apart from "the partition's
-                // default" yet; keep the request visible.
-                TimeValue::Unlimited => self.store("time", text),
+                TimeValue::Unlimited => {
+                    self.desc.time_limit = None;
+                    self.desc.time_unlimited = true;
+                }
             }
         }
         if let Some(text) = &a.time_min {

@@ -335,20 +335,20 @@ fn unacted_options_warn_once_and_are_stored() {
         "UNLIMITED",
         "--wrap=true",
     ]);
-    assert_eq!(
-        run.desc().unacted,
-        ["--exclusive=mcs", "--time=UNLIMITED", "--signal=R:USR2"]
-    );
+    assert_eq!(run.desc().unacted, ["--exclusive=mcs", "--signal=R:USR2"]);
     assert_eq!(
         run.err.lines().collect::<Vec<_>>(),
         [
             "sbatch: warning: --exclusive=mcs is accepted but not acted on yet",
-            "sbatch: warning: --time=UNLIMITED is accepted but not acted on yet",
             "sbatch: warning: --signal=R:USR2 is accepted but not acted on yet"
         ]
     );
     assert_eq!(run.desc().exclusive, ExclusiveMode::Node);
-    assert_eq!(run.desc().time_limit, None);
+    // -t UNLIMITED is acted on: no limit beyond the partition's MaxTime.
+    assert_eq!(
+        (run.desc().time_limit, run.desc().time_unlimited),
+        (None, true)
+    );
     assert_eq!(sbatch(&["-Q", "--mail-type=ALL", "--wrap=true"]).err, "");
 }
 

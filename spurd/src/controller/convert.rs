@@ -61,6 +61,7 @@ pub fn job_spec(desc: &JobDesc, uid: u32) -> JobSpec {
         excluded_nodes: desc.excluded_nodes.clone(),
         constraint: desc.constraint.clone(),
         time_limit: desc.time_limit,
+        time_unlimited: desc.time_unlimited,
         time_min: desc.time_min,
         nice: desc.nice,
         priority: desc.priority,
