@@ -477,3 +477,31 @@ fn an_unlimited_time_limit_is_the_partitions_max_time() {
         format!("{short} 1:00\n{batch} UNLIMITED\n")
     );
 }
+
+#[test]
+fn a_running_job_keeps_its_node_when_slurm_conf_reorders_the_nodes() {
+    let mut c = Cluster::start(Options {
+        nodes: 2,
+        ..Options::default()
+    });
+    let id = c.submit(&["-w", "n02", "--gpus-per-node=4", "--wrap", "sleep 3"], "");
+    c.wait_state(id, "RUNNING");
+    c.kill_controller();
+    let conf = std::fs::read_to_string(&c.conf).expect("slurm.conf");
+    let (first, second): (Vec<&str>, Vec<&str>) =
+        conf.lines().partition(|l| !l.starts_with("NodeName=n02"));
+    let mut reordered: Vec<&str> = second;
+    reordered.extend(first);
+    std::fs::write(&c.conf, reordered.join("\n") + "\n").expect("writes");
+    c.start_controller();
+    c.wait_state(id, "RUNNING");
+    let out = c.run("squeue", &["-h", "-j", &id.to_string(), "-o", "%N"]);
+    assert_eq!(text(&out.stdout), "n02\n");
+    // Its GPUs are still held there: a second whole-node GPU job must not
+    // get n02 while the first runs.
+    let other = c.submit(&["-w", "n02", "--gpus-per-node=4", "--wrap", "true"], "");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(c.state(other).as_deref(), Some("PENDING"));
+    c.wait_state(id, "COMPLETED");
+    c.wait_state(other, "COMPLETED");
+}

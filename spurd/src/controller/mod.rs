@@ -129,7 +129,7 @@ pub(crate) fn config_entries(site: &Site) -> Vec<(String, String)> {
 }
 
 /// Builds the core from the configuration and puts every stored job back.
-fn restore(site: &Site, store: &Store) -> Result<(Core, actor::JobMap<store::JobMeta>)> {
+fn restore(site: &Site, store: &mut Store) -> Result<(Core, actor::JobMap<store::JobMeta>)> {
     let dir = site.conf_path.parent().unwrap_or(Path::new("."));
     let cluster = spur_site::cluster(&site.conf, dir)
         .context("while building the cluster from slurm.conf")?;
@@ -140,8 +140,19 @@ fn restore(site: &Site, store: &Store) -> Result<(Core, actor::JobMap<store::Job
         .load_jobs(actor::now().saturating_sub(min_age))
         .context("while loading jobs")?;
     let mut metas = actor::JobMap::with_capacity_and_hasher(jobs.len(), Default::default());
-    for job in jobs {
+    let stored_names = store.node_names().context("while loading the node table")?;
+    let mut lost = Vec::new();
+    for mut job in jobs {
         let id = job.record.id;
+        if let Some(names) = &stored_names {
+            if !follow_nodes(&core, names, &mut job.record) {
+                warn!(
+                    job = id.0,
+                    "a node of this running job is gone from slurm.conf; job ended as NODE_FAIL"
+                );
+                lost.push(job.record.clone());
+            }
+        }
         match core.restore_job(job.record) {
             Ok(()) => {
                 metas.insert(id, job.meta);
@@ -151,6 +162,15 @@ fn restore(site: &Site, store: &Store) -> Result<(Core, actor::JobMap<store::Job
             }
         }
     }
+    let names: Vec<String> = core.nodes().iter().map(|n| n.config.name.clone()).collect();
+    let turn = store.begin().context("while saving the node table")?;
+    turn.set_node_names(&names)
+        .context("while saving the node table")?;
+    for record in &lost {
+        turn.update_job(record)
+            .context("while ending jobs on removed nodes")?;
+    }
+    turn.commit().context("while saving the node table")?;
     let next = store
         .next_job_id()
         .context("while loading the job id counter")?;
@@ -187,14 +207,41 @@ fn restore(site: &Site, store: &Store) -> Result<(Core, actor::JobMap<store::Job
     Ok((core, metas))
 }
 
+/// Points a stored allocation at the same nodes, by name, in a node table
+/// that slurm.conf may have reordered. A running job whose node is gone
+/// becomes NODE_FAIL; false then.
+fn follow_nodes(core: &Core, stored: &[String], record: &mut spur_core::JobRecord) -> bool {
+    let mut gone = false;
+    for a in &mut record.alloc {
+        match stored
+            .get(a.node.index())
+            .and_then(|name| core.node_id(name))
+        {
+            Some(id) => a.node = id,
+            None => gone = true,
+        }
+    }
+    if gone && record.state == spur_core::JobState::Running {
+        record.state = spur_core::JobState::NodeFail;
+        record.end_time = Some(actor::now());
+        record.alloc.clear();
+        record.exit = Some(spur_core::ExitStatus {
+            code: 0,
+            signal: libc::SIGKILL,
+        });
+        return false;
+    }
+    true
+}
+
 /// Runs the controller until `shutdown` resolves.
 pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) -> Result<()> {
     let state_dir = PathBuf::from(&site.conf.state_save_location);
     std::fs::create_dir_all(&state_dir)
         .with_context(|| format!("while creating {}", state_dir.display()))?;
     let started = std::time::Instant::now();
-    let store = Store::open(&state_dir).context("while opening the state database")?;
-    let (core, metas) = restore(&site, &store)?;
+    let mut store = Store::open(&state_dir).context("while opening the state database")?;
+    let (core, metas) = restore(&site, &mut store)?;
     let admin_down: Vec<bool> = {
         let overrides = store
             .node_overrides()

@@ -26,6 +26,9 @@ pub(super) const MIGRATIONS: &[&str] = &[
         down INTEGER NOT NULL,
         reason TEXT
      );",
+    // 2: settings the controller must compare across restarts (the node
+    // table, so that stored allocations follow their nodes by name).
+    "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);",
 ];
 
 /// Brings the schema up to date.

@@ -214,6 +214,20 @@ impl Store {
         bytes.map(|b| decode(job, &b)).transpose()
     }
 
+    /// The node names, in NodeId order, as of the last start (None for a
+    /// store that has not recorded them).
+    pub fn node_names(&self) -> Result<Option<Vec<String>>, StoreError> {
+        let text: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT value FROM settings WHERE key = 'node_names'",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?;
+        text.map(|t| decode(0, t.as_bytes())).transpose()
+    }
+
     /// Operator-set node states.
     pub fn node_overrides(&self) -> Result<Vec<NodeOverride>, StoreError> {
         let mut stmt = self
@@ -281,6 +295,18 @@ impl Turn<'_> {
         self.tx
             .prepare_cached("UPDATE jobs SET meta = ?2 WHERE id = ?1")?
             .execute(params![i64::from(job), encode(job, meta)?])?;
+        Ok(())
+    }
+
+    /// Records the node names, in NodeId order.
+    pub fn set_node_names(&self, names: &[String]) -> Result<(), StoreError> {
+        let value = String::from_utf8(encode(0, &names)?).expect("JSON is UTF-8");
+        self.tx
+            .prepare_cached(
+                "INSERT INTO settings (key, value) VALUES ('node_names', ?1) \
+                 ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            )?
+            .execute([value])?;
         Ok(())
     }
 

@@ -137,3 +137,21 @@ fn a_row_written_before_a_field_existed_reads_with_its_default() {
     assert_eq!(meta.nodes, None);
     assert!(meta.unacted.is_empty());
 }
+
+#[test]
+fn node_names_are_kept_and_replaced() {
+    let mut store = Store::in_memory().expect("opens");
+    assert_eq!(store.node_names().expect("reads"), None);
+    let names: Vec<String> = vec!["gb001".into(), "gb002".into()];
+    let turn = store.begin().expect("begins");
+    turn.set_node_names(&names).expect("sets");
+    turn.commit().expect("commits");
+    assert_eq!(store.node_names().expect("reads"), Some(names));
+    let turn = store.begin().expect("begins");
+    turn.set_node_names(&["x".to_string()]).expect("sets");
+    turn.commit().expect("commits");
+    assert_eq!(
+        store.node_names().expect("reads"),
+        Some(vec!["x".to_string()])
+    );
+}
