@@ -154,6 +154,19 @@ impl Cluster {
         self.controller = Some(self.spurd(&["controller"], "controller"));
     }
 
+    /// The cluster's slurm.conf as a host without the controller sees it
+    /// (its StateSaveLocation, where the controller's socket is, is not
+    /// there), written to `name` in the cluster folder.
+    pub fn conf_away_from_controller(&self, name: &str) -> PathBuf {
+        let conf = std::fs::read_to_string(&self.conf).expect("slurm.conf");
+        let state = format!("StateSaveLocation={}/state", self.dir.path().display());
+        let moved = conf.replace(&state, "StateSaveLocation=/nonexistent/spur-state");
+        assert_ne!(conf, moved, "slurm.conf names the state folder");
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, moved).expect("writes");
+        path
+    }
+
     /// Starts `spurd relay` listening on `socket`.
     pub fn start_relay(&mut self, socket: &Path) {
         let socket = socket.to_str().expect("utf-8 path");

@@ -330,12 +330,7 @@ fn commands_away_from_the_controller_go_through_the_local_agent() {
     let c = Cluster::start(Options::default());
     // The same cluster as a node without the controller sees it: its
     // StateSaveLocation (where the controller's socket is) is not here.
-    let conf = std::fs::read_to_string(&c.conf).expect("slurm.conf");
-    let away = c.dir.path().join("node.conf");
-    let state = format!("StateSaveLocation={}/state", c.dir.path().display());
-    let moved = conf.replace(&state, "StateSaveLocation=/nonexistent/spur-state");
-    assert_ne!(conf, moved);
-    std::fs::write(&away, moved).expect("writes");
+    let away = c.conf_away_from_controller("node.conf");
     let on_node = |cmd: &str, args: &[&str]| {
         let mut command = c.command(cmd, args);
         command.env("SLURM_CONF", &away).env("SPUR_NODE", "n03");
@@ -401,14 +396,7 @@ fn the_job_and_its_output_file_get_the_submitters_umask() {
 #[test]
 fn a_login_node_reaches_the_controller_through_spurd_relay() {
     let mut c = Cluster::start(Options::default());
-    let conf = std::fs::read_to_string(&c.conf).expect("slurm.conf");
-    let login = c.dir.path().join("login.conf");
-    let state = format!("StateSaveLocation={}/state", c.dir.path().display());
-    std::fs::write(
-        &login,
-        conf.replace(&state, "StateSaveLocation=/nonexistent/spur-state"),
-    )
-    .expect("writes");
+    let login = c.conf_away_from_controller("login.conf");
     let socket = c.dir.path().join("relay.sock");
     c.start_relay(&socket);
     c.wait_for(Duration::from_secs(10), "the relay socket", |_| {
@@ -433,14 +421,7 @@ fn a_login_node_reaches_the_controller_through_spurd_relay() {
 #[test]
 fn a_relayed_command_fails_promptly_while_the_controller_is_away() {
     let mut c = Cluster::start(Options::default());
-    let conf = std::fs::read_to_string(&c.conf).expect("slurm.conf");
-    let away = c.dir.path().join("node.conf");
-    let state = format!("StateSaveLocation={}/state", c.dir.path().display());
-    std::fs::write(
-        &away,
-        conf.replace(&state, "StateSaveLocation=/nonexistent/spur-state"),
-    )
-    .expect("writes");
+    let away = c.conf_away_from_controller("node.conf");
     c.kill_controller();
     let started = std::time::Instant::now();
     let out = c
