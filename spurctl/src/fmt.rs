@@ -91,20 +91,6 @@ pub fn ctime(unix: u64) -> String {
     )
 }
 
-/// Memory in MiB as Slurm's TRES strings print it: `8G`, `880000M`, `1.50T`.
-pub fn mem_tres(mb: u64) -> String {
-    if mb == 0 {
-        return "0".to_string();
-    }
-    if mb % (1024 * 1024) == 0 {
-        format!("{}T", mb / (1024 * 1024))
-    } else if mb % 1024 == 0 {
-        format!("{}G", mb / 1024)
-    } else {
-        format!("{mb}M")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,12 +106,5 @@ mod tests {
         assert_eq!(duration_full(7200), "02:00:00");
         assert_eq!(limit_compact(None), "UNLIMITED");
         assert_eq!(limit_full(Some(600)), "00:10:00");
-    }
-
-    #[test]
-    fn memory_takes_the_largest_exact_unit() {
-        assert_eq!(mem_tres(8192), "8G");
-        assert_eq!(mem_tres(880_000), "880000M");
-        assert_eq!(mem_tres(20480), "20G");
     }
 }

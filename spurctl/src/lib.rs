@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 pub mod controller;
 pub mod fmt;
+pub mod getopt;
 pub mod sbatch;
 pub mod scancel;
 pub mod scontrol;

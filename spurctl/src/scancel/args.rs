@@ -115,8 +115,7 @@ pub struct ScancelArgs {
 /// returns the text to print on stderr; scancel exits 1 after it.
 pub fn parse(args: Vec<OsString>) -> Result<ScancelArgs, String> {
     let last = args.last().cloned().unwrap_or_default();
-    ScancelArgs::try_parse_from(args)
-        .map_err(|e| crate::squeue::args::getopt_error("scancel", &e, &last))
+    ScancelArgs::try_parse_from(args).map_err(|e| crate::getopt::error("scancel", &e, &last))
 }
 
 /// scancel's --help text.

@@ -25,7 +25,6 @@ use clap::Parser;
 
 use self::args::{abbrev, starts_with_ci, ScontrolArgs};
 use self::session::{Session, Site};
-use crate::sinfo::args::getopt_error;
 use crate::sinfo::locale::Locale;
 use crate::{controller, user};
 
@@ -199,7 +198,8 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     let parsed = match ScontrolArgs::try_parse_from(args::permute(&argv)) {
         Ok(p) => p,
         Err(e) => {
-            eprint!("{}", getopt_error("scontrol", &e));
+            let last = argv.last().map(String::as_str).unwrap_or_default();
+            eprint!("{}", crate::getopt::error("scontrol", &e, last.as_ref()));
             return ExitCode::from(1);
         }
     };

@@ -224,7 +224,11 @@ fn run_with(argv: &[&str], ask: Box<super::session::Ask<'static>>) -> (String, S
         Err(e) => {
             return (
                 String::new(),
-                crate::sinfo::args::getopt_error("scontrol", &e),
+                crate::getopt::error(
+                    "scontrol",
+                    &e,
+                    argv.last().map(String::as_str).unwrap_or_default().as_ref(),
+                ),
                 1,
             );
         }

@@ -2,7 +2,6 @@
 //! way getopt_long reads it, and the getopt-style error text that sinfo and
 //! scontrol print for a bad option.
 
-use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{ArgAction, Parser};
 
 /// `sinfo [OPTIONS]`.
@@ -107,37 +106,6 @@ pub struct SinfoArgs {
     /// Words after the options (ignored, as sinfo ignores them).
     #[arg(hide = true)]
     pub rest: Vec<String>,
-}
-
-/// The text getopt_long prints for a command line `err` rejects, for
-/// command `cmd`, followed by the `Try "cmd --help"` line.
-pub fn getopt_error(cmd: &str, err: &clap::Error) -> String {
-    let arg = match err.get(ContextKind::InvalidArg) {
-        Some(ContextValue::String(s)) => s.clone(),
-        _ => String::new(),
-    };
-    let flag = arg.split_whitespace().next().unwrap_or("").to_string();
-    let first = match err.kind() {
-        ErrorKind::UnknownArgument if flag.starts_with("--") => {
-            format!("{cmd}: unrecognized option '{flag}'")
-        }
-        ErrorKind::UnknownArgument => {
-            let letter = flag.trim_start_matches('-').chars().next().unwrap_or('?');
-            format!("{cmd}: invalid option -- '{letter}'")
-        }
-        ErrorKind::InvalidValue | ErrorKind::NoEquals if flag.starts_with("--") => {
-            format!("{cmd}: option '{flag}' requires an argument")
-        }
-        ErrorKind::InvalidValue | ErrorKind::NoEquals => {
-            let letter = flag.trim_start_matches('-').chars().next().unwrap_or('?');
-            format!("{cmd}: option requires an argument -- '{letter}'")
-        }
-        _ => {
-            let text = err.kind().as_str().unwrap_or("invalid command line");
-            format!("{cmd}: {text}")
-        }
-    };
-    format!("{first}\nTry \"{cmd} --help\" for more information\n")
 }
 
 /// `sinfo --usage`.

@@ -201,10 +201,11 @@ pub fn render(
 
 /// Runs `sinfo`.
 pub fn run(args: Vec<OsString>) -> ExitCode {
+    let last = args.last().cloned().unwrap_or_default();
     let args = match SinfoArgs::try_parse_from(args) {
         Ok(a) => a,
         Err(e) => {
-            eprint!("{}", args::getopt_error("sinfo", &e));
+            eprint!("{}", crate::getopt::error("sinfo", &e, &last));
             return ExitCode::from(1);
         }
     };

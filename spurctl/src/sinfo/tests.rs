@@ -220,12 +220,12 @@ fn option_errors_read_like_slurm() {
     );
     let err = SinfoArgs::try_parse_from(["sinfo", "--bogus"]).expect_err("unknown option");
     assert_eq!(
-        super::args::getopt_error("sinfo", &err),
+        crate::getopt::error("sinfo", &err, "--bogus".as_ref()),
         "sinfo: unrecognized option '--bogus'\nTry \"sinfo --help\" for more information\n"
     );
     let err = SinfoArgs::try_parse_from(["sinfo", "-q"]).expect_err("unknown option");
     assert_eq!(
-        super::args::getopt_error("sinfo", &err),
+        crate::getopt::error("sinfo", &err, "-q".as_ref()),
         "sinfo: invalid option -- 'q'\nTry \"sinfo --help\" for more information\n"
     );
 }

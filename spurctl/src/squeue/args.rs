@@ -5,7 +5,6 @@
 
 use std::ffi::OsString;
 
-use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{ArgAction, CommandFactory, Parser};
 
 /// `squeue`'s options, as Slurm names them.
@@ -189,7 +188,7 @@ pub struct SqueueArgs {
 /// returns the text to print on stderr; squeue exits 1 after it.
 pub fn parse(args: Vec<OsString>) -> Result<SqueueArgs, String> {
     let last = args.last().cloned().unwrap_or_default();
-    SqueueArgs::try_parse_from(args).map_err(|e| getopt_error("squeue", &e, &last))
+    SqueueArgs::try_parse_from(args).map_err(|e| crate::getopt::error("squeue", &e, &last))
 }
 
 /// squeue's --help text.
@@ -200,44 +199,6 @@ pub fn help_text() -> String {
 /// squeue's --usage text.
 pub fn usage_text() -> String {
     format!("{}\n", SqueueArgs::command().render_usage())
-}
-
-/// The text getopt_long prints for a command line error, followed by the
-/// hint Slurm's commands add (`Try "cmd --help" for more information`).
-/// `last` is the last argument given: an option missing its value is it.
-pub(crate) fn getopt_error(cmd: &str, err: &clap::Error, last: &OsString) -> String {
-    let last = last.to_string_lossy();
-    let arg = match err.get(ContextKind::InvalidArg) {
-        Some(ContextValue::String(s)) => s.clone(),
-        _ => String::new(),
-    };
-    // clap names an option as `--name <VALUE>` or `-n <VALUE>`.
-    let flag = arg.split([' ', '=']).next().unwrap_or_default().to_string();
-    let line = match err.kind() {
-        ErrorKind::UnknownArgument if flag.starts_with("--") || flag.is_empty() => {
-            format!("{cmd}: unrecognized option '{arg}'")
-        }
-        ErrorKind::UnknownArgument => {
-            let c = flag.trim_start_matches('-').chars().next().unwrap_or('?');
-            format!("{cmd}: invalid option -- '{c}'")
-        }
-        ErrorKind::InvalidValue | ErrorKind::NoEquals if last.starts_with("--") => {
-            format!("{cmd}: option '{flag}' requires an argument")
-        }
-        ErrorKind::InvalidValue | ErrorKind::NoEquals => {
-            let c = last.chars().last().unwrap_or('?');
-            format!("{cmd}: option requires an argument -- '{c}'")
-        }
-        ErrorKind::TooManyValues => {
-            format!("{cmd}: option '{flag}' doesn't allow an argument")
-        }
-        _ => {
-            let text = err.render().to_string();
-            let first = text.lines().next().unwrap_or_default();
-            format!("{cmd}: {}", first.trim_start_matches("error: "))
-        }
-    };
-    format!("{line}\nTry \"{cmd} --help\" for more information\n")
 }
 
 #[cfg(test)]

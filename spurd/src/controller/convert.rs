@@ -172,10 +172,6 @@ pub fn job_info(
             tres.push_str(&format!(",gres/gpu={gpus_total}"));
         }
     }
-    let stdout_pattern = meta
-        .stdout
-        .clone()
-        .unwrap_or_else(|| spur_proto::pattern::default_output(false).to_string());
     let expand = |p: &str| {
         let values = spur_proto::PatternValues {
             job_id: job.id.0,
@@ -187,7 +183,11 @@ pub fn job_info(
         absolute(&meta.work_dir, &spur_proto::pattern::expand(p, &values))
     };
     let (stdout, stderr, stdin) = if detail {
-        let stdout = expand(&stdout_pattern);
+        let stdout = expand(
+            meta.stdout
+                .as_deref()
+                .unwrap_or(spur_proto::pattern::default_output(false)),
+        );
         let stderr = meta.stderr.as_deref().map_or(stdout.clone(), expand);
         let stdin = meta
             .stdin
