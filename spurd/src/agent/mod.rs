@@ -128,7 +128,7 @@ pub async fn run(
         .with_context(|| format!("while creating {}", settings.spool.display()))?;
     let _ = std::fs::set_permissions(&settings.spool, std::fs::Permissions::from_mode(0o755));
     let (events_tx, mut events) = mpsc::unbounded_channel();
-    let mut jobs = scan_spool(&settings.spool, &events_tx);
+    let mut jobs = scan_spool(&settings, &events_tx);
     let (relay_tx, mut relayed) = mpsc::unbounded_channel();
     let relay_server = tokio::spawn(relay::serve(
         relay::bind(&settings.spool.join(relay::SOCKET_NAME))?,
@@ -358,21 +358,68 @@ fn start(
     }
     let bytes = bincode::serialize(&launch).context("while encoding the launch")?;
     std::fs::write(dir.join(supervisor::LAUNCH_FILE), bytes)?;
+    spawn_supervisor(settings, launch.job_id, &dir, events)?;
+    Ok(dir)
+}
+
+/// Starts the supervisor of the job in `dir` and reports the job's end
+/// when it exits. The supervisor inherits a lock on `dir/lock` taken
+/// before it is started, and holds it as long as it (or the script) lives:
+/// a restarted agent tells a live job from one whose supervisor never
+/// started by that lock alone, with no window between the two.
+fn spawn_supervisor(
+    settings: &Settings,
+    job_id: u32,
+    dir: &Path,
+    events: &mpsc::UnboundedSender<Event>,
+) -> Result<()> {
+    use std::os::fd::AsRawFd;
+    let lock = std::fs::File::create(dir.join(supervisor::LOCK_FILE))
+        .context("while creating the job's lock")?;
+    let fd = lock.as_raw_fd();
+    // SAFETY: flock on a descriptor we own.
+    if unsafe { libc::flock(fd, libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        anyhow::bail!("job {job_id} already has a live supervisor");
+    }
     let mut cmd = tokio::process::Command::new(&settings.exe);
     cmd.arg("supervise")
-        .arg(&dir)
+        .arg(dir)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .process_group(0)
         .kill_on_drop(false);
+    // SAFETY: between fork and exec the closure only calls fcntl, which is
+    // async-signal-safe: it lets the child inherit the locked descriptor.
+    unsafe {
+        cmd.pre_exec(move || {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags < 0 || libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
     let mut child = cmd.spawn().context("while starting the supervisor")?;
-    let (job_id, events, dir2) = (launch.job_id, events.clone(), dir.clone());
+    // The child holds the lock now; the agent's descriptor can go.
+    drop(lock);
+    let (events, dir) = (events.clone(), dir.to_path_buf());
     tokio::spawn(async move {
         let _ = child.wait().await;
-        report_end(job_id, &dir2, &events);
+        report_end(job_id, &dir, &events);
     });
-    Ok(dir)
+    Ok(())
+}
+
+/// Whether a supervisor (or the script it started) still holds the job's
+/// lock.
+fn supervisor_alive(dir: &Path) -> bool {
+    use std::os::fd::AsRawFd;
+    let Ok(lock) = std::fs::File::open(dir.join(supervisor::LOCK_FILE)) else {
+        return false;
+    };
+    // SAFETY: flock on a descriptor we own; released when `lock` drops.
+    unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) != 0 }
 }
 
 fn report_end(job_id: u32, dir: &Path, events: &mpsc::UnboundedSender<Event>) {
@@ -425,7 +472,18 @@ fn kill_job(dir: PathBuf, grace: u64) {
 
 /// Jobs left by a previous agent: still running (watched until they end)
 /// or ended (to report).
-fn scan_spool(spool: &Path, events: &mpsc::UnboundedSender<Event>) -> Jobs {
+/// The end reported for a job whose processes vanished.
+fn lost(job_id: u32) -> JobEnd {
+    JobEnd {
+        job_id,
+        code: 0,
+        signal: libc::SIGKILL,
+        at: now(),
+    }
+}
+
+fn scan_spool(settings: &Settings, events: &mpsc::UnboundedSender<Event>) -> Jobs {
+    let spool = &settings.spool;
     let mut jobs = Jobs {
         running: BTreeMap::new(),
         unacked: BTreeMap::new(),
@@ -453,18 +511,24 @@ fn scan_spool(spool: &Path, events: &mpsc::UnboundedSender<Event>) -> Jobs {
         } else if supervisor_alive(&dir) {
             jobs.running.insert(id, dir.clone());
             watch.insert(id, dir);
+        } else if !dir.join(supervisor::PID_FILE).exists()
+            && dir.join(supervisor::LAUNCH_FILE).exists()
+        {
+            // The agent stopped between writing the launch and starting its
+            // supervisor: the script never ran. Start it now.
+            match spawn_supervisor(settings, id, &dir, events) {
+                Ok(()) => {
+                    jobs.running.insert(id, dir);
+                }
+                Err(e) => {
+                    warn!(job = id, error = %e, "cannot start an interrupted launch");
+                    jobs.unacked.insert(id, lost(id));
+                }
+            }
         } else {
-            // Neither finished nor running: the supervisor died with the
-            // machine. The job is lost.
-            jobs.unacked.insert(
-                id,
-                JobEnd {
-                    job_id: id,
-                    code: 0,
-                    signal: libc::SIGKILL,
-                    at: now(),
-                },
-            );
+            // Started but neither finished nor running: the supervisor
+            // died with the machine. The job is lost.
+            jobs.unacked.insert(id, lost(id));
         }
     }
     for (id, dir) in watch {
@@ -477,18 +541,6 @@ fn scan_spool(spool: &Path, events: &mpsc::UnboundedSender<Event>) -> Jobs {
         });
     }
     jobs
-}
-
-fn supervisor_alive(dir: &Path) -> bool {
-    // The supervisor lives while the script's pid does, or while it has not
-    // forked yet (a launch file with no pid file, younger than a minute).
-    match script_pid(dir) {
-        // SAFETY: kill with signal 0 only checks for existence.
-        Some(pid) => unsafe { libc::kill(pid, 0) == 0 },
-        None => std::fs::metadata(dir.join(supervisor::LAUNCH_FILE))
-            .and_then(|m| m.modified())
-            .is_ok_and(|t| t.elapsed().unwrap_or_default() < Duration::from_secs(60)),
-    }
 }
 
 fn now() -> u64 {

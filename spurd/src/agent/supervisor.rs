@@ -21,6 +21,8 @@ pub const LAUNCH_FILE: &str = "launch.bin";
 pub const PID_FILE: &str = "pid";
 /// `code signal end_time`, once the script has ended.
 pub const STATUS_FILE: &str = "status";
+/// Locked by the supervisor (inherited from the agent) while it lives.
+pub const LOCK_FILE: &str = "lock";
 /// Why the script could not be started.
 pub const ERROR_FILE: &str = "error";
 
