@@ -63,6 +63,13 @@ pub fn encode_jobs(
     };
     let mut buf = encode(&empty)?;
     buf.truncate(buf.len() - 8);
+    let mut jobs = jobs.peekable();
+    if let Some(first) = jobs.peek() {
+        // Room for `count` jobs the size of the first, so the buffer is
+        // not copied as it grows.
+        let each = bincode::serialized_size(first).map_err(FrameError::Encode)?;
+        buf.reserve(count.saturating_mul(each as usize + each as usize / 4));
+    }
     buf.extend_from_slice(&(count as u64).to_le_bytes());
     let mut written = 0usize;
     for job in jobs {
@@ -76,6 +83,35 @@ pub fn encode_jobs(
         .ok_or(FrameError::TooLarge(u32::MAX))?;
     buf[..4].copy_from_slice(&len.to_be_bytes());
     Ok(buf)
+}
+
+/// The most items [`presized_vec`] reserves room for before it has read
+/// them, so that a length prefix alone cannot make it allocate much.
+const PRESIZE_LIMIT: usize = 1 << 16;
+
+/// Deserializes a list into a vector sized for the length its encoding
+/// announces (up to [`PRESIZE_LIMIT`] items), rather than serde's cautious
+/// guess that grows it by copying; for long listings of large items.
+pub fn presized_vec<'de, D, T>(de: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    struct Items<T>(std::marker::PhantomData<T>);
+    impl<'de, T: serde::Deserialize<'de>> serde::de::Visitor<'de> for Items<T> {
+        type Value = Vec<T>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a sequence")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+            let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(PRESIZE_LIMIT));
+            while let Some(item) = seq.next_element()? {
+                items.push(item);
+            }
+            Ok(items)
+        }
+    }
+    de.deserialize_seq(Items(std::marker::PhantomData))
 }
 
 /// Decodes a frame's payload (without the length prefix).
@@ -124,9 +160,17 @@ pub fn read_sync<T: DeserializeOwned, R: std::io::Read>(r: &mut R) -> Result<T, 
     if len > MAX_FRAME {
         return Err(FrameError::TooLarge(len));
     }
-    let mut payload = vec![0u8; len as usize];
-    r.read_exact(&mut payload)?;
-    decode(&payload)
+    // Decoded while it arrives, through a small buffer: a listing of many
+    // jobs is never held twice, as bytes and as values.
+    let mut payload =
+        std::io::BufReader::with_capacity(64 << 10, std::io::Read::take(&mut *r, u64::from(len)));
+    let msg = bincode::deserialize_from(&mut payload).map_err(|e| match *e {
+        bincode::ErrorKind::Io(io) => FrameError::Io(io),
+        _ => FrameError::Decode(e),
+    })?;
+    // Whatever the message did not use belongs to this frame, not the next.
+    std::io::copy(&mut payload, &mut std::io::sink())?;
+    Ok(msg)
 }
 
 #[cfg(test)]

@@ -68,6 +68,9 @@ pub enum ClientRequest {
         /// directory, command, comment, TRES, submit host, unacted
         /// options); without it they are empty and the answer is smaller.
         detail: bool,
+        /// Only jobs that are pending, running or completing (squeue's
+        /// default selection), leaving out those kept for MinJobAge.
+        active_only: bool,
     },
     /// Every node.
     Nodes,
@@ -195,6 +198,7 @@ pub enum ClientResponse {
         /// The controller's time.
         now: u64,
         /// The jobs.
+        #[serde(deserialize_with = "crate::frame::presized_vec")]
         jobs: Vec<JobInfo>,
     },
     /// Nodes, in configuration order.

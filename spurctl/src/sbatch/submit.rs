@@ -232,6 +232,7 @@ fn wait_for(
         let gone =
             || format!("sbatch: error: Job {job_id} no longer found and exit code not found");
         match ctl.request(&ClientRequest::Jobs {
+            active_only: false,
             ids: vec![job_id],
             detail: false,
         }) {

@@ -396,6 +396,7 @@ pub fn outcome(
 
 fn load_jobs() -> Result<Vec<JobInfo>, String> {
     match controller::request(&ClientRequest::Jobs {
+        active_only: false,
         ids: Vec::new(),
         detail: false,
     }) {

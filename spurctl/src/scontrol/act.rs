@@ -86,7 +86,11 @@ fn invalid_job() -> RequestError {
 }
 
 fn load_jobs(s: &mut Session<'_>, ids: Vec<u32>) -> Result<Vec<JobInfo>, RequestError> {
-    match s.request(&ClientRequest::Jobs { ids, detail: false })? {
+    match s.request(&ClientRequest::Jobs {
+        ids,
+        detail: false,
+        active_only: false,
+    })? {
         ClientResponse::Jobs { jobs, .. } => Ok(jobs),
         _ => Err(unexpected()),
     }

@@ -174,7 +174,11 @@ pub fn show_job(s: &mut Session<'_>, val: Option<&str>) {
         },
     };
     let ids = id.map(|i| vec![i.job]).unwrap_or_default();
-    let (now, jobs) = match s.request(&ClientRequest::Jobs { ids, detail: true }) {
+    let (now, jobs) = match s.request(&ClientRequest::Jobs {
+        ids,
+        detail: true,
+        active_only: false,
+    }) {
         Ok(ClientResponse::Jobs { now, jobs }) => (now, jobs),
         Ok(_) => return s.perror("slurm_load_jobs error", &unexpected()),
         Err(e) => return s.perror("slurm_load_jobs error", &e),

@@ -210,6 +210,8 @@ fn fetch(plan: &Plan) -> Result<(u64, Vec<JobInfo>), String> {
     match controller::request(&ClientRequest::Jobs {
         ids: Vec::new(),
         detail: plan.json || plan.format.needs_detail(),
+        // Jobs kept for MinJobAge are left out where squeue would drop them.
+        active_only: !plan.json && plan.query.states == filter::States::Active,
     }) {
         Ok(ClientResponse::Jobs { now, jobs }) => {
             if let Some(id) = plan.single_job {
@@ -243,11 +245,12 @@ pub fn report(plan: &Plan, now: u64, jobs: Vec<JobInfo>) -> Report {
     if plan.steps {
         return done(render(&[], now, &plan.format), String::new(), true);
     }
-    let mut rows = filter::filter(jobs, &plan.query);
-    match sort::sort_rows(&mut rows, &plan.sort, now) {
-        Ok(notes) => {
+    let rows = filter::filter(jobs, &plan.query);
+    match sort::sort_rows(&rows, &plan.sort, now) {
+        Ok((order, notes)) => {
             let err = notes.iter().map(|n| format!("squeue: {n}\n")).collect();
-            done(render(&rows, now, &plan.format), err, true)
+            let sorted = order.into_iter().map(|i| &rows[i]);
+            done(render(sorted, now, &plan.format), err, true)
         }
         Err(e) => {
             // Slurm prints the header before it sorts, and stops there.

@@ -10,13 +10,18 @@ use super::format::{Format, Item};
 
 /// Renders `rows` (already filtered and sorted) in `format`; `now` is the
 /// controller's clock, for run times.
-pub fn render(rows: &[JobInfo], now: u64, format: &Format) -> String {
+pub fn render<'a>(
+    rows: impl IntoIterator<Item = &'a JobInfo>,
+    now: u64,
+    format: &Format,
+) -> String {
+    let rows = rows.into_iter();
     let ctx = Ctx {
         now,
         no_convert: format.no_convert,
         cluster: format.cluster.as_deref(),
     };
-    let mut out = String::with_capacity(64 + rows.len() * 96);
+    let mut out = String::with_capacity(64 + rows.size_hint().0 * 96);
     if !format.no_header {
         line(&mut out, &format.items, None, &ctx);
     }

@@ -16,13 +16,17 @@ pub const DEFAULT_SORT: &str = "P,t,-p";
 /// A comparator in C's style: negative, zero or positive.
 type Cmp = fn(&JobInfo, &JobInfo, u64) -> i32;
 
-/// Sorts `rows` by `keys` (`-S`). Returns notes Slurm logs at info level
-/// (`Invalid sort specification: b`), or the error that ends squeue.
-pub fn sort_rows(rows: &mut [JobInfo], keys: &str, now: u64) -> Result<Vec<String>, String> {
+/// The order of `rows` by `keys` (`-S`), as positions in `rows`: rows are
+/// large, so they stay where they are. Also the notes Slurm logs at info
+/// level (`Invalid sort specification: b`), or the error that ends squeue.
+pub fn sort_rows(
+    rows: &[JobInfo],
+    keys: &str,
+    now: u64,
+) -> Result<(Vec<usize>, Vec<String>), String> {
     let mut notes = Vec::new();
-    // Sort positions, not rows: a row is large and msort copies a lot.
     let mut order: Vec<usize> = (0..rows.len()).collect();
-    let jobs = &rows[..];
+    let jobs = rows;
     msort(&mut order, &|&a, &b| {
         by_start(&jobs[a], &jobs[b], now, true)
     });
@@ -66,23 +70,7 @@ pub fn sort_rows(rows: &mut [JobInfo], keys: &str, now: u64) -> Result<Vec<Strin
             Err(()) => return Err(format!("Invalid sort specification: {c}")),
         }
     }
-    permute(rows, order);
-    Ok(notes)
-}
-
-/// Puts `rows[order[k]]` at position k, following each cycle of the
-/// permutation with swaps, so that every row moves about once.
-fn permute<T>(rows: &mut [T], mut order: Vec<usize>) {
-    for start in 0..order.len() {
-        let mut at = start;
-        while order[at] != start {
-            let next = order[at];
-            rows.swap(at, next);
-            order[at] = at;
-            at = next;
-        }
-        order[at] = at;
-    }
+    Ok((order, notes))
 }
 
 /// The comparator of a key; `Ok(None)` for keys Slurm accepts and ignores.
@@ -222,16 +210,6 @@ pub fn msort<T: Copy>(v: &mut [T], cmp: &dyn Fn(&T, &T) -> i32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn permute_places_each_row_where_the_order_says() {
-        let mut rows = vec!['a', 'b', 'c', 'd', 'e'];
-        permute(&mut rows, vec![3, 0, 4, 1, 2]);
-        assert_eq!(rows, vec!['d', 'a', 'e', 'b', 'c']);
-        let mut rows = vec![1, 2, 3];
-        permute(&mut rows, vec![0, 1, 2]);
-        assert_eq!(rows, vec![1, 2, 3]);
-    }
 
     #[test]
     fn msort_is_stable() {
