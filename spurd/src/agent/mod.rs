@@ -5,6 +5,7 @@
 //! its spool directory and reports them.
 
 mod gpu;
+mod nvml;
 pub mod relay;
 pub mod supervisor;
 
@@ -66,9 +67,13 @@ impl Settings {
             for warning in &gres.warnings {
                 warn!(%warning, "gres.conf");
             }
-            if let Some(gpus) = ConfiguredGpus::from_gres_conf(&gres.value, &settings.node.name) {
-                settings.gpus = Box::new(gpus);
-            }
+            let node = &settings.node.name;
+            let configured: Box<dyn GpuDiscovery> =
+                match ConfiguredGpus::from_gres_conf(&gres.value, node) {
+                    Some(gpus) => Box::new(gpus),
+                    None => settings.gpus,
+                };
+            settings.gpus = gpu::select_discovery(&gres.value, node, configured);
         }
         Ok(settings)
     }
