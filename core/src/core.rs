@@ -14,7 +14,7 @@ use crate::effects::{Effect, Effects};
 use crate::id::{JobId, NodeId, PartitionId, QosId};
 use crate::job::{ExitStatus, Hold, Job, JobState, KillCause, Resolved, TransitionError};
 use crate::node::{Health, Node, NodeConfig};
-use crate::partition::{Partition, Qos};
+use crate::partition::{Partition, PartitionState, Qos};
 use crate::placement::{BlockPlacement, FlatPlacement, Placement, TreePlacement};
 use crate::queue::{FairShare, PriorityType};
 use crate::resources::Time;
@@ -458,6 +458,7 @@ impl Core {
             return Err(SubmitError::QueueFull);
         }
         let resolved = self.resolve(&spec)?;
+        self.check_open(&resolved)?;
         self.check_feasible(&resolved)?;
         let id = JobId(self.next_job_id);
         self.next_job_id += 1;
@@ -605,6 +606,16 @@ impl Core {
             first.get_or_insert(id);
         }
         first.ok_or(SubmitError::NoDefaultPartition)
+    }
+
+    /// Rejects a new job for a partition that takes none (DRAIN, INACTIVE).
+    fn check_open(&self, r: &Resolved) -> Result<(), SubmitError> {
+        match self.partitions[r.partition.index()].state {
+            PartitionState::Up | PartitionState::Down => Ok(()),
+            PartitionState::Drain | PartitionState::Inactive => {
+                Err(SubmitError::PartitionNotAvailable)
+            }
+        }
     }
 
     /// Rejects a job that could never run: no node of its partition could
@@ -764,6 +775,62 @@ impl Core {
     /// Renames a job (`scontrol update JobName=`).
     pub fn rename_job(&mut self, id: JobId, name: String) -> Result<(), CoreError> {
         self.job_mut(id)?.spec.name = name;
+        Ok(())
+    }
+
+    /// Moves a pending job to other partitions (`scontrol update
+    /// Partition=`). The request is resolved again against them, so their
+    /// limits and defaults apply; if it could not run there, or they take no
+    /// new jobs, the job stays as it was.
+    pub fn change_partitions(
+        &mut self,
+        id: JobId,
+        partitions: Vec<String>,
+    ) -> Result<(), CoreError> {
+        let job = self.job(id).ok_or(CoreError::UnknownJob(id))?;
+        if job.state() != JobState::Pending {
+            return Err(CoreError::Transition(TransitionError::WrongState {
+                job: id,
+                state: job.state().as_str(),
+                action: "change partition",
+            }));
+        }
+        let mut spec = job.spec.clone();
+        spec.partitions = partitions;
+        let resolved = self.resolve(&spec)?;
+        self.check_open(&resolved)?;
+        self.check_feasible(&resolved)?;
+        let job = self.job_mut(id)?;
+        job.spec = spec;
+        job.shape = resolved.shape;
+        job.partition = resolved.partition;
+        job.qos = resolved.qos;
+        job.required = resolved.required;
+        job.excluded = resolved.excluded;
+        job.constraint = resolved.constraint;
+        job.time_limit = resolved.time_limit;
+        job.expected_start = None;
+        job.sched_nodes.clear();
+        Ok(())
+    }
+
+    /// Fixes a pending or running job's priority (`scontrol update
+    /// Priority=N`, N > 0), as an operator's `--priority` does; the nice
+    /// value no longer counts. Holding with priority 0 is `Input::Hold`.
+    pub fn set_priority(&mut self, id: JobId, priority: u32) -> Result<(), CoreError> {
+        let job = self.job_mut(id)?;
+        if job.state().is_finished() {
+            return Err(CoreError::Transition(TransitionError::WrongState {
+                job: id,
+                state: job.state().as_str(),
+                action: "change priority",
+            }));
+        }
+        job.spec.priority = Some(priority.max(1));
+        job.spec.nice = 0;
+        if job.hold.is_none() {
+            job.priority = priority.max(1);
+        }
         Ok(())
     }
 

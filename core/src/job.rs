@@ -394,6 +394,12 @@ impl Job {
             return Err(self.wrong(if hold.is_some() { "hold" } else { "release" }));
         }
         self.hold = hold;
+        // Shown at once, as slurmctld does, not at the next pass.
+        match hold {
+            Some(Hold::User) => (self.priority, self.reason) = (0, Pending::JobHeldUser),
+            Some(Hold::Admin) => (self.priority, self.reason) = (0, Pending::JobHeldAdmin),
+            None => {}
+        }
         Ok(())
     }
 }

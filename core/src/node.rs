@@ -185,6 +185,11 @@ impl Node {
         self.health == Health::Down
     }
 
+    /// Whether the node has not registered since the controller started.
+    pub fn is_unknown(&self) -> bool {
+        self.health == Health::Unknown
+    }
+
     /// Whether the node is draining or drained.
     pub fn is_drain(&self) -> bool {
         self.drain

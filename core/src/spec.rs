@@ -145,6 +145,10 @@ pub enum SubmitError {
         /// The partition asked for.
         name: String,
     },
+    /// ESLURM_PARTITION_NOT_AVAIL: the partition is DRAIN or INACTIVE and
+    /// takes no new jobs.
+    #[error("Required partition not available (inactive or drain)")]
+    PartitionNotAvailable,
     /// No partition given and none is marked Default=YES.
     #[error("No partition specified or system default partition")]
     NoDefaultPartition,

@@ -13,6 +13,12 @@ pub enum ErrorCode {
     InvalidPartitionName,
     /// ESLURM_DEFAULT_PARTITION_NOT_SET.
     DefaultPartitionNotSet,
+    /// ESLURM_PARTITION_NOT_AVAIL: the partition takes no new jobs.
+    PartitionNotAvailable,
+    /// ESLURM_JOB_HELD: a held job's priority cannot be set.
+    JobHeld,
+    /// ESLURM_PRIO_RESET_FAIL: only operators may fix a job's priority.
+    PrioResetFail,
     /// ESLURM_ACCESS_DENIED.
     AccessDenied,
     /// ESLURM_INVALID_NODE_COUNT.
@@ -67,6 +73,9 @@ pub enum ErrorCode {
     ProtocolVersion,
     /// The request was malformed.
     Malformed,
+    /// SLURM_ERROR: a failure Slurm gives no more specific code for (a
+    /// configuration a reconfigure cannot apply).
+    Unspecified,
     /// SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR: a relay could not reach
     /// the controller.
     ControllerUnreachable,
@@ -81,6 +90,13 @@ impl ErrorCode {
                 "No partition specified or system default partition"
             }
             ErrorCode::AccessDenied => "Access/permission denied",
+            ErrorCode::PartitionNotAvailable => {
+                "Required partition not available (inactive or drain)"
+            }
+            ErrorCode::JobHeld => "Job is in held state, pending scheduler release",
+            ErrorCode::PrioResetFail => {
+                "Changes to job priority are not persistent, change nice instead"
+            }
             ErrorCode::InvalidNodeCount => "Node count specification invalid",
             ErrorCode::NodeConfigUnavailable => "Requested node configuration is not available",
             ErrorCode::TopoConfigUnavailable => "Requested topology configuration is not available",
@@ -113,6 +129,7 @@ impl ErrorCode {
             ErrorCode::StateStore => "Unable to save state, nothing was changed",
             ErrorCode::ProtocolVersion => "Protocol version has changed, re-link your code",
             ErrorCode::Malformed => "Unexpected message received",
+            ErrorCode::Unspecified => "Unspecified error",
             ErrorCode::ControllerUnreachable => {
                 "Unable to contact slurm controller (connect failure)"
             }

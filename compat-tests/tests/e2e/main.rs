@@ -290,19 +290,68 @@ fn finished_jobs_are_forgotten_after_min_job_age() {
 }
 
 #[test]
-fn scontrol_updates_a_pending_jobs_limit_name_and_nice() {
+fn scontrol_updates_a_pending_jobs_limit_name_nice_partition_and_priority() {
     let c = Cluster::start(Options::default());
     let id = c.submit(&["--hold", "-t", "30", "--wrap", "true"], "");
     let job = format!("JobId={id}");
+    let show = |format: &str| {
+        let out = c.run("squeue", &["-h", "-j", &id.to_string(), "-o", format]);
+        text(&out.stdout).trim().to_string()
+    };
     let out = c.run(
         "scontrol",
         &["update", &job, "TimeLimit=10", "JobName=renamed", "Nice=5"],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let out = c.run("squeue", &["-h", "-j", &id.to_string(), "-o", "%l %j %y"]);
-    assert_eq!(text(&out.stdout).trim(), "10:00 renamed 5");
-    let out = c.run("scontrol", &["update", &job, "Partition=short"]);
+    assert_eq!(show("%l %j %y"), "10:00 renamed 5");
+
+    // A partition that does not exist changes nothing.
+    let out = c.run("scontrol", &["update", &job, "Partition=nosuch"]);
     assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        format!("Invalid partition name specified for job {id}\n")
+    );
+    let out = c.run("scontrol", &["update", &job, "Partition=short"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(show("%P %l"), "short 10:00");
+
+    // A held job's priority cannot be set; released, it can, and the nice
+    // value no longer counts.
+    let out = c.run("scontrol", &["update", &job, "Priority=5000"]);
+    assert_eq!(
+        text(&out.stderr),
+        format!("Job is in held state, pending scheduler release for job {id}\n")
+    );
+    let out = c.run(
+        "scontrol",
+        &["update", &job, "Partition=batch", "TimeLimit=1"],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let blocker = c.submit(&["-N", "4", "--exclusive", "--wrap", "sleep 30"], "");
+    c.wait_state(blocker, "RUNNING");
+    let out = c.run("scontrol", &["release", &id.to_string()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = c.run("scontrol", &["update", &job, "Priority=5000"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(show("%P %Q %y %r"), "batch 5000 0 Resources");
+
+    // Priority 0 holds the job, as an operator's hold.
+    let out = c.run("scontrol", &["update", &job, "Priority=0"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(show("%Q %r"), "0 JobHeldAdmin");
+
+    // A running job's partition stays.
+    let out = c.run(
+        "scontrol",
+        &["update", &format!("JobId={blocker}"), "Partition=short"],
+    );
+    assert_eq!(
+        text(&out.stderr),
+        format!("Job is no longer pending execution for job {blocker}\n")
+    );
+    let out = c.run("scancel", &[&blocker.to_string()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
     let out = c.run("scontrol", &["release", &id.to_string()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     c.wait_state(id, "COMPLETED");
@@ -485,4 +534,120 @@ fn a_running_job_keeps_its_node_when_slurm_conf_reorders_the_nodes() {
     assert_eq!(c.state(other).as_deref(), Some("PENDING"));
     c.wait_state(id, "COMPLETED");
     c.wait_state(other, "COMPLETED");
+}
+
+#[test]
+fn scontrol_reconfigure_applies_a_changed_slurm_conf_and_keeps_every_job() {
+    let c = Cluster::start(Options {
+        nodes: 3,
+        ..Options::default()
+    });
+    let running = c.submit(
+        &["-w", "n01", "-o", "running.out"],
+        "#!/bin/sh\nwhile [ ! -e go ]; do sleep 0.1; done\necho finished\n",
+    );
+    c.wait_state(running, "RUNNING");
+    let held = c.submit(&["--hold", "--wrap", "true"], "");
+    let out = c.run(
+        "scontrol",
+        &["update", "NodeName=n02", "State=DRAIN", "Reason=fan"],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+
+    // n03 leaves, a partition is added and another's limit changes.
+    let conf = std::fs::read_to_string(&c.conf).expect("slurm.conf");
+    let changed = conf
+        .lines()
+        .filter(|l| !l.starts_with("NodeName=n03"))
+        .map(|l| {
+            l.replace("Nodes=n[01-03]", "Nodes=n[01-02]")
+                .replace("MaxTime=00:01:00", "MaxTime=00:05:00")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\nPartitionName=long Nodes=n[01-02] MaxTime=2:00:00 State=UP\n";
+    std::fs::write(&c.conf, changed).expect("writes slurm.conf");
+    std::fs::write(
+        c.dir.path().join("topology.conf"),
+        "BlockName=nvl01 Nodes=n[01-02]\n",
+    )
+    .expect("writes topology.conf");
+    let out = c.run("scontrol", &["reconfigure"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "");
+
+    let out = c.run("sinfo", &["-h", "-o", "%P %l %N"]);
+    assert_eq!(
+        text(&out.stdout),
+        "batch* infinite n[01-02]\nshort 5:00 n01\nlong 2:00:00 n[01-02]\n"
+    );
+    let out = c.run("sinfo", &["-h", "-N", "-p", "batch", "-o", "%N %t %E"]);
+    assert_eq!(text(&out.stdout), "n01 mix none\nn02 drain fan\n");
+    assert_eq!(c.state(running).as_deref(), Some("RUNNING"));
+    assert_eq!(c.state(held).as_deref(), Some("PENDING"));
+
+    // A configuration without a node that runs a job is refused whole.
+    let conf = std::fs::read_to_string(&c.conf).expect("slurm.conf");
+    let without_n01 = conf
+        .lines()
+        .filter(|l| !l.starts_with("NodeName=n01"))
+        .map(|l| {
+            l.replace("n[01-02]", "n02")
+                .replace("Nodes=n01", "Nodes=n02")
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&c.conf, &without_n01).expect("writes slurm.conf");
+    let topology = c.dir.path().join("topology.conf");
+    std::fs::write(&topology, "BlockName=nvl01 Nodes=n02\n").expect("writes topology.conf");
+    let out = c.run("scontrol", &["reconfigure"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "slurm_reconfigure error: Unspecified error\n"
+    );
+    std::fs::write(&c.conf, conf).expect("writes slurm.conf back");
+    std::fs::write(&topology, "BlockName=nvl01 Nodes=n[01-02]\n").expect("writes it back");
+    let log = std::fs::read_to_string(c.dir.path().join("controller.log")).expect("log");
+    assert!(
+        log.contains(&format!(
+            "node n01 is gone from slurm.conf but runs job {running}"
+        )),
+        "{log}"
+    );
+
+    // Everything still runs, in the new partition too.
+    std::fs::write(c.dir.path().join("go"), "").expect("touch go");
+    c.wait_state(running, "COMPLETED");
+    let out_file = c.dir.path().join("running.out");
+    assert_eq!(
+        std::fs::read_to_string(out_file).expect("output"),
+        "finished\n"
+    );
+    let out = c.run("scontrol", &["release", &held.to_string()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    c.wait_state(held, "COMPLETED");
+    let long = c.submit(&["-p", "long", "-N", "1", "--wrap", "true"], "");
+    c.wait_state(long, "COMPLETED");
+    let out = c.run(
+        "squeue",
+        &["-h", "-j", &long.to_string(), "-o", "%P", "-t", "all"],
+    );
+    assert_eq!(text(&out.stdout).trim(), "long");
+    assert!(long > held, "job ids keep counting up");
+
+    // SAFETY: getuid has no preconditions.
+    if unsafe { libc::getuid() } == 0 {
+        use std::os::unix::process::CommandExt;
+        let out = c
+            .command("scontrol", &["reconfigure"])
+            .uid(4242)
+            .gid(4242)
+            .output()
+            .expect("runs");
+        assert_eq!(
+            text(&out.stderr),
+            "slurm_reconfigure error: Access/permission denied\n"
+        );
+    }
 }

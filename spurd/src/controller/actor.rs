@@ -48,17 +48,17 @@ pub enum Command {
     },
     /// An agent connected and registered.
     AgentUp {
-        /// The node.
-        node: NodeId,
+        /// The node it says it serves.
+        name: String,
         /// Its connection.
         link: AgentLink,
         /// What it reported.
         reg: Box<Registration>,
+        /// Answered false when slurm.conf has no such node.
+        accepted: oneshot::Sender<bool>,
     },
     /// A message from an agent.
     Agent {
-        /// The node.
-        node: NodeId,
         /// The connection it came on.
         conn: u64,
         /// The message.
@@ -68,8 +68,6 @@ pub enum Command {
     Shutdown,
     /// An agent's connection closed.
     AgentDown {
-        /// The node.
-        node: NodeId,
         /// The connection.
         conn: u64,
     },
@@ -111,6 +109,8 @@ pub struct Controller {
     pub(super) facts: ClusterFacts,
     pub(super) metas: JobMap<JobMeta>,
     pub(super) live: Vec<NodeLive>,
+    /// The node each agent connection serves.
+    pub(super) conns: HashMap<u64, NodeId>,
     pub(super) started_at: u64,
     /// This turn's work, committed together.
     pub(super) turn: TurnState,
@@ -165,6 +165,7 @@ impl Controller {
             facts,
             metas,
             live,
+            conns: HashMap::new(),
             started_at,
             turn: TurnState::default(),
             sched_due: true,
@@ -236,24 +237,33 @@ impl Controller {
                 self.sched_due |= changes;
                 self.turn.replies.push((reply, resp));
             }
-            Command::AgentUp { node, link, reg } => {
+            Command::AgentUp {
+                name,
+                link,
+                reg,
+                accepted,
+            } => {
+                let Some(node) = self.core.node_id(&name) else {
+                    let _ = accepted.send(false);
+                    return false;
+                };
+                let _ = accepted.send(true);
+                if let Some(old) = &self.live[node.index()].link {
+                    self.conns.remove(&old.conn);
+                }
+                self.conns.insert(link.conn, node);
                 self.on_agent_registered(node, link, *reg);
                 self.sched_due = true;
             }
-            Command::Agent { node, conn, msg } => {
-                if self.live[node.index()]
-                    .link
-                    .as_ref()
-                    .is_some_and(|l| l.conn == conn)
-                {
+            Command::Agent { conn, msg } => {
+                if let Some(&node) = self.conns.get(&conn) {
                     self.on_agent_message(node, msg);
                 }
             }
-            Command::AgentDown { node, conn } => {
-                let live = &mut self.live[node.index()];
-                if live.link.as_ref().is_some_and(|l| l.conn == conn) {
+            Command::AgentDown { conn } => {
+                if let Some(node) = self.conns.remove(&conn) {
                     info!(node = %self.core.nodes()[node.index()].config.name, "agent disconnected");
-                    live.link = None;
+                    self.live[node.index()].link = None;
                 }
             }
         }
@@ -272,7 +282,8 @@ impl Controller {
         r
     }
 
-    fn finish_turn(&mut self) {
+    /// Schedules, commits, answers and sends what this turn owes.
+    pub(super) fn finish_turn(&mut self) {
         let now_s = now();
         if now_s != self.last_housekeeping {
             self.last_housekeeping = now_s;

@@ -79,6 +79,7 @@ pub fn submit_error(e: &SubmitError) -> ProtoError {
             return ProtoError::with_detail(ErrorCode::InvalidPartitionName, name.clone())
         }
         SubmitError::NoDefaultPartition => ErrorCode::DefaultPartitionNotSet,
+        SubmitError::PartitionNotAvailable => ErrorCode::PartitionNotAvailable,
         SubmitError::NodeConfigUnavailable => ErrorCode::NodeConfigUnavailable,
         SubmitError::InvalidNodeCount => ErrorCode::InvalidNodeCount,
         SubmitError::InvalidNodeName { name } => {
@@ -105,7 +106,8 @@ pub fn submit_error(e: &SubmitError) -> ProtoError {
     ProtoError::new(code)
 }
 
-fn state_name(job: &Job) -> JobStateName {
+/// The state Slurm would name for `job`.
+pub fn state_name(job: &Job) -> JobStateName {
     match job.state() {
         JobState::Pending => JobStateName::Pending,
         // A job whose end was asked for shows COMPLETING until its node

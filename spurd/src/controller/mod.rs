@@ -7,6 +7,7 @@ mod actor;
 mod convert;
 pub mod env;
 mod node_link;
+mod reconfig;
 mod registry;
 mod request;
 mod server;
@@ -68,6 +69,21 @@ impl Site {
             conf_path: path.to_owned(),
             conf,
             key,
+        })
+    }
+
+    /// Reads slurm.conf again from where it was first read; the cluster key
+    /// stays.
+    pub fn reload(&self) -> Result<Site> {
+        let parsed = SlurmConf::load(&self.conf_path)
+            .with_context(|| format!("while reading {}", self.conf_path.display()))?;
+        for warning in &parsed.warnings {
+            warn!(%warning, "slurm.conf");
+        }
+        Ok(Site {
+            slurm_user_uid: crate::users::uid_of(&parsed.value.slurm_user),
+            conf: parsed.value,
+            ..self.clone()
         })
     }
 

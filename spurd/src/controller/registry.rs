@@ -2,7 +2,10 @@
 //! is connected (and how to reach it), when it was last heard from, and what
 //! it reported (load, memory, OS). Owned by the actor.
 
+use std::sync::Arc;
+
 use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::Notify;
 
 use spur_proto::ToAgent;
 
@@ -13,6 +16,8 @@ pub struct AgentLink {
     pub conn: u64,
     /// Messages to the agent.
     pub tx: UnboundedSender<ToAgent>,
+    /// Closes the connection (its node left slurm.conf).
+    pub close: Arc<Notify>,
 }
 
 /// One node's live facts.

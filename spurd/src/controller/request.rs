@@ -6,8 +6,8 @@ use tracing::info;
 
 use spur_core::{CoreError, Hold, Input, JobId, JobState, NodeId};
 use spur_proto::{
-    ClientRequest, ClientResponse, ConfigInfo, ErrorCode, JobDesc, JobUpdate, NodeStateRequest,
-    NodeUpdate, ProtoError, SignalTarget, WillRun,
+    ClientRequest, ClientResponse, ConfigInfo, ErrorCode, JobDesc, JobStateName, JobUpdate,
+    NodeStateRequest, NodeUpdate, ProtoError, SignalTarget, WillRun,
 };
 
 use super::actor::{now, Controller, Reply};
@@ -29,8 +29,13 @@ fn core_error(e: &CoreError) -> ProtoError {
 
 impl Controller {
     pub(super) fn on_request(&mut self, uid: u32, req: ClientRequest) -> Reply {
-        if let ClientRequest::Jobs { ids, detail } = &req {
-            return match self.jobs(ids, *detail) {
+        if let ClientRequest::Jobs {
+            ids,
+            detail,
+            active_only,
+        } = &req
+        {
+            return match self.jobs(ids, *detail, *active_only) {
                 Ok(frame) => Reply::Frame(frame),
                 Err(e) => Reply::Response(ClientResponse::Error(e)),
             };
@@ -73,10 +78,15 @@ impl Controller {
             }
             ClientRequest::UpdateJob(update) => self.update_job(uid, &update),
             ClientRequest::UpdateNode(update) => self.update_node(uid, &update),
-            ClientRequest::Reconfigure => Err(ProtoError::with_detail(
-                ErrorCode::NotSupported,
-                "restart spurd to load a changed slurm.conf",
-            )),
+            ClientRequest::Reconfigure if !self.is_operator(uid) => {
+                Err(ErrorCode::AccessDenied.into())
+            }
+            ClientRequest::Reconfigure => {
+                // What this turn owes so far names nodes by their current
+                // numbers: settle it before they change.
+                self.finish_turn();
+                self.reconfigure()
+            }
             _ => Err(ErrorCode::Malformed.into()),
         };
         Reply::Response(result.unwrap_or_else(ClientResponse::Error))
@@ -174,7 +184,7 @@ impl Controller {
     }
 
     /// The job listing, encoded as it is built.
-    fn jobs(&self, ids: &[u32], detail: bool) -> Result<Vec<u8>, ProtoError> {
+    fn jobs(&self, ids: &[u32], detail: bool, active_only: bool) -> Result<Vec<u8>, ProtoError> {
         let none = JobMeta::default();
         let info = |j: &spur_core::Job| {
             let meta = self.metas.get(&j.id).unwrap_or(&none);
@@ -186,8 +196,15 @@ impl Controller {
             convert::job_info(&self.core, j, meta, host, detail)
         };
         let encoded = if ids.is_empty() {
-            let count = self.core.jobs().count();
-            spur_proto::frame::encode_jobs(now(), count, self.core.jobs().map(info))
+            let listed = |j: &&spur_core::Job| {
+                !active_only
+                    || matches!(
+                        convert::state_name(j),
+                        JobStateName::Pending | JobStateName::Running | JobStateName::Completing
+                    )
+            };
+            let count = self.core.jobs().filter(listed).count();
+            spur_proto::frame::encode_jobs(now(), count, self.core.jobs().filter(listed).map(info))
         } else {
             let found: Vec<&spur_core::Job> = ids
                 .iter()
@@ -301,13 +318,20 @@ impl Controller {
         // the fields one by one, too).
         self.turn.dirty.insert(id);
         let operator = self.is_operator(uid);
-        // Refuse what cannot be done before changing anything, so that a
-        // request is applied whole or not at all.
-        if u.partition.is_some() || u.priority.is_some() {
-            return Err(ProtoError::with_detail(
-                ErrorCode::NotSupported,
-                "Partition and Priority cannot be updated yet",
-            ));
+        if let Some(partition) = &u.partition {
+            let names: Vec<String> = partition.split(',').map(str::to_string).collect();
+            let job = self.core.job(id).ok_or(ErrorCode::InvalidJobId)?;
+            if job.spec.partitions != names {
+                if job.state() != JobState::Pending {
+                    return Err(ErrorCode::JobNotPending.into());
+                }
+                self.core
+                    .change_partitions(id, names)
+                    .map_err(|e| core_error(&e))?;
+            }
+        }
+        if let Some(priority) = u.priority {
+            self.update_priority(uid, id, priority)?;
         }
         if let Some(limit) = u.time_limit {
             let current = self.core.job(id).and_then(|j| j.time_limit());
@@ -344,6 +368,46 @@ impl Controller {
         }
         self.turn.dirty.insert(id);
         Ok(ClientResponse::Done)
+    }
+
+    /// `scontrol update Priority=`, with slurmctld's rules: 0 holds (an
+    /// operator's hold when an operator asks); a held job keeps priority 0;
+    /// only operators may fix a priority, and others may only lower theirs,
+    /// which Slurm answers with "change nice instead".
+    fn update_priority(&mut self, uid: u32, id: JobId, priority: u32) -> Result<(), ProtoError> {
+        let job = self.core.job(id).ok_or(ErrorCode::InvalidJobId)?;
+        if job.state().is_finished() {
+            return Err(ErrorCode::AlreadyDone.into());
+        }
+        let operator = self.is_operator(uid);
+        let held = job.hold().is_some();
+        if priority == 0 {
+            if held {
+                return Ok(());
+            }
+            let hold = if operator { Hold::Admin } else { Hold::User };
+            return self
+                .apply(Input::Hold(id, hold))
+                .map(drop)
+                .map_err(|e| core_error(&e));
+        }
+        if held {
+            return Err(ErrorCode::JobHeld.into());
+        }
+        if priority == job.priority() {
+            return Ok(());
+        }
+        if !operator {
+            return Err(if priority < job.priority() {
+                ErrorCode::PrioResetFail
+            } else {
+                ErrorCode::AccessDenied
+            }
+            .into());
+        }
+        self.core
+            .set_priority(id, priority)
+            .map_err(|e| core_error(&e))
     }
 
     fn update_node(&mut self, uid: u32, u: &NodeUpdate) -> Result<ClientResponse, ProtoError> {

@@ -3,7 +3,6 @@
 //! agents come over TCP and must present the cluster key. Each connection is
 //! a task that forwards to the actor and writes back what it answers.
 
-use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,10 +12,9 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, Notify};
 use tracing::{debug, info, warn};
 
-use spur_core::NodeId;
 use spur_proto::frame;
 use spur_proto::{
     ClientRequest, ClientResponse, ErrorCode, FromAgent, Hello, ProtoError, Role, ToAgent,
@@ -56,14 +54,6 @@ pub async fn serve(
     site: Site,
     shutdown: impl std::future::Future<Output = ()>,
 ) {
-    let nodes: Arc<HashMap<String, NodeId>> = Arc::new(
-        site.conf
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.name.clone(), NodeId(i as u32)))
-            .collect(),
-    );
     let key: Arc<Vec<u8>> = Arc::new(site.key.clone());
     let conns = Arc::new(AtomicU64::new(1));
     tokio::pin!(shutdown);
@@ -84,10 +74,10 @@ pub async fn serve(
             accepted = agents.accept() => match accepted {
                 Ok((stream, peer)) => {
                     let _ = stream.set_nodelay(true);
-                    let (actor, nodes, key) = (actor.clone(), nodes.clone(), key.clone());
+                    let (actor, key) = (actor.clone(), key.clone());
                     let conn = conns.fetch_add(1, Ordering::Relaxed);
                     tokio::spawn(async move {
-                        if let Err(e) = agent_conn(stream, conn, actor, &nodes, &key).await {
+                        if let Err(e) = agent_conn(stream, conn, actor, &key).await {
                             info!(%peer, error = %e, "agent connection ended");
                         }
                     });
@@ -138,11 +128,12 @@ fn same_key(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// One agent's connection. The actor knows it by `conn` and decides which
+/// node it serves, so that a reconfigure may renumber the nodes under it.
 async fn agent_conn(
     stream: TcpStream,
     conn: u64,
     actor: Sender<Command>,
-    nodes: &HashMap<String, NodeId>,
     key: &[u8],
 ) -> Result<()> {
     let (mut rd, mut wr) = stream.into_split();
@@ -158,22 +149,29 @@ async fn agent_conn(
     if !same_key(&agent.key, key) {
         bail!("agent {} presented a wrong cluster key", agent.node);
     }
-    let node = *nodes
-        .get(&agent.node)
-        .with_context(|| format!("agent for unknown node {}", agent.node))?;
     frame::write(&mut wr, &hello()).await?;
     let FromAgent::Register(reg) = frame::read(&mut rd).await? else {
         bail!("agent {} did not register first", agent.node);
     };
     let (tx, mut rx) = mpsc::unbounded_channel::<ToAgent>();
     let relay_tx = tx.clone();
+    let close = Arc::new(Notify::new());
+    let (accepted, answer) = oneshot::channel();
     actor
         .send(Command::AgentUp {
-            node,
-            link: AgentLink { conn, tx },
+            name: agent.node.clone(),
+            link: AgentLink {
+                conn,
+                tx,
+                close: close.clone(),
+            },
             reg,
+            accepted,
         })
         .map_err(|_| anyhow::anyhow!("controller is stopping"))?;
+    if !answer.await.unwrap_or(false) {
+        bail!("agent for unknown node {}", agent.node);
+    }
     let writer = tokio::spawn(async move {
         while let Some(msg) = rx.recv().await {
             if frame::write(&mut wr, &msg).await.is_err() {
@@ -182,14 +180,19 @@ async fn agent_conn(
         }
     });
     let result = loop {
-        match frame::read::<FromAgent, _>(&mut rd).await {
+        let read = tokio::select! {
+            read = frame::read::<FromAgent, _>(&mut rd) => read,
+            // The node left slurm.conf at a reconfigure.
+            () = close.notified() => break Ok(()),
+        };
+        match read {
             Ok(FromAgent::Relay { tag, uid, req }) => {
                 if !forward(tag, uid, *req, &actor, &relay_tx) {
                     break Ok(());
                 }
             }
             Ok(msg) => {
-                if actor.send(Command::Agent { node, conn, msg }).is_err() {
+                if actor.send(Command::Agent { conn, msg }).is_err() {
                     break Ok(());
                 }
             }
@@ -197,7 +200,7 @@ async fn agent_conn(
             Err(e) => break Err(e.into()),
         }
     };
-    let _ = actor.send(Command::AgentDown { node, conn });
+    let _ = actor.send(Command::AgentDown { conn });
     writer.abort();
     result
 }
