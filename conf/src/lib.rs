@@ -1,6 +1,7 @@
 //! spur-conf: Slurm's configuration files (slurm.conf, topology.conf,
-//! gres.conf) read into typed structs, and Slurm hostlists. Pure parsing
-//! plus `load` functions that read files; no daemon or scheduling logic.
+//! gres.conf, and slurmdbd.conf's retention keys) read into typed structs,
+//! and Slurm hostlists. Pure parsing plus `load` functions that read files;
+//! no daemon or scheduling logic.
 
 mod error;
 mod file;
@@ -8,6 +9,7 @@ pub mod gres_conf;
 pub mod hostlist;
 mod line;
 pub mod slurm_conf;
+pub mod slurmdbd_conf;
 pub mod topology_conf;
 mod value;
 
@@ -16,6 +18,7 @@ pub use file::ConfFile;
 pub use gres_conf::{AutoDetect, GresConf, GresLine};
 pub use hostlist::{HostlistError, HostlistProblem};
 pub use slurm_conf::{slurm_conf_path, NodeConf, PartitionConf, SlurmConf};
+pub use slurmdbd_conf::{PurgeAfter, PurgeUnit, SlurmdbdConf};
 pub use topology_conf::{BlockConf, SwitchConf, TopologyConf};
 pub use value::{
     parse_memory_mb, parse_time_limit, parse_time_minutes, MemoryFormatError, TimeFormatError,

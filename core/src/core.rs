@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 use thiserror::Error;
 
+use crate::array::{parse_array, JobArray, TaskSet};
 use crate::backfill::BackfillConfig;
+use crate::dependency::DependencyError;
 use crate::effects::{Effect, Effects};
 use crate::id::{JobId, NodeId, PartitionId, QosId};
 use crate::job::{ExitStatus, Hold, Job, JobState, KillCause, Resolved, TransitionError};
@@ -77,6 +79,12 @@ pub struct SchedConfig {
     /// before it takes one on more (topology/block; 0: it never waits).
     /// Like `--switches=N@time` on topology/tree.
     pub block_wait: u64,
+    /// MaxArraySize: array task ids must be below it (0: no arrays).
+    pub max_array_size: u32,
+    /// DependencyParameters=kill_invalid_depend (SchedulerParameters in
+    /// Slurm before 20.02): cancel a job whose dependency can never be met,
+    /// unless it asked `--kill-on-invalid-dep=no`.
+    pub kill_invalid_depend: bool,
 }
 
 impl Default for SchedConfig {
@@ -93,6 +101,8 @@ impl Default for SchedConfig {
             kill_wait: 30,
             placement: PlacementPolicy::Topology,
             block_wait: 0,
+            max_array_size: 1001,
+            kill_invalid_depend: false,
         }
     }
 }
@@ -174,6 +184,29 @@ pub enum Input {
     Drain(NodeId, String),
     /// Resume a drained node.
     Resume(NodeId),
+    /// Cancel tasks of an array (`scancel N_3`, `scancel N_[1-5]`); see
+    /// [`Core::cancel_array_tasks`]. Tasks it does not know are an
+    /// [`CoreError::UnknownTask`] after the others are cancelled.
+    CancelArrayTasks {
+        /// The array (its own job id).
+        array: JobId,
+        /// The task ids.
+        tasks: TaskSet,
+    },
+    /// Change an array's throttle (`ArrayTaskThrottle=`).
+    SetArrayThrottle {
+        /// The array (its own job id).
+        array: JobId,
+        /// The most tasks running at once (0: no limit).
+        throttle: u32,
+    },
+    /// Replace a pending job's dependency (`Dependency=`; empty clears).
+    SetDependency {
+        /// The job.
+        job: JobId,
+        /// The new dependency, in `--dependency` syntax.
+        dependency: String,
+    },
 }
 
 /// What an input produced, beyond effects.
@@ -201,6 +234,20 @@ pub enum CoreError {
     /// The job is not in a state for this.
     #[error(transparent)]
     Transition(#[from] TransitionError),
+    /// A task the array does not have (ESLURM_INVALID_JOB_ID for `N_i`).
+    #[error("Invalid job id specified")]
+    UnknownTask {
+        /// The array.
+        array: JobId,
+        /// The task.
+        task: u32,
+    },
+    /// An array operation on a job that is not an array's own record.
+    #[error("job {0} is not a job array")]
+    NotAnArray(JobId),
+    /// A bad `Dependency=` update.
+    #[error(transparent)]
+    Dependency(#[from] DependencyError),
 }
 
 /// The scheduling core. See the crate documentation.
@@ -238,6 +285,8 @@ pub struct Core {
     /// The mix of per-node demands of shared jobs, for fragmentation-aware
     /// node choice.
     pub(crate) workload: crate::placement::frag::Workload,
+    /// Every job of each array, by array job id.
+    pub(crate) arrays: BTreeMap<JobId, BTreeSet<JobId>>,
 }
 
 fn part_member(partitions: &[Vec<NodeId>], node_count: usize) -> Vec<Vec<bool>> {
@@ -407,6 +456,7 @@ impl Core {
             block_owner: vec![None; block_count],
             preempting: BTreeMap::new(),
             workload: Default::default(),
+            arrays: BTreeMap::new(),
         })
     }
 
@@ -421,8 +471,8 @@ impl Core {
             Input::Submit(spec) => return Ok(Outcome::Submitted(self.submit_job(*spec, now)?)),
             Input::JobExited { job, status } => self.on_job_exited(job, status, now)?,
             Input::Cancel(job) => self.cancel_job(job, now, effects)?,
-            Input::Hold(job, hold) => self.job_mut(job)?.set_hold(Some(hold))?,
-            Input::Release(job) => self.job_mut(job)?.set_hold(None)?,
+            Input::Hold(job, hold) => self.hold_job(job, Some(hold))?,
+            Input::Release(job) => self.hold_job(job, None)?,
             Input::Requeue(job) => self.requeue_job(job, effects)?,
             Input::NodeDown(node, reason) => self.on_node_down(node, reason, effects)?,
             Input::NodeUp(node) => self.node_mut(node)?.health = Health::Up,
@@ -438,11 +488,21 @@ impl Core {
                 n.health = Health::Up;
                 n.reason = None;
             }
+            Input::CancelArrayTasks { array, tasks } => {
+                let missing = self.cancel_array_tasks(array, &tasks, now, effects)?;
+                if let Some(task) = missing.first() {
+                    return Err(CoreError::UnknownTask { array, task });
+                }
+            }
+            Input::SetArrayThrottle { array, throttle } => {
+                self.set_array_throttle(array, throttle)?
+            }
+            Input::SetDependency { job, dependency } => self.set_dependency(job, &dependency)?,
         }
         Ok(Outcome::Done)
     }
 
-    fn job_mut(&mut self, job: JobId) -> Result<&mut Job, CoreError> {
+    pub(crate) fn job_mut(&mut self, job: JobId) -> Result<&mut Job, CoreError> {
         self.jobs.get_mut(&job).ok_or(CoreError::UnknownJob(job))
     }
 
@@ -452,15 +512,30 @@ impl Core {
             .ok_or(CoreError::UnknownNode(node))
     }
 
-    /// Validates and queues a job; the id is final once this returns.
+    /// Validates and queues a job; the id is final once this returns. With
+    /// `spec.array`, the job is the array's meta record holding every task
+    /// (see [`crate::array`]); with `spec.dependency`, the dependency is
+    /// resolved against the jobs the core knows (an unknown job id is
+    /// accepted, as Slurm 22.05 does, and met at the next pass).
     pub fn submit_job(&mut self, spec: JobSpec, now: Time) -> Result<JobId, SubmitError> {
-        if self.jobs.len() >= self.config.max_job_count as usize {
+        let array = match spec.array.as_deref() {
+            Some(text) => parse_array(text, self.config.max_array_size)?,
+            None => None,
+        };
+        // Every task counts against MaxJobCount, as in slurmctld.
+        let tasks = array.as_ref().map_or(1, |a| a.tasks.len());
+        if self.job_count() + tasks > self.config.max_job_count as usize {
             return Err(SubmitError::QueueFull);
         }
         let resolved = self.resolve(&spec)?;
         self.check_open(&resolved)?;
         self.check_feasible(&resolved)?;
         let id = JobId(self.next_job_id);
+        let array = array.map(|a| JobArray::meta(id, a));
+        let dependency = match spec.dependency.as_deref() {
+            Some(text) => self.resolve_dependency(text, id, array.as_ref())?,
+            None => None,
+        };
         self.next_job_id += 1;
         self.seq += 1;
         if self.config.placement == PlacementPolicy::Topology {
@@ -484,9 +559,12 @@ impl Core {
                     .max(u32::from(shape.is_whole_node())),
             });
         }
-        let job = Job::new(id, spec, resolved, now, self.seq);
+        let mut job = Job::new(id, spec, resolved, now, self.seq);
+        job.array = array;
+        job.dependency = dependency;
         self.jobs.insert(id, job);
         self.pending.insert(id);
+        self.index_array_member(id);
         Ok(id)
     }
 
@@ -692,6 +770,8 @@ impl Core {
         self.running.remove(&id);
         if requeue {
             self.pending.insert(id);
+        } else {
+            self.note_task_end(id);
         }
         self.preempting.retain(|_, victims| {
             victims.retain(|v| *v != id);
@@ -700,8 +780,24 @@ impl Core {
         Ok(())
     }
 
-    /// Cancels a job: a pending one at once, a running one by a kill.
+    /// Cancels a job: a pending one at once ([`Effect::JobCancelled`]), a
+    /// running one by a kill. The id of an array (`scancel N`) cancels every
+    /// job of the array: the meta record with its pending tasks and each
+    /// task split off; [`Core::cancel_array_tasks`] cancels single tasks.
     pub fn cancel_job(
+        &mut self,
+        id: JobId,
+        now: Time,
+        effects: &mut impl Effects,
+    ) -> Result<(), CoreError> {
+        if self.arrays.contains_key(&id) {
+            return self.cancel_array(id, now, effects);
+        }
+        self.cancel_one(id, now, effects)
+    }
+
+    /// Cancels one job record, never the rest of its array.
+    pub(crate) fn cancel_one(
         &mut self,
         id: JobId,
         now: Time,
@@ -714,6 +810,7 @@ impl Core {
                 job.cancel_pending(now)?;
                 self.pending.remove(&id);
                 self.preempting.remove(&id);
+                effects.emit(Effect::JobCancelled { job: id });
             }
             JobState::Running => {
                 job.mark_kill(KillCause::Cancelled)?;
@@ -724,6 +821,29 @@ impl Core {
                 });
             }
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// Holds (`Some`) or releases (`None`) a pending job. The id of an array
+    /// holds or releases every pending job of it; an error only when none
+    /// is pending.
+    fn hold_job(&mut self, id: JobId, hold: Option<Hold>) -> Result<(), CoreError> {
+        let members = self.array_members(id);
+        let pending: Vec<JobId> = members
+            .iter()
+            .copied()
+            .filter(|m| self.pending.contains(m))
+            .collect();
+        match (members.first(), pending.is_empty()) {
+            (None, _) => self.job_mut(id)?.set_hold(hold)?,
+            // Nothing of the array is pending: the record says why.
+            (Some(&first), true) => self.job_mut(first)?.set_hold(hold)?,
+            (Some(_), false) => {
+                for m in pending {
+                    self.job_mut(m)?.set_hold(hold)?;
+                }
+            }
         }
         Ok(())
     }
@@ -849,16 +969,34 @@ impl Core {
         Ok(())
     }
 
-    /// Forgets finished jobs that ended before `before` (MinJobAge).
+    /// Forgets finished jobs that ended before `before` (MinJobAge). Kept
+    /// for now: jobs that unmet dependency parts of pending jobs name (they
+    /// go once a pass has decided those parts), and an array's own record
+    /// while other jobs of the array are kept (slurmctld purges it last).
     pub fn purge_finished(&mut self, before: Time) -> Vec<JobId> {
-        let gone: Vec<JobId> = self
+        let named = self.dependency_targets();
+        let old: BTreeSet<JobId> = self
             .jobs
             .values()
             .filter(|j| j.state().is_finished() && j.end_time.is_some_and(|e| e < before))
+            .filter(|j| {
+                !named.contains(&j.id) && !j.array_job_id().is_some_and(|a| named.contains(&a))
+            })
             .map(|j| j.id)
             .collect();
+        let gone: Vec<JobId> = old
+            .iter()
+            .copied()
+            .filter(|id| {
+                self.arrays
+                    .get(id)
+                    .is_none_or(|members| members.iter().all(|m| old.contains(m)))
+            })
+            .collect();
         for id in &gone {
-            self.jobs.remove(id);
+            if let Some(array) = self.jobs.remove(id).and_then(|j| j.array_job_id()) {
+                self.unindex_array_member(array, *id);
+            }
         }
         gone
     }
@@ -946,6 +1084,10 @@ impl Core {
                 (a, b) => a.or(b),
             }
         });
-        running.chain(pending).filter(|&t| t > now).min()
+        running
+            .chain(pending)
+            .chain(self.dependency_wakeups())
+            .filter(|&t| t > now)
+            .min()
     }
 }

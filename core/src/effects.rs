@@ -36,6 +36,32 @@ pub enum Effect {
         /// Seconds between SIGTERM and SIGKILL.
         grace: u64,
     },
+    /// Task `task` of array `array_job` left the array's pending meta record
+    /// as a new pending job `job` (same request, script and environment as
+    /// the record). Persist the new job and the record; a `StartJob` for it
+    /// follows when the scheduler split it to start it.
+    ArrayTaskSplit {
+        /// The array (its own record's id).
+        array_job: JobId,
+        /// The task id (`SLURM_ARRAY_TASK_ID`).
+        task: u32,
+        /// The new job.
+        job: JobId,
+    },
+    /// A pending job ended CANCELLED: by a cancel, as part of its array, or
+    /// because its dependency can never be met. Persist it; an `salloc` or
+    /// `srun` waiting for its allocation is told.
+    JobCancelled {
+        /// The job.
+        job: JobId,
+    },
+    /// A pending job's dependency changed state (a part met or failed, or
+    /// all met and cleared): persist it, so that a restart keeps what was
+    /// decided even after the jobs it names are forgotten.
+    DependencyChanged {
+        /// The job.
+        job: JobId,
+    },
 }
 
 /// Where the core sends its decisions.

@@ -5,7 +5,9 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::array::JobArray;
 use crate::constraint::Constraint;
+use crate::dependency::Dependency;
 use crate::id::{JobId, NodeId, PartitionId, QosId};
 use crate::node::NodeAlloc;
 use crate::reason::Pending;
@@ -147,6 +149,11 @@ pub struct Job {
     pub(crate) signaled: bool,
     pub(crate) expected_start: Option<Time>,
     pub(crate) sched_nodes: Vec<NodeId>,
+    /// Its place in a job array, if it belongs to one.
+    pub(crate) array: Option<JobArray>,
+    /// What it still waits for (`--dependency`), with the state of each
+    /// part; None once met.
+    pub(crate) dependency: Option<Dependency>,
 }
 
 /// The parts of a job fixed at submission, resolved by the core.
@@ -189,6 +196,8 @@ impl Job {
             signaled: false,
             expected_start: None,
             sched_nodes: Vec::new(),
+            array: None,
+            dependency: None,
         }
     }
 
@@ -280,6 +289,35 @@ impl Job {
         &self.sched_nodes
     }
 
+    /// Its place in a job array (`ArrayJobId`, `ArrayTaskId`, the pending
+    /// tasks of a meta record), if it belongs to one.
+    pub fn array(&self) -> Option<&JobArray> {
+        self.array.as_ref()
+    }
+
+    /// `SLURM_ARRAY_JOB_ID`, for a job of an array.
+    pub fn array_job_id(&self) -> Option<JobId> {
+        self.array.as_ref().map(JobArray::array_job_id)
+    }
+
+    /// `SLURM_ARRAY_TASK_ID`, for an array task (None for the meta record
+    /// still holding pending tasks, and for jobs outside arrays).
+    pub fn array_task_id(&self) -> Option<u32> {
+        self.array.as_ref().and_then(JobArray::task_id)
+    }
+
+    /// What it still waits for, with the state of each part; None when it
+    /// has no dependency or its dependency was met.
+    pub fn dependency(&self) -> Option<&Dependency> {
+        self.dependency.as_ref()
+    }
+
+    /// The dependency as squeue `%E` and `scontrol show job` show it
+    /// (`afterok:5(unfulfilled)`); None where Slurm prints `(null)`.
+    pub fn dependency_str(&self) -> Option<String> {
+        self.dependency.as_ref().and_then(Dependency::render)
+    }
+
     /// When it must end by its time limit, if running.
     pub fn deadline(&self) -> Option<Time> {
         Some(self.start_time? + self.time_limit?)
@@ -352,6 +390,15 @@ impl Job {
         self.state = JobState::Cancelled;
         self.end_time = Some(now);
         self.reason = Pending::None;
+        Ok(())
+    }
+
+    /// Cancels a pending job whose dependency can never be met (slurmctld's
+    /// _kill_dependent): CANCELLED, keeping the reason
+    /// `DependencyNeverSatisfied`.
+    pub(crate) fn cancel_never_satisfied(&mut self, now: Time) -> Result<(), TransitionError> {
+        self.cancel_pending(now)?;
+        self.reason = Pending::DependencyNeverSatisfied;
         Ok(())
     }
 

@@ -10,9 +10,11 @@
 //! Placement ([`placement`]) and queue policy ([`queue`]) are separate: one
 //! knows topology, the other priorities; a pass in `sched` joins them.
 
+pub mod array;
 pub mod backfill;
 pub mod constraint;
 mod core;
+pub mod dependency;
 pub mod effects;
 pub mod id;
 pub mod job;
@@ -27,13 +29,19 @@ pub mod resources;
 mod sanity;
 mod sched;
 pub mod spec;
+pub mod step;
 pub mod topology;
 
 pub use crate::core::{
     Cluster, ClusterError, Core, CoreError, Input, Outcome, PlacementPolicy, PreemptType,
     SchedConfig,
 };
+pub use array::{parse_array, ArraySpec, InvalidArray, JobArray, TaskLocation, TaskSet};
 pub use backfill::BackfillConfig;
+pub use dependency::{
+    parse_dependency, Dependency, DependencyError, DependencyItem, DependencyKind, DependencyState,
+    DependencyStatus, DependencyTarget,
+};
 pub use effects::{Discard, Effect, Effects};
 pub use id::{BlockId, JobId, NodeId, PartitionId, QosId, SwitchId, Uid};
 pub use job::{ExitStatus, Hold, Job, JobState, KillCause};
@@ -44,5 +52,6 @@ pub use reason::Pending;
 pub use record::{JobRecord, RestoreError};
 pub use resources::{GpuSet, Resources, Time};
 pub use sanity::SanityError;
+pub use step::{StepError, StepPart, StepShape};
 pub use spec::{Exclusive, JobSpec, MemRequest, SegmentLayout, SubmitError, SwitchesRequest};
 pub use topology::{BaseBlock, BlockTopology, SwitchSpec, Topology, TreeTopology};

@@ -42,6 +42,8 @@ pub enum Pending {
     /// topology/tree: waiting for an allocation on fewer leaf switches
     /// (Slurm shows this as `Resources`).
     Switches,
+    /// The array runs as many tasks as its `%N` throttle allows.
+    JobArrayTaskLimit,
 }
 
 impl Pending {
@@ -64,6 +66,7 @@ impl Pending {
             Pending::JobHeldAdmin => "JobHeldAdmin",
             Pending::BadConstraints => "BadConstraints",
             Pending::Switches => "Resources",
+            Pending::JobArrayTaskLimit => "JobArrayTaskLimit",
         }
     }
 

@@ -6,10 +6,13 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::array::JobArray;
 use crate::core::Core;
+use crate::dependency::Dependency;
 use crate::id::JobId;
 use crate::job::{ExitStatus, Hold, Job, JobState, KillCause};
 use crate::node::NodeAlloc;
+use crate::reason::Pending;
 use crate::resources::Time;
 use crate::spec::{Exclusive, JobSpec, SubmitError};
 
@@ -45,6 +48,19 @@ pub struct JobRecord {
     pub restarts: u32,
     /// Whether its `--signal` was sent.
     pub signaled: bool,
+    /// Its place in a job array: the array's id, its task id, or, for the
+    /// meta record, the tasks still pending in it, the throttle.
+    #[serde(default)]
+    pub array: Option<JobArray>,
+    /// What it still waits for, with the state of each part (None: no
+    /// dependency, or met).
+    #[serde(default)]
+    pub dependency: Option<Dependency>,
+    /// The reason a finished job keeps (`DependencyNeverSatisfied` for one
+    /// cancelled because its dependency can never be met); None for
+    /// others. Pending reasons are derived again on restore.
+    #[serde(default)]
+    pub reason: Pending,
 }
 
 /// A record that no longer fits the cluster.
@@ -66,6 +82,10 @@ pub enum RestoreError {
     /// The allocation names a node or GPUs the cluster does not have free.
     #[error("job {0} holds resources the cluster does not have")]
     BadAllocation(JobId),
+    /// The array task is restored twice, or a meta record under another
+    /// job's id.
+    #[error("job {0} holds array tasks another job holds")]
+    BadArray(JobId),
 }
 
 impl Job {
@@ -86,6 +106,13 @@ impl Job {
             kill: self.kill,
             restarts: self.restarts,
             signaled: self.signaled,
+            array: self.array.clone(),
+            dependency: self.dependency.clone(),
+            reason: if self.state().is_finished() {
+                self.reason
+            } else {
+                Pending::None
+            },
         }
     }
 }
@@ -105,6 +132,11 @@ impl Core {
         if record.state == JobState::Running {
             self.check_allocation(id, &record.alloc)?;
         }
+        if let Some(a) = &record.array {
+            if !self.check_restored_array(id, a) {
+                return Err(RestoreError::BadArray(id));
+            }
+        }
         self.seq += 1;
         let mut job = Job::new(id, record.spec, resolved, record.submit_time, self.seq);
         job.restore_state(
@@ -119,6 +151,11 @@ impl Core {
         job.kill = record.kill;
         job.restarts = record.restarts;
         job.signaled = record.signaled;
+        job.array = record.array;
+        job.dependency = record.dependency;
+        if record.state.is_finished() {
+            job.reason = record.reason;
+        }
         match record.state {
             JobState::Pending => {
                 self.pending.insert(id);
@@ -140,6 +177,7 @@ impl Core {
             _ => {}
         }
         self.jobs.insert(id, job);
+        self.index_array_member(id);
         self.next_job_id = self.next_job_id.max(id.0 + 1);
         Ok(())
     }
@@ -244,5 +282,63 @@ mod tests {
             Err(RestoreError::BadAllocation(JobId(99)))
         );
         after.sanity_check().expect("consistent");
+    }
+
+    #[test]
+    fn array_and_dependency_state_round_trip_through_json() {
+        let mut before = core();
+        let mut effects = Vec::new();
+        let first = before.submit_job(gpu_spec(4), 0).expect("valid");
+        let array = before
+            .submit_job(
+                JobSpec {
+                    array: Some("0-9%2".into()),
+                    dependency: Some(format!("afterok:{first},singleton")),
+                    ..gpu_spec(1)
+                },
+                0,
+            )
+            .expect("valid");
+        before.schedule(1, &mut effects);
+        let record = before.job(array).expect("submitted").record();
+        assert_eq!(
+            record.array.as_ref().map(|a| a.pending_tasks().to_string()),
+            Some("0-9".into())
+        );
+        let json = serde_json::to_string(&record).expect("encodes");
+        assert!(json.contains(r#""pending":"0-9""#), "{json}");
+        let back: JobRecord = serde_json::from_str(&json).expect("decodes");
+        assert_eq!(back, record);
+        let mut after = core();
+        after
+            .restore_job(before.job(first).expect("kept").record())
+            .expect("restores");
+        after.restore_job(back).expect("restores");
+        after.sanity_check().expect("consistent");
+        let job = after.job(array).expect("restored");
+        // The job has no name, so `singleton` was met and is not shown.
+        assert_eq!(
+            job.dependency_str(),
+            Some(format!("afterok:{first}(unfulfilled)"))
+        );
+        assert_eq!(after.array_task_str(array).as_deref(), Some("0-9%2"));
+    }
+
+    #[test]
+    fn records_written_before_arrays_and_dependencies_still_load() {
+        let mut before = core();
+        let id = before.submit_job(gpu_spec(2), 0).expect("valid");
+        let record = before.job(id).expect("submitted").record();
+        let mut value = serde_json::to_value(&record).expect("encodes");
+        let fields = value.as_object_mut().expect("a record is an object");
+        for key in ["array", "dependency", "reason"] {
+            assert!(fields.remove(key).is_some(), "{key}");
+        }
+        let spec = fields["spec"].as_object_mut().expect("a spec is an object");
+        for key in ["array", "dependency", "kill_on_invalid_dep"] {
+            assert!(spec.remove(key).is_some(), "{key}");
+        }
+        let old: JobRecord = serde_json::from_value(value).expect("an old row loads");
+        assert_eq!(old, record);
     }
 }

@@ -105,7 +105,14 @@ impl Core {
                 gpus[i].push((job.id, a.gpus));
             }
             self.check_segments(job)?;
+            if running && job.dependency.is_some() {
+                return Err(SanityError::JobBookkeeping {
+                    job: job.id,
+                    what: "running with a dependency",
+                });
+            }
         }
+        self.check_arrays()?;
         for (i, node) in self.nodes.iter().enumerate() {
             let id = NodeId(i as u32);
             if node.used() != summed[i] {
@@ -123,6 +130,52 @@ impl Core {
                 .fold(GpuSet::EMPTY, |acc, (_, s)| acc.union(*s));
             if held != node.gpus_used || held.len() > node.config.gpus {
                 return Err(SanityError::OverAllocated { node: id });
+            }
+        }
+        Ok(())
+    }
+
+    /// The index of arrays matches the jobs; a pending meta record holds
+    /// tasks; no task of an array is held twice.
+    fn check_arrays(&self) -> Result<(), SanityError> {
+        let bad = |job: JobId, what: &'static str| Err(SanityError::JobBookkeeping { job, what });
+        for job in self.jobs.values() {
+            let Some(a) = job.array() else { continue };
+            let indexed = self
+                .array_index()
+                .get(&a.array_job_id())
+                .is_some_and(|m| m.contains(&job.id));
+            if !indexed {
+                return bad(job.id, "array index");
+            }
+            if a.is_meta() && job.state() == JobState::Pending && a.pending_tasks().is_empty() {
+                return bad(job.id, "meta record without tasks");
+            }
+            if a.is_meta() && job.state() == JobState::Running {
+                return bad(job.id, "running meta record");
+            }
+            if a.is_meta() && a.array_job_id() != job.id {
+                return bad(job.id, "meta record under another id");
+            }
+            if !a.is_meta() && !a.pending_tasks().is_empty() {
+                return bad(job.id, "array task holding tasks");
+            }
+        }
+        for (array, members) in self.array_index() {
+            let mut seen = crate::array::TaskSet::new();
+            for id in members {
+                let a = self.jobs.get(id).and_then(|j| j.array());
+                let Some(a) = a.filter(|a| a.array_job_id() == *array) else {
+                    return bad(*id, "array index");
+                };
+                let mut tasks = a.pending_tasks().clone();
+                if let Some(t) = a.task_id() {
+                    tasks.insert(t);
+                }
+                if !seen.intersection(&tasks).is_empty() {
+                    return bad(*id, "array task held twice");
+                }
+                seen = seen.union(&tasks);
             }
         }
         Ok(())

@@ -133,6 +133,20 @@ pub struct JobSpec {
     /// `--signal=[R:]sig[@time]`: the signal to send, and how many seconds
     /// before the time limit.
     pub signal: Option<(i32, u64)>,
+    /// `--array`: the task ids expression as given (`0-15:4%2`), parsed by
+    /// [`crate::array::parse_array`] at submit. Every task of the array
+    /// carries it.
+    #[serde(default)]
+    pub array: Option<String>,
+    /// `--dependency`, as given (`afterok:5:6,singleton`), parsed by
+    /// [`crate::dependency::parse_dependency`] at submit; replaced by
+    /// [`crate::Core::set_dependency`].
+    #[serde(default)]
+    pub dependency: Option<String>,
+    /// `--kill-on-invalid-dep=yes|no`; None: the cluster's
+    /// kill_invalid_depend decides.
+    #[serde(default)]
+    pub kill_on_invalid_dep: Option<bool>,
 }
 
 /// A request Slurm would reject at submission, with Slurm's text.
@@ -204,6 +218,13 @@ pub enum SubmitError {
     /// MaxJobCount reached.
     #[error("Slurm temporarily unable to accept job, sleeping and retrying")]
     QueueFull,
+    /// ESLURM_INVALID_ARRAY: a bad `--array`, or a task id not below
+    /// MaxArraySize.
+    #[error(transparent)]
+    InvalidArray(#[from] crate::array::InvalidArray),
+    /// A bad `--dependency` (ESLURM_DEPENDENCY, ESLURM_CIRCULAR_DEPENDENCY).
+    #[error(transparent)]
+    Dependency(#[from] crate::dependency::DependencyError),
 }
 
 /// The per-node demand of a job, resolved once at submit from its spec and

@@ -37,6 +37,16 @@ pub enum ErrorCode {
     JobPending,
     /// ESLURM_BAD_TASK_COUNT.
     BadTaskCount,
+    /// ESLURM_TOO_MANY_REQUESTED_CPUS.
+    TooManyCpus,
+    /// ESLURM_INVALID_ARRAY: a bad `--array`.
+    InvalidArray,
+    /// ESLURM_DEPENDENCY: a bad `--dependency` or `Dependency=`.
+    Dependency,
+    /// ESLURM_CIRCULAR_DEPENDENCY.
+    CircularDependency,
+    /// ESLURM_JOB_FINISHED.
+    JobFinished,
     /// ESLURM_INVALID_FEATURE.
     InvalidFeature,
     /// ESLURM_INVALID_ACCOUNT.
@@ -105,6 +115,11 @@ impl ErrorCode {
             ErrorCode::AlreadyDone => "Job/step already completing or completed",
             ErrorCode::JobPending => "Job is pending execution",
             ErrorCode::BadTaskCount => "Task count specification invalid",
+            ErrorCode::TooManyCpus => "More processors requested than permitted",
+            ErrorCode::InvalidArray => "Invalid job array specification",
+            ErrorCode::Dependency => "Job dependency problem",
+            ErrorCode::CircularDependency => "Circular job dependency",
+            ErrorCode::JobFinished => "Job has already finished",
             ErrorCode::InvalidFeature => "Invalid feature specification",
             ErrorCode::InvalidAccount => {
                 "Invalid account or account/partition combination specified"

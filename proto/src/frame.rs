@@ -255,6 +255,7 @@ mod tests {
             array_job_id: None,
             array_task_id: None,
             array_task_str: None,
+            array_task_throttle: 0,
             last_sched_eval: None,
             unacted: vec![],
         };

@@ -158,6 +158,16 @@ pub struct JobDesc {
     /// Options given that spur stores but does not act on yet, as
     /// `--name=value`, so that `scontrol show job` can report them.
     pub unacted: Vec<String>,
+    /// An allocation held by salloc or srun: no batch script runs, and
+    /// the job ends when its holder releases it.
+    pub interactive: bool,
+    /// `--array`, as given (`0-15:4%2`); the controller parses it.
+    pub array: Option<String>,
+    /// `--dependency`, as given (`afterok:5,singleton`).
+    pub dependency: Option<String>,
+    /// `--kill-on-invalid-dep=yes|no`; None: the cluster's
+    /// DependencyParameters decide.
+    pub kill_on_invalid_dep: Option<bool>,
 }
 
 /// Slurm's job states, as the wire carries them.
@@ -354,6 +364,9 @@ pub struct JobInfo {
     pub array_task_id: Option<u32>,
     /// The pending tasks of an array, e.g. `2-9%2`.
     pub array_task_str: Option<String>,
+    /// ArrayTaskThrottle: the array's `%N` limit, on every job of the
+    /// array (0: none).
+    pub array_task_throttle: u32,
     /// When the job was last looked at by the scheduler.
     pub last_sched_eval: Option<u64>,
     /// Options stored but not acted on.

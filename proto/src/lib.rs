@@ -10,22 +10,27 @@
 
 pub mod error;
 pub mod frame;
+pub mod history;
 pub mod job;
 pub mod message;
 pub mod node;
 pub mod pattern;
+pub mod step;
 
 pub use error::{ErrorCode, ExitCode, ProtoError};
 pub use frame::{FrameError, MAX_FRAME};
+pub use history::{AcctState, HistoryJob, HistoryQuery, HistoryStep, JobSelector, StepId, Tres};
 pub use job::{
     ExclusiveMode, JobDesc, JobInfo, JobSignal, JobStateName, MemSpec, OpenMode, SegmentLayout,
 };
 pub use message::{
-    AgentHello, BatchLaunch, ClientRequest, ClientResponse, FromAgent, Hello, JobEnd, JobUpdate,
-    NodeStateRequest, NodeUpdate, Registration, RelayHello, Role, SignalTarget, ToAgent, WillRun,
+    AgentHello, ArrayTasks, BatchLaunch, ClientRequest, ClientResponse, FromAgent, Hello, JobEnd,
+    JobUpdate, NodeStateRequest, NodeUpdate, Registration, RelayHello, Role, SignalTarget, ToAgent,
+    WillRun,
 };
 pub use node::{ConfigInfo, NodeBaseState, NodeInfo, PartitionInfo};
 pub use pattern::PatternValues;
+pub use step::{FromStep, StepGrant, StepNode, StepRequest, TaskLaunch, ToStep, BATCH_STEP};
 
 /// The protocol version spoken by this build. A peer with another version is
 /// refused at the hello.

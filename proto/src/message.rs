@@ -20,6 +20,9 @@ pub enum Role {
     /// A relay on a host that runs no agent (a login node), proving it
     /// holds the cluster key. It only relays commands.
     Relay(RelayHello),
+    /// srun, at a node's agent, to run a step's tasks there (it proves
+    /// nothing itself: the step grant it carries is signed).
+    Launcher,
 }
 
 /// A relay's introduction.
@@ -104,19 +107,61 @@ pub enum ClientRequest {
     UpdateNode(NodeUpdate),
     /// `scontrol reconfigure`.
     Reconfigure,
+    /// `sacct`: jobs of the history, answered from the controller's store
+    /// without holding up scheduling.
+    History(crate::history::HistoryQuery),
+    /// salloc or srun: the allocation it holds is done with.
+    ReleaseAllocation {
+        /// The job.
+        job_id: u32,
+        /// The exit code of the command that held it.
+        exit_code: i32,
+        /// The signal that ended that command (0: none).
+        signal: i32,
+    },
+    /// srun: create a step in a running job.
+    StepCreate(crate::step::StepRequest),
+    /// srun: a step ended with these results.
+    StepComplete {
+        /// The job.
+        job_id: u32,
+        /// The step.
+        step_id: u32,
+        /// The highest exit code of its tasks.
+        exit_code: i32,
+        /// The signal that ended a task, if one did.
+        signal: i32,
+    },
+    /// `scontrol hold|release|update N_i`: the job ids of these tasks,
+    /// taking each task still pending in the array's record out into a
+    /// job of its own first, as slurmctld does before it acts on one task.
+    SplitArrayTasks(ArrayTasks),
 }
 
 /// What `scancel` asks for one or more jobs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SignalTarget {
-    /// The jobs.
+    /// The jobs. The id of an array (`scancel N`) names every job of it.
     pub jobs: Vec<u32>,
+    /// Tasks of arrays (`scancel N_3`, `N_[1-5]`), answered after `jobs`,
+    /// in order, each under its array's id.
+    pub array_tasks: Vec<ArrayTasks>,
     /// The signal; None cancels.
     pub signal: Option<i32>,
     /// `-b`: the batch shell only.
     pub batch_only: bool,
     /// `-f`: every process of the job, batch shell included.
     pub full: bool,
+}
+
+/// Some tasks of one job array, wherever they are: still pending in the
+/// array's record, or jobs of their own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArrayTasks {
+    /// The array (its own job id).
+    pub array_job_id: u32,
+    /// The task ids, as `1-3,7`.
+    pub tasks: String,
 }
 
 /// `scontrol update` for one job: only the fields given change.
@@ -136,6 +181,11 @@ pub struct JobUpdate {
     pub priority: Option<u32>,
     /// Comment.
     pub comment: Option<String>,
+    /// ArrayTaskThrottle (0 lifts it); ignored for a job that is not an
+    /// array, as Slurm does.
+    pub array_task_throttle: Option<u32>,
+    /// Dependency, in `--dependency` syntax (empty clears it).
+    pub dependency: Option<String>,
 }
 
 /// A state change an operator asks for (`scontrol update State=`).
@@ -214,8 +264,30 @@ pub enum ClientResponse {
     Config(ConfigInfo),
     /// Per-job results of a request naming several jobs, in request order.
     PerJob(Vec<(u32, Result<(), ProtoError>)>),
+    /// Answer to History: the matching jobs with their steps, and the
+    /// controller's clock for the elapsed time of running ones.
+    History {
+        /// The controller's time.
+        now: u64,
+        /// The jobs, by id.
+        jobs: Vec<crate::history::HistoryJob>,
+    },
     /// Done.
     Done,
+    /// Answer to StepCreate.
+    StepCreated {
+        /// The step.
+        grant: crate::step::StepGrant,
+        /// The controller's signature over it.
+        signature: Vec<u8>,
+    },
+    /// Answer to SplitArrayTasks: `(task, job id)` for each task found,
+    /// by task id.
+    ArrayTaskJobs(Vec<(u32, u32)>),
+    /// Results of a request naming a whole array, one per outcome, lowest
+    /// task first, as slurmctld's job_array_resp_msg groups them: the
+    /// tasks as `8_0,2-9`, and what came of them.
+    PerTasks(Vec<(String, Result<(), ProtoError>)>),
     /// Refused.
     Error(ProtoError),
 }

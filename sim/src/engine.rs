@@ -163,6 +163,11 @@ pub fn replay(
                         killed = true;
                     }
                     Effect::SignalJob { .. } => {}
+                    // Bookkeeping for a store; traces have no arrays or
+                    // dependencies, and the simulator keeps no store.
+                    Effect::ArrayTaskSplit { .. }
+                    | Effect::JobCancelled { .. }
+                    | Effect::DependencyChanged { .. } => {}
                 }
             }
             if !killed {

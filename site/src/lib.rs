@@ -231,6 +231,57 @@ pub fn sched_config_of(conf: &SlurmConf) -> SchedConfig {
         first_job_id: conf.first_job_id,
         max_job_count: conf.max_job_count,
         kill_wait: u64::from(conf.kill_wait_secs),
+        max_array_size: conf.max_array_size,
+        kill_invalid_depend: kill_invalid_depend(conf),
         ..SchedConfig::default()
+    }
+}
+
+/// DependencyParameters=kill_invalid_depend, matched as slurmctld matches
+/// it (anywhere in the value, any case); Slurm before 20.02 read it from
+/// SchedulerParameters, which old configurations still carry.
+fn kill_invalid_depend(conf: &SlurmConf) -> bool {
+    let names = |value: &str| value.to_ascii_lowercase().contains("kill_invalid_depend");
+    conf.other
+        .get("dependencyparameters")
+        .is_some_and(|v| names(v))
+        || conf
+            .scheduler_parameters
+            .get("kill_invalid_depend")
+            .is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use spur_conf::{ConfFile, SlurmConf};
+
+    use super::sched_config_of;
+
+    fn conf(text: &str) -> SlurmConf {
+        SlurmConf::parse(text, Path::new("slurm.conf"))
+            .expect("a valid slurm.conf")
+            .value
+    }
+
+    #[test]
+    fn max_array_size_and_kill_invalid_depend_reach_the_scheduler() {
+        let defaults = sched_config_of(&conf(""));
+        assert_eq!(
+            (defaults.max_array_size, defaults.kill_invalid_depend),
+            (1001, false)
+        );
+        let c = sched_config_of(&conf(
+            "MaxArraySize=100001\nDependencyParameters=max_depend_depth=5,Kill_Invalid_Depend\n",
+        ));
+        assert_eq!((c.max_array_size, c.kill_invalid_depend), (100_001, true));
+        let old = sched_config_of(&conf(
+            "SchedulerParameters=bf_continue,kill_invalid_depend\n",
+        ));
+        assert!(old.kill_invalid_depend);
+        let other = sched_config_of(&conf("DependencyParameters=disable_remote_singleton\n"));
+        assert!(!other.kill_invalid_depend);
+        assert_eq!(sched_config_of(&conf("MaxArraySize=0\n")).max_array_size, 0);
     }
 }

@@ -8,15 +8,20 @@ use std::process::ExitCode;
 pub mod controller;
 pub mod fmt;
 pub mod getopt;
+pub mod sacct;
+pub mod salloc;
 pub mod sbatch;
 pub mod scancel;
 pub mod scontrol;
 pub mod sinfo;
 pub mod squeue;
+pub mod srun;
 pub mod user;
 
 /// The commands this binary answers to.
-pub const COMMANDS: &[&str] = &["sbatch", "squeue", "scancel", "sinfo", "scontrol"];
+pub const COMMANDS: &[&str] = &[
+    "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct",
+];
 
 /// The command a program name stands for (`/usr/bin/sbatch` -> `sbatch`).
 pub fn command_name(argv0: &OsStr) -> String {
@@ -30,10 +35,13 @@ pub fn command_name(argv0: &OsStr) -> String {
 pub fn dispatch(name: &str, args: Vec<std::ffi::OsString>) -> Option<ExitCode> {
     Some(match name {
         "sbatch" => sbatch::run(args),
+        "srun" => srun::run(args),
+        "salloc" => salloc::run(args),
         "squeue" => squeue::run(args),
         "scancel" => scancel::run(args),
         "sinfo" => sinfo::run(args),
         "scontrol" => scontrol::run(args),
+        "sacct" => sacct::run(args),
         _ => return None,
     })
 }

@@ -32,6 +32,29 @@ pub fn uid_of(name: &str) -> Option<u32> {
     (rc == 0 && !result.is_null()).then_some(pwd.pw_uid)
 }
 
+/// The gid of group `name`, or of a numeric gid given as text.
+pub fn gid_of(name: &str) -> Option<u32> {
+    if let Ok(gid) = name.parse::<u32>() {
+        return Some(gid);
+    }
+    let cname = CString::new(name).ok()?;
+    let mut buf = vec![0u8; 64 * 1024];
+    // SAFETY: a zeroed group is a valid out-parameter for getgrnam_r.
+    let mut grp: libc::group = unsafe { std::mem::zeroed() };
+    let mut result: *mut libc::group = std::ptr::null_mut();
+    // SAFETY: every pointer is valid for the call, and buf outlives it.
+    let rc = unsafe {
+        libc::getgrnam_r(
+            cname.as_ptr(),
+            &mut grp,
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            &mut result,
+        )
+    };
+    (rc == 0 && !result.is_null()).then_some(grp.gr_gid)
+}
+
 /// The name of uid `uid`, or the number as text if it has none.
 pub fn name_of(uid: u32) -> String {
     let mut buf = vec![0u8; 16 * 1024];
@@ -67,5 +90,7 @@ mod tests {
         assert_eq!(name_of(0), "root");
         assert_eq!(uid_of("1234"), Some(1234));
         assert_eq!(uid_of("no-such-user-here"), None);
+        assert_eq!(gid_of("root"), Some(0));
+        assert_eq!(gid_of("no-such-group-here"), None);
     }
 }

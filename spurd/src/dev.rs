@@ -28,7 +28,9 @@ pub struct DevOpts {
 }
 
 /// The Slurm commands spurctl answers to.
-const COMMANDS: &[&str] = &["sbatch", "squeue", "scancel", "sinfo", "scontrol"];
+const COMMANDS: &[&str] = &[
+    "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct",
+];
 
 /// Runs the dev cluster until `shutdown` resolves.
 pub async fn run(opts: DevOpts, shutdown: impl std::future::Future<Output = ()>) -> Result<()> {
@@ -128,12 +130,19 @@ fn write_config(dir: &Path, nodes: u32) -> Result<()> {
         let first = d * DOMAIN_NODES;
         let last = (first + DOMAIN_NODES).min(nodes) - 1;
         let list = format!("gb[{}-{}]", &name(first)[2..], &name(last)[2..]);
-        writeln!(
-            conf,
-            "NodeName={list} NodeAddr=127.0.0.1 CPUs=144 Boards=1 SocketsPerBoard=2 CoresPerSocket=72 \
-             ThreadsPerCore=1 RealMemory=880000 Gres=gpu:4 Feature=gb200,nvl{:02} State=UNKNOWN",
-            d + 1
-        )?;
+        // Every emulated node its own loopback address, so that all of
+        // them listen on SlurmdPort as real nodes do.
+        for i in first..=last {
+            writeln!(
+                conf,
+                "NodeName={} NodeAddr=127.0.{}.{} CPUs=144 Boards=1 SocketsPerBoard=2 CoresPerSocket=72 \
+                 ThreadsPerCore=1 RealMemory=880000 Gres=gpu:4 Feature=gb200,nvl{:02} State=UNKNOWN",
+                name(i),
+                1 + (i + 1) / 256,
+                (i + 1) % 256,
+                d + 1
+            )?;
+        }
         writeln!(topo, "BlockName=nvl{:02} Nodes={list}", d + 1)?;
     }
     let all = format!("gb[{}-{}]", &name(0)[2..], &name(nodes - 1)[2..]);

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 mod agent;
 mod controller;
+mod credential;
 mod dev;
 mod login;
 mod users;
@@ -38,6 +39,13 @@ enum Cmd {
     #[command(hide = true)]
     Supervise {
         /// The job's folder in the spool directory.
+        dir: PathBuf,
+    },
+    /// Run one node's part of a job step (started by the agent, with
+    /// srun's connection as file descriptor 3).
+    #[command(hide = true)]
+    Step {
+        /// The step's folder in the spool directory.
         dir: PathBuf,
     },
 }
@@ -87,9 +95,11 @@ fn init_tracing() {
 
 fn main() -> ExitCode {
     let opts = Opts::parse();
-    if let Cmd::Supervise { dir } = &opts.command {
-        // No runtime, no threads: the supervisor forks.
-        return agent::supervisor::run(dir);
+    match &opts.command {
+        // No runtime, no threads: these fork.
+        Cmd::Supervise { dir } => return agent::supervisor::run(dir),
+        Cmd::Step { dir } => return agent::stepd::run(dir),
+        _ => {}
     }
     init_tracing();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -114,7 +124,9 @@ fn main() -> ExitCode {
             }
             Cmd::Dev(d) => dev::run(d, shutdown_signal()).await,
             Cmd::Relay(r) => login::run(r, shutdown_signal()).await,
-            Cmd::Supervise { .. } => unreachable!("handled before the runtime starts"),
+            Cmd::Supervise { .. } | Cmd::Step { .. } => {
+                unreachable!("handled before the runtime starts")
+            }
         }
     });
     match result {

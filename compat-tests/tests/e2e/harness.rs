@@ -70,7 +70,9 @@ impl Cluster {
             .expect("chmod");
         let bin = dir.path().join("bin");
         std::fs::create_dir_all(&bin).expect("bin dir");
-        for cmd in ["sbatch", "squeue", "scancel", "sinfo", "scontrol"] {
+        for cmd in [
+            "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct",
+        ] {
             std::os::unix::fs::symlink(bin_dir().join("spurctl"), bin.join(cmd)).expect("link");
         }
         let port = free_port();
@@ -84,9 +86,12 @@ impl Cluster {
             opts.slurmd_timeout, opts.min_job_age, opts.kill_wait
         );
         for i in 1..=n {
+            // Each node its own address and port, as several slurmds on one
+            // host have; the port is ephemeral so that clusters never meet.
             conf.push_str(&format!(
-                "NodeName=n{i:02} NodeAddr=127.0.0.{} CPUs=8 RealMemory=16000 Gres=gpu:4 Feature=nvl01\n",
-                i + 1
+                "NodeName=n{i:02} NodeAddr=127.0.0.{} Port={} CPUs=8 RealMemory=16000 Gres=gpu:4 Feature=nvl01\n",
+                i + 1,
+                free_port()
             ));
         }
         conf.push_str(&format!(

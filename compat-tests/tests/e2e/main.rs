@@ -1,13 +1,16 @@
 //! End-to-end: a real controller and agents on loopback, driven by the real
 //! commands. Each test gets its own cluster in its own folder.
 
+mod arrays;
 mod harness;
+mod sacct;
+mod tools;
 
 use std::time::Duration;
 
 use harness::{Cluster, Options};
 
-fn text(b: &[u8]) -> String {
+pub(crate) fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
@@ -650,4 +653,211 @@ fn scontrol_reconfigure_applies_a_changed_slurm_conf_and_keeps_every_job() {
             "slurm_reconfigure error: Access/permission denied\n"
         );
     }
+}
+
+#[test]
+fn srun_in_a_batch_job_runs_every_task_with_its_rank_and_gpus() {
+    let c = Cluster::start(Options::default());
+    let id = c.submit(
+        &["-N", "2", "--ntasks-per-node=2", "--gpus-per-node=4", "-o", "steps.out"],
+        "#!/bin/sh\n\
+         srun -l sh -c 'echo $SLURMD_NODENAME $SLURM_PROCID $SLURM_LOCALID $SLURM_NODEID $CUDA_VISIBLE_DEVICES $SLURM_STEP_ID $SLURM_STEP_NUM_TASKS $SLURM_STEP_NODELIST $SLURM_STEP_TASKS_PER_NODE'\n\
+         echo step0=$?\n\
+         srun -n 2 --gpus-per-task=1 sh -c 'echo gpu $SLURM_PROCID $CUDA_VISIBLE_DEVICES $SLURM_STEP_ID'\n\
+         srun -n 1 sh -c 'exit 3'\n\
+         echo step2=$?\n",
+    );
+    c.wait_state(id, "COMPLETED");
+    let out = std::fs::read_to_string(c.dir.path().join("steps.out")).expect("output");
+    let mut labelled: Vec<&str> = out.lines().filter(|l| l.starts_with(char::is_numeric)).collect();
+    labelled.sort_unstable();
+    assert_eq!(
+        labelled,
+        vec![
+            "0: n01 0 0 0 0,1,2,3 0 4 n[01-02] 2(x2)",
+            "1: n01 1 1 0 0,1,2,3 0 4 n[01-02] 2(x2)",
+            "2: n02 2 0 1 0,1,2,3 0 4 n[01-02] 2(x2)",
+            "3: n02 3 1 1 0,1,2,3 0 4 n[01-02] 2(x2)",
+        ],
+        "{out}"
+    );
+    assert!(out.contains("step0=0\n"), "{out}");
+    let mut gpus: Vec<&str> = out.lines().filter(|l| l.starts_with("gpu ")).collect();
+    gpus.sort_unstable();
+    // Two tasks on the job's two nodes (SLURM_JOB_NUM_NODES), one GPU each.
+    assert_eq!(gpus, vec!["gpu 0 0 1", "gpu 1 0 1"], "{out}");
+    assert!(
+        out.contains("srun: Warning: can't run 1 processes on 2 nodes, setting nnodes to 1\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("srun: error: n01: task 0: Exited with exit code 3\n"),
+        "{out}"
+    );
+    assert!(out.contains("step2=3\n"), "{out}");
+}
+
+/// Whether a process with this pid still runs (a zombie counts as gone).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| !s.split_whitespace().nth(2).is_some_and(|st| st == "Z"))
+        .unwrap_or(false)
+}
+
+fn pids_in(dir: &std::path::Path, prefix: &str) -> Vec<u32> {
+    let mut pids = Vec::new();
+    for e in std::fs::read_dir(dir).expect("dir").flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with(prefix) {
+            if let Ok(p) = std::fs::read_to_string(e.path()).map(|t| t.trim().parse::<u32>()) {
+                pids.extend(p);
+            }
+        }
+    }
+    pids
+}
+
+#[test]
+fn srun_feeds_task_zero_writes_per_task_files_and_runs_multi_prog() {
+    let c = Cluster::start(Options::default());
+    std::fs::write(
+        c.dir.path().join("multi.conf"),
+        "# rank program\n0 echo leader\n* sh -c 'echo worker %t'\n",
+    )
+    .expect("multi-prog file");
+    std::fs::write(c.dir.path().join("input.txt"), "fed to task zero\n").expect("input");
+    let id = c.submit(
+        &["-N", "2", "-n", "4", "-o", "batch.out"],
+        "#!/bin/sh\n\
+         srun -n 2 -o 'task-%t-%N.out' sh -c 'cat; echo rank $SLURM_PROCID' < input.txt\n\
+         srun -l --multi-prog multi.conf\n\
+         srun -n 4 -K sh -c 'if [ $SLURM_PROCID = 1 ]; then exit 4; fi; sleep 30'\n\
+         echo killed=$?\n",
+    );
+    c.wait_state(id, "COMPLETED");
+    let read = |name: &str| std::fs::read_to_string(c.dir.path().join(name)).unwrap_or_default();
+    assert_eq!(read("task-0-n01.out"), "fed to task zero\nrank 0\n");
+    assert_eq!(read("task-1-n02.out"), "rank 1\n");
+    let out = read("batch.out");
+    let mut multi: Vec<&str> = out.lines().filter(|l| l.contains("leader") || l.contains("worker")).collect();
+    multi.sort_unstable();
+    assert_eq!(multi, vec!["0: leader", "1: worker 1", "2: worker 2", "3: worker 3"], "{out}");
+    // -K: the failing task ends the others at once, long before 30 s.
+    assert!(out.contains("srun: error: n01: task 1: Exited with exit code 4\n"), "{out}");
+    assert!(out.contains("killed=137\n"), "{out}");
+}
+
+#[test]
+fn two_interrupts_within_a_second_end_the_step_and_scancel_ends_steps_on_every_node() {
+    use std::io::BufRead;
+    let c = Cluster::start(Options::default());
+    // An allocation held by a batch script; srun joins it from outside,
+    // as from a shell that holds the job.
+    let holder = c.submit(&["-N", "2", "--wrap", "sleep 300"], "");
+    c.wait_state(holder, "RUNNING");
+    let mut srun = c
+        .command(
+            "srun",
+            &["sh", "-c", "echo $$ > step-pid-$SLURM_PROCID; echo started; exec sleep 300"],
+        )
+        .env("SLURM_JOB_ID", holder.to_string())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("srun starts");
+    let mut lines = std::io::BufReader::new(srun.stdout.take().expect("stdout")).lines();
+    for _ in 0..2 {
+        assert_eq!(lines.next().expect("a line").expect("reads"), "started");
+    }
+    let pids = pids_in(c.dir.path(), "step-pid-");
+    assert_eq!(pids.len(), 2);
+    assert!(pids.iter().all(|&p| alive(p)));
+    let pid = srun.id() as i32;
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe { libc::kill(pid, libc::SIGINT) };
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(pids.iter().all(|&p| alive(p)), "one interrupt only reports");
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGINT) };
+    let out = srun.wait_with_output().expect("srun ends");
+    let err = text(&out.stderr);
+    assert!(err.contains("srun: interrupt (one more within 1 sec to abort)\n"), "{err}");
+    assert!(err.contains(&format!("srun: StepId={holder}.0 tasks 0-1: running\n")), "{err}");
+    assert!(err.contains("srun: forcing job termination\n"), "{err}");
+    assert_eq!(out.status.code(), Some(137), "{err}");
+    c.wait_for(std::time::Duration::from_secs(5), "the step's tasks to end", |_| {
+        pids.iter().all(|&p| !alive(p))
+    });
+
+    // A step of a cancelled job ends on every node.
+    let id = c.submit(
+        &["-N", "2"],
+        "#!/bin/sh\nsrun sh -c 'echo $$ > cancel-pid-$SLURM_PROCID; exec sleep 300'\n",
+    );
+    c.wait_for(std::time::Duration::from_secs(10), "both step tasks", |c| {
+        pids_in(c.dir.path(), "cancel-pid-").len() == 2
+    });
+    let pids = pids_in(c.dir.path(), "cancel-pid-");
+    assert!(pids.iter().all(|&p| alive(p)));
+    let out = c.run("scancel", &[&id.to_string()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    c.wait_state(id, "CANCELLED");
+    c.wait_for(std::time::Duration::from_secs(10), "the cancelled job's tasks to end", |_| {
+        pids.iter().all(|&p| !alive(p))
+    });
+    let out = c.run("scancel", &[&holder.to_string()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn salloc_runs_a_command_in_its_allocation_and_srun_runs_outside_one() {
+    let c = Cluster::start(Options::default());
+    let out = c.run(
+        "salloc",
+        &[
+            "-N2",
+            "--gpus-per-node=2",
+            "sh",
+            "-c",
+            "echo ALLOC $SLURM_JOB_NAME $SLURM_JOB_NODELIST $SLURM_JOB_NUM_NODES; \
+             srun -l sh -c 'echo $SLURMD_NODENAME $CUDA_VISIBLE_DEVICES' | sort; exit 5",
+        ],
+    );
+    let err = text(&out.stderr);
+    assert_eq!(
+        text(&out.stdout),
+        "ALLOC interactive n[01-02] 2\n0: n01 0,1\n1: n02 0,1\n",
+        "{err}"
+    );
+    assert_eq!(out.status.code(), Some(5), "{err}");
+    assert_eq!(
+        err,
+        "salloc: Granted job allocation 1\n\
+         salloc: Relinquishing job allocation 1\n\
+         salloc: Job allocation 1 has been revoked.\n"
+    );
+    assert_eq!(c.state(1).as_deref(), Some("FAILED"));
+
+    // srun outside an allocation: an allocation of its own, one step, and
+    // the allocation is given back.
+    let out = c.run("srun", &["-N3", "-n3", "-l", "sh", "-c", "echo $SLURM_JOB_ID $SLURM_STEP_ID"]);
+    let mut lines: Vec<String> = text(&out.stdout).lines().map(str::to_string).collect();
+    lines.sort();
+    assert_eq!(lines, vec!["0: 2 0", "1: 2 0", "2: 2 0"], "{}", text(&out.stderr));
+    assert!(out.status.success());
+    c.wait_state(2, "COMPLETED");
+
+    // Cancelled while salloc holds it: the command is told and salloc ends.
+    let mut held = c
+        .command("salloc", &["-N1", "sleep", "300"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("salloc starts");
+    c.wait_state(3, "RUNNING");
+    let out = c.run("scancel", &["3"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let status = held.wait().expect("salloc ends");
+    assert!(!status.success());
+    c.wait_state(3, "CANCELLED");
 }

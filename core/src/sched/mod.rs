@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use crate::backfill::{Profile, NEVER};
 use crate::constraint::Constraint;
 use crate::core::{Core, PreemptType};
+use crate::dependency::DependencyStatus;
 use crate::effects::{Effect, Effects};
 use crate::id::{JobId, NodeId, PartitionId};
 use crate::job::{Job, KillCause, Resolved};
@@ -151,9 +152,15 @@ impl Core {
             .map(|i| i as u16)
     }
 
-    /// Runs one scheduling pass at `now`.
+    /// Runs one scheduling pass at `now`. Dependencies are evaluated first
+    /// (jobs whose dependency can never be met may be cancelled); a job
+    /// array's meta record starts its tasks in task-id order, each split off
+    /// as a job of its own, as many in one pass as fit and its throttle
+    /// allows.
     pub fn schedule(&mut self, now: Time, effects: &mut impl Effects) {
         self.enforce_limits(now, effects);
+        self.split_corresponding_tasks(effects);
+        self.update_dependencies(now, effects);
         let order = self.queue_order(now);
         let mut profile = self.profile(now);
         let mut scratch = Scratch::default();
@@ -161,65 +168,92 @@ impl Core {
             times_stale: true,
             ..Pass::default()
         };
-        let mut stop = false;
+        pass.array_running = self.running_per_array();
         for id in order {
-            if stop {
-                self.set_reason(id, Pending::Priority);
-                continue;
-            }
-            let placed = {
-                let job = &self.jobs[&id];
-                let d = job.time_limit.unwrap_or(NEVER);
-                if profile.cannot_fit_now(&job.shape)
-                    || pass.failed_now(job, d, self.config.block_wait)
-                {
-                    Err(Miss::Resources)
-                } else {
-                    if job.shape.is_whole_node() {
-                        profile.block_bounds(now, &mut scratch.bounds);
-                    } else {
-                        scratch.bounds.clear();
-                    }
-                    let placed = self.place_job(job, &profile, now, d, &mut scratch);
-                    if placed.is_err() {
-                        pass.note_failed_now(job, d, self.config.block_wait);
-                    }
-                    placed
+            // Loops only while a meta record splits tasks off to start them.
+            loop {
+                if pass.stop {
+                    self.set_reason(id, Pending::Priority);
+                    break;
                 }
-            };
-            match placed {
-                Ok((alloc, limit)) => {
-                    let end = self.start_job(id, alloc, limit, now, &mut profile, effects);
-                    let bf = self.config.backfill;
-                    pass.add_time(
-                        profile.round_time(end, bf.resolution),
-                        now.saturating_add(bf.window),
-                    );
-                    continue;
+                if self.is_throttled(&self.jobs[&id], &pass.array_running) {
+                    self.set_reason(id, Pending::JobArrayTaskLimit);
+                    break;
                 }
-                Err(miss) => {
-                    let job = &self.jobs[&id];
-                    let first = pass.blocked.insert(job.partition);
-                    let reason = match miss {
-                        Miss::Switches => Pending::Switches,
-                        Miss::Resources if first => Pending::Resources,
-                        Miss::Resources => Pending::Priority,
-                    };
-                    self.set_reason(id, reason);
+                if !self.schedule_one(id, now, &mut profile, &mut scratch, &mut pass, effects) {
+                    break;
                 }
             }
-            if self.config.preempt != PreemptType::None
-                && self.try_preempt(id, now, &mut profile, &mut scratch, effects)
-            {
-                continue;
-            }
-            if !self.config.backfill.enabled {
-                // Strict priority order: nothing may pass a blocked job.
-                stop = true;
-                continue;
-            }
-            self.plan_reservation(id, now, &mut profile, &mut scratch, &mut pass);
         }
+    }
+
+    /// Starts one pending job now if it fits without delaying a
+    /// reservation, else preempts for it or plans it (backfill). True when
+    /// it was a meta record that started a task and has tasks left to try.
+    fn schedule_one(
+        &mut self,
+        id: JobId,
+        now: Time,
+        profile: &mut Profile,
+        scratch: &mut Scratch,
+        pass: &mut Pass,
+        effects: &mut impl Effects,
+    ) -> bool {
+        let placed = {
+            let job = &self.jobs[&id];
+            let d = job.time_limit.unwrap_or(NEVER);
+            if profile.cannot_fit_now(&job.shape) || pass.failed_now(job, d, self.config.block_wait)
+            {
+                Err(Miss::Resources)
+            } else {
+                if job.shape.is_whole_node() {
+                    profile.block_bounds(now, &mut scratch.bounds);
+                } else {
+                    scratch.bounds.clear();
+                }
+                let placed = self.place_job(job, profile, now, d, scratch);
+                if placed.is_err() {
+                    pass.note_failed_now(job, d, self.config.block_wait);
+                }
+                placed
+            }
+        };
+        match placed {
+            Ok((alloc, limit)) => {
+                let (started, end) = self.start_job(id, alloc, limit, now, profile, effects);
+                let bf = self.config.backfill;
+                pass.add_time(
+                    profile.round_time(end, bf.resolution),
+                    now.saturating_add(bf.window),
+                );
+                if let Some(array) = self.jobs.get(&started).and_then(Job::array_job_id) {
+                    *pass.array_running.entry(array).or_insert(0) += 1;
+                }
+                return started != id && self.pending.contains(&id);
+            }
+            Err(miss) => {
+                let job = &self.jobs[&id];
+                let first = pass.blocked.insert(job.partition);
+                let reason = match miss {
+                    Miss::Switches => Pending::Switches,
+                    Miss::Resources if first => Pending::Resources,
+                    Miss::Resources => Pending::Priority,
+                };
+                self.set_reason(id, reason);
+            }
+        }
+        if self.config.preempt != PreemptType::None
+            && self.try_preempt(id, now, profile, scratch, effects)
+        {
+            return false;
+        }
+        if !self.config.backfill.enabled {
+            // Strict priority order: nothing may pass a blocked job.
+            pass.stop = true;
+            return false;
+        }
+        self.plan_reservation(id, now, profile, scratch, pass);
+        false
     }
 
     /// When and where a job would start if submitted now, the question
@@ -297,8 +331,14 @@ impl Core {
         let mut keyed = Vec::with_capacity(self.pending.len());
         let ctx_total = self.nodes.len() as u32;
         let pending: Vec<JobId> = self.pending.iter().copied().collect();
+        let running_per_array = self.running_per_array();
         for id in pending {
-            let blocking = self.blocking_reason(&self.jobs[&id], now, &running_per_user_qos);
+            let blocking = self.blocking_reason(
+                &self.jobs[&id],
+                now,
+                &running_per_user_qos,
+                &running_per_array,
+            );
             let priority = {
                 let job = &self.jobs[&id];
                 let ctx = PriorityContext {
@@ -323,15 +363,23 @@ impl Core {
                 continue;
             }
             let tier = self.partitions[job.partition.index()].priority_tier;
+            // Tasks of one array keep their order: by array, then task id,
+            // the meta record after its split-off tasks (as slurmctld
+            // sorts).
+            let array_order = (
+                job.array_job_id().unwrap_or(id),
+                job.array_task_id().unwrap_or(u32::MAX),
+            );
             keyed.push((
                 std::cmp::Reverse(tier),
                 std::cmp::Reverse(priority),
                 job.eligible_time,
+                array_order,
                 id,
             ));
         }
         keyed.sort_unstable();
-        keyed.into_iter().map(|(_, _, _, id)| id).collect()
+        keyed.into_iter().map(|(_, _, _, _, id)| id).collect()
     }
 
     fn blocking_reason(
@@ -339,12 +387,25 @@ impl Core {
         job: &Job,
         now: Time,
         running: &BTreeMap<(crate::id::Uid, crate::id::QosId), u32>,
+        running_per_array: &BTreeMap<JobId, u32>,
     ) -> Option<Pending> {
         if let Some(hold) = job.hold {
             return Some(match hold {
                 crate::job::Hold::User => Pending::JobHeldUser,
                 crate::job::Hold::Admin => Pending::JobHeldAdmin,
             });
+        }
+        // slurmctld's job_independent: dependency, then the array's
+        // throttle, then the begin time.
+        match job.dependency.as_ref().map(|d| d.status()) {
+            Some(DependencyStatus::Waiting) => return Some(Pending::Dependency),
+            Some(DependencyStatus::NeverSatisfied) => {
+                return Some(Pending::DependencyNeverSatisfied)
+            }
+            Some(DependencyStatus::Satisfied) | None => {}
+        }
+        if self.is_throttled(job, running_per_array) {
+            return Some(Pending::JobArrayTaskLimit);
         }
         if job.spec.begin.is_some_and(|b| b > now) {
             return Some(Pending::BeginTime);
@@ -674,6 +735,9 @@ impl Core {
         }
     }
 
+    /// Starts job `id` on `alloc`; a meta record starts its first pending
+    /// task instead, split off as a job of its own (or itself, when it holds
+    /// one task). Returns the job started and when it must end.
     fn start_job(
         &mut self,
         id: JobId,
@@ -682,12 +746,21 @@ impl Core {
         now: Time,
         profile: &mut Profile,
         effects: &mut impl Effects,
-    ) -> Time {
+    ) -> (JobId, Time) {
+        let first_task = self.jobs[&id]
+            .array
+            .as_ref()
+            .filter(|a| a.is_meta())
+            .and_then(|a| a.pending_tasks().first());
+        let id = match first_task {
+            Some(task) => self.split_task(id, task, effects),
+            None => id,
+        };
         let job = self.jobs.get_mut(&id).expect("started jobs exist");
         let whole = job.shape.is_whole_node();
         let topo = job.shape.exclusive == Exclusive::Topo;
         if job.start(now, alloc.clone()).is_err() {
-            return NEVER;
+            return (id, NEVER);
         }
         job.time_limit = limit;
         let end = job.deadline().unwrap_or(NEVER);
@@ -704,7 +777,7 @@ impl Core {
         self.preempting.remove(&id);
         profile.start(&alloc, end);
         effects.emit(Effect::StartJob { job: id, alloc });
-        end
+        (id, end)
     }
 
     /// Backfill: the earliest start within the window, reserved so that

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::id::PartitionId;
+use crate::id::{JobId, PartitionId};
 use crate::job::Job;
 use crate::resources::Time;
 use crate::spec::{Exclusive, Shape};
@@ -23,6 +23,11 @@ pub(super) struct Pass {
     /// starting jobs only takes resources, so the same shape fails again for
     /// as long or longer.
     pub(super) failed: BTreeMap<MemoKey, Vec<(Shape, u64)>>,
+    /// Without backfill, a job that could not start stops the pass.
+    pub(super) stop: bool,
+    /// Running tasks per job array, counting those started in this pass,
+    /// for the arrays' throttles.
+    pub(super) array_running: BTreeMap<JobId, u32>,
 }
 
 impl Pass {

@@ -110,6 +110,21 @@ impl TestEnv {
         self.now += secs;
     }
 
+    /// Runs a pass; returns every effect it had (and no earlier one).
+    pub fn pass(&mut self) -> Vec<Effect> {
+        self.effects.clear();
+        self.schedule();
+        self.take_effects()
+    }
+
+    /// The job that task `task` of array `array` is.
+    pub fn task(&self, array: JobId, task: u32) -> JobId {
+        match self.core.find_array_task(array, task) {
+            Some(spur_core::TaskLocation::Job(id)) => id,
+            other => panic!("task {array}_{task} is not a job: {other:?}"),
+        }
+    }
+
     pub fn take_effects(&mut self) -> Vec<Effect> {
         std::mem::take(&mut self.effects)
     }
@@ -193,6 +208,18 @@ impl JobBuilder {
     }
     pub fn hold(mut self) -> Self {
         self.0.hold = true;
+        self
+    }
+    pub fn array(mut self, expr: &str) -> Self {
+        self.0.array = Some(expr.into());
+        self
+    }
+    pub fn dependency(mut self, dep: &str) -> Self {
+        self.0.dependency = Some(dep.into());
+        self
+    }
+    pub fn kill_on_invalid_dep(mut self, kill: bool) -> Self {
+        self.0.kill_on_invalid_dep = Some(kill);
         self
     }
 }

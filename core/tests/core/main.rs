@@ -1,7 +1,10 @@
 //! Scenario and property tests of the scheduling core: a `TestEnv` drives a
 //! real `Core` with builders; every step runs `sanity_check()`.
 
+mod array;
+mod dependency;
 mod env;
 mod placement;
 mod props;
 mod queue;
+mod step;

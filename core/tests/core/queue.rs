@@ -168,7 +168,8 @@ fn cancelling_pending_and_running_jobs() {
     env.schedule();
     let mut effects = Vec::new();
     env.core.cancel_job(pending, env.now, &mut effects).unwrap();
-    assert!(effects.is_empty());
+    assert_eq!(effects, vec![Effect::JobCancelled { job: pending }]);
+    effects.clear();
     assert_eq!(env.core.job(pending).unwrap().state(), JobState::Cancelled);
     env.core.cancel_job(running, env.now, &mut effects).unwrap();
     assert_eq!(

@@ -28,7 +28,7 @@ pub struct SbatchArgs {
     /// Charge the job to this account.
     #[arg(short = 'A', long, value_name = "name")]
     pub account: Option<String>,
-    /// Submit a job array (not supported yet).
+    /// Submit a job array: task ids such as 0-15:4%2.
     #[arg(short = 'a', long, value_name = "indexes")]
     pub array: Option<String>,
     /// Defer the job until this time.
@@ -55,7 +55,7 @@ pub struct SbatchArgs {
     /// CPUs per task.
     #[arg(short = 'c', long, value_name = "ncpus")]
     pub cpus_per_task: Option<String>,
-    /// Defer the job until dependencies are satisfied (not supported yet).
+    /// Defer the job until dependencies are satisfied.
     #[arg(short = 'd', long, value_name = "dependency_list")]
     pub dependency: Option<String>,
     /// File for the batch script's standard error.
@@ -107,6 +107,9 @@ pub struct SbatchArgs {
     /// Name of the job.
     #[arg(short = 'J', long, value_name = "jobname")]
     pub job_name: Option<String>,
+    /// Cancel the job if its dependency can never be satisfied (yes|no).
+    #[arg(long, value_name = "yes|no")]
+    pub kill_on_invalid_dep: Option<String>,
     /// Memory per node (0: all of it).
     #[arg(long, value_name = "size[units]")]
     pub mem: Option<String>,

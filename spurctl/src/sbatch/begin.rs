@@ -36,7 +36,7 @@ pub fn parse_begin(text: &str, now: i64) -> Result<u64, ValueError> {
         pos,
         text: text.to_string(),
     };
-    match parse_time(text.as_bytes(), now) {
+    match parse_time(text.as_bytes(), now, false) {
         Ok(Some(t)) if t > 0 => u64::try_from(t).map_err(|_| bad(None)),
         Ok(_) => Err(bad(None)),
         Err(pos) => Err(bad(Some(pos))),
@@ -52,9 +52,18 @@ fn starts_ci(s: &[u8], word: &str) -> bool {
     s.len() >= word.len() && s[..word.len()].eq_ignore_ascii_case(word.as_bytes())
 }
 
+/// A time as Slurm's `parse_time(text, past=1)` reads it (sacct's -S and
+/// -E): a time of day or a date without a year is the latest one not in
+/// the future. Ok(None) when the text names no time at all, Err(pos) where
+/// it stopped making sense.
+pub fn parse_past(text: &str, now: i64) -> Result<Option<i64>, usize> {
+    parse_time(text.as_bytes(), now, true)
+}
+
 /// Slurm's `_parse_time`: Ok(None) when the text names no time at all,
-/// Err(pos) where it stopped making sense.
-fn parse_time(s: &[u8], now: i64) -> Result<Option<i64>, usize> {
+/// Err(pos) where it stopped making sense. `past` looks back for what is
+/// left out, else ahead.
+fn parse_time(s: &[u8], now: i64, past: bool) -> Result<Option<i64>, usize> {
     if starts_ci(s, "uts") {
         let digits = std::str::from_utf8(&s[3..]).map_err(|_| 3usize)?;
         return match digits.parse::<i64>() {
@@ -88,7 +97,7 @@ fn parse_time(s: &[u8], now: i64) -> Result<Option<i64>, usize> {
             pos = get_date(s, pos, &mut f)?;
         }
     }
-    Ok(resolve(f, &now_tm, now))
+    Ok(resolve(f, &now_tm, now, past))
 }
 
 /// The named times and days; returns how many bytes the name took.
@@ -285,14 +294,15 @@ fn get_date(s: &[u8], pos: usize, f: &mut Fields) -> Result<usize, usize> {
 }
 
 /// Fills in what was left out as Slurm does (the next such time of day,
-/// this year or the next) and converts to Unix seconds.
-fn resolve(mut f: Fields, now: &libc::tm, now_secs: i64) -> Option<i64> {
+/// this year or the next; with `past`, today and this year or the last)
+/// and converts to Unix seconds.
+fn resolve(mut f: Fields, now: &libc::tm, now_secs: i64, past: bool) -> Option<i64> {
     match (f.hour == -1, f.month == -1) {
         (true, true) => return None,
         (true, false) => (f.hour, f.minute) = (0, 0),
         (false, true) => {
             let later_today =
-                f.hour > now.tm_hour || (f.hour == now.tm_hour && f.minute > now.tm_min);
+                past || f.hour > now.tm_hour || (f.hour == now.tm_hour && f.minute > now.tm_min);
             let day = if later_today {
                 *now
             } else {
@@ -301,6 +311,9 @@ fn resolve(mut f: Fields, now: &libc::tm, now_secs: i64) -> Option<i64> {
             (f.month, f.mday, f.year) = (day.tm_mon, day.tm_mday, day.tm_year);
         }
         (false, false) => {}
+    }
+    if f.year == -1 && past {
+        f.year = now.tm_year - i32::from(f.month > now.tm_mon);
     }
     if f.year == -1 {
         let this_year = (f.month, f.mday, f.hour, f.minute)

@@ -73,12 +73,6 @@ pub fn build(
 
 /// Options whose effect spur does not have yet and must not ignore.
 fn reject_unsupported(a: &SbatchArgs) -> Result<(), SbatchError> {
-    if a.array.is_some() {
-        return Err(SbatchError::NotSupported("--array"));
-    }
-    if a.dependency.is_some() {
-        return Err(SbatchError::NotSupported("--dependency"));
-    }
     if a.external {
         return Err(SbatchError::NotSupported("--external"));
     }
@@ -220,6 +214,15 @@ impl Builder {
             .collect();
         d.qos = a.qos.clone();
         d.comment = a.comment.clone();
+        // The controller reads --array and --dependency (sbatch passes them
+        // on unchecked, as Slurm's does).
+        d.array = a.array.clone();
+        d.dependency = a.dependency.clone();
+        d.kill_on_invalid_dep = a
+            .kill_on_invalid_dep
+            .as_deref()
+            .map(value::kill_on_invalid_dep)
+            .transpose()?;
         d.constraint = a.constraint.clone();
         d.hold = a.hold;
         d.nice = a.nice.as_deref().map(value::nice).transpose()?.unwrap_or(0);
@@ -414,8 +417,15 @@ impl Builder {
 
     fn environment(&mut self, a: &SbatchArgs, ctx: &Context<'_>) -> Result<(), SbatchError> {
         let file = a.export_file.as_deref().map(read_export_file).transpose()?;
+        // sbatch sets SLURM_JOB_DEPENDENCY in its own environment, and so
+        // in the job's (_opt_verify).
+        let mut process = ctx.env.to_vec();
+        if let Some(dep) = &a.dependency {
+            process.retain(|(k, _)| k != "SLURM_JOB_DEPENDENCY");
+            process.push(("SLURM_JOB_DEPENDENCY".into(), dep.clone()));
+        }
         self.desc.env = job_environment(ExportInput {
-            process: ctx.env,
+            process: &process,
             export: a.export.as_deref(),
             file: file.as_deref(),
             get_user_env: a.get_user_env.is_some(),

@@ -5,8 +5,9 @@
 //! codes are Slurm's. This module reads the world (arguments, environment,
 //! clock, stdin) and hands everything else to pure functions.
 
+pub mod alloc;
 mod args;
-mod begin;
+pub(crate) mod begin;
 mod desc;
 mod directive;
 mod error;
@@ -71,7 +72,7 @@ pub struct Host {
 
 impl Host {
     /// This process's view.
-    fn current() -> Host {
+    pub fn current() -> Host {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64);
@@ -102,7 +103,7 @@ impl Host {
 }
 
 /// gethostname, cut at the first dot.
-fn short_hostname() -> String {
+pub fn short_hostname() -> String {
     let mut buf = [0u8; 256];
     // SAFETY: buf is valid for buf.len() bytes; gethostname NUL-terminates
     // within it or truncates.

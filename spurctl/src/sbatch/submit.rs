@@ -218,7 +218,8 @@ fn test_only(plan: Plan, ctl: &mut dyn Controller, err: &mut dyn Write) -> Resul
 }
 
 /// `--wait`: polls until the job ends (every 0.2 s at first, backing off
-/// to 1 s) and returns its exit status as sbatch does.
+/// to 1 s) and returns its exit status as sbatch does. For an array, until
+/// every task has ended, with the highest status.
 fn wait_for(
     job_id: u32,
     ctl: &mut dyn Controller,
@@ -236,15 +237,19 @@ fn wait_for(
             ids: vec![job_id],
             detail: false,
         }) {
-            Ok(ClientResponse::Jobs { jobs, .. }) => match jobs.iter().find(|j| j.job_id == job_id)
-            {
-                Some(job) if job.state.is_finished() => return exit_status(job),
-                Some(_) => {}
-                None => {
+            Ok(ClientResponse::Jobs { jobs, .. }) => {
+                let mine: Vec<&JobInfo> = jobs
+                    .iter()
+                    .filter(|j| j.job_id == job_id || j.array_job_id == Some(job_id))
+                    .collect();
+                if mine.is_empty() {
                     let _ = writeln!(err, "{}", gone());
                     return 0;
                 }
-            },
+                if mine.iter().all(|j| j.state.is_finished()) {
+                    return mine.iter().map(|j| exit_status(j)).max().unwrap_or(0);
+                }
+            }
             Err(RequestError::Refused(e)) if e.code == ErrorCode::InvalidJobId => {
                 let _ = writeln!(err, "{}", gone());
                 return 0;

@@ -353,28 +353,124 @@ fn unacted_options_warn_once_and_are_stored() {
 }
 
 #[test]
-fn arrays_dependencies_and_hetjobs_are_refused() {
-    for (words, text) in [
-        (
-            &["--array=0-3", "--wrap=x"][..],
-            "sbatch: error: --array is not supported yet\n",
-        ),
-        (
-            &["-d", "afterok:1", "--wrap=x"][..],
-            "sbatch: error: --dependency is not supported yet\n",
-        ),
-    ] {
-        let run = sbatch(words);
-        assert_eq!((run.code, run.err.as_str()), (1, text));
-        assert!(run.seen.is_empty());
-    }
-    let run = sbatch_with(
-        &[],
-        &host(&[("SBATCH_ARRAY_INX", "1-2")]),
-        "#!/bin/sh\ntrue\n",
-        vec![],
+fn arrays_and_dependencies_go_to_the_controller_as_given() {
+    let run = sbatch(&[
+        "--parsable",
+        "--array=0-5%2",
+        "-d",
+        "afterok:7:8?afterany:9",
+        "--kill-on-invalid-dep=YES",
+        "--wrap=x",
+    ]);
+    assert_eq!(
+        (run.code, run.out.as_str(), run.err.as_str()),
+        (0, "42\n", "")
     );
-    assert_eq!(run.code, 1);
+    let d = run.desc();
+    assert_eq!(d.array.as_deref(), Some("0-5%2"));
+    assert_eq!(d.dependency.as_deref(), Some("afterok:7:8?afterany:9"));
+    assert_eq!(d.kill_on_invalid_dep, Some(true));
+    assert!(d.unacted.is_empty());
+    // sbatch sets SLURM_JOB_DEPENDENCY for the job, as Slurm's does.
+    let dep = d.env.iter().find(|(k, _)| k == "SLURM_JOB_DEPENDENCY");
+    assert_eq!(dep.map(|(_, v)| v.as_str()), Some("afterok:7:8?afterany:9"));
+    let plain = sbatch(&["--wrap=x"]);
+    let d = plain.desc();
+    assert_eq!(
+        (&d.array, &d.dependency, d.kill_on_invalid_dep),
+        (&None, &None, None)
+    );
+    assert!(!d.env.iter().any(|(k, _)| k == "SLURM_JOB_DEPENDENCY"));
+    let no = sbatch(&["--kill-on-invalid-dep=no", "--wrap=x"]);
+    assert_eq!(no.desc().kill_on_invalid_dep, Some(false));
+}
+
+#[test]
+fn arrays_come_from_the_command_line_the_environment_and_directives() {
+    let script = "#!/bin/sh\n#SBATCH --array=3-4\n#SBATCH -d singleton\ntrue\n";
+    let run = sbatch_with(&[], &host(&[("SBATCH_ARRAY_INX", "1-2")]), script, vec![]);
+    assert_eq!(run.code, 0, "{}", run.err);
+    assert_eq!(run.desc().array.as_deref(), Some("1-2"));
+    assert_eq!(run.desc().dependency.as_deref(), Some("singleton"));
+    let run = sbatch_with(&[], &host(&[]), script, vec![]);
+    assert_eq!(run.desc().array.as_deref(), Some("3-4"));
+    let env = host(&[("SBATCH_ARRAY_INX", "1-2")]);
+    let run = sbatch_with(&["-a", "7"], &env, script, vec![]);
+    assert_eq!(run.desc().array.as_deref(), Some("7"));
+}
+
+#[test]
+fn bad_arrays_and_dependencies_get_slurms_errors() {
+    // sbatch checks only --kill-on-invalid-dep itself (exit 255).
+    let run = sbatch(&["--kill-on-invalid-dep=maybe", "--wrap=x"]);
+    assert_eq!(
+        (run.code, run.err.as_str()),
+        (
+            255,
+            "sbatch: error: Invalid --kill-on-invalid-dep specification\n"
+        )
+    );
+    assert!(run.seen.is_empty());
+    // The controller refuses the rest (70-err-bad-array.txt).
+    let answers = vec![refused(ErrorCode::InvalidArray, None)];
+    let run = sbatch_with(
+        &["--array=0-200000", "--wrap", "true"],
+        &host(&[]),
+        "",
+        answers,
+    );
+    assert_eq!(
+        (run.code, run.out.as_str(), run.err.as_str()),
+        (
+            1,
+            "",
+            "sbatch: error: Batch job submission failed: Invalid job array specification\n"
+        )
+    );
+    for (code, text) in [
+        (ErrorCode::Dependency, "Job dependency problem"),
+        (ErrorCode::CircularDependency, "Circular job dependency"),
+    ] {
+        let run = sbatch_with(
+            &["-d", "afterok:x", "--wrap=x"],
+            &host(&[]),
+            "",
+            vec![refused(code, None)],
+        );
+        assert_eq!(run.code, 1);
+        assert_eq!(
+            run.err,
+            format!("sbatch: error: Batch job submission failed: {text}\n")
+        );
+    }
+}
+
+#[test]
+fn wait_for_an_array_waits_for_every_task() {
+    let task = |id: u32, state, code| JobInfo {
+        array_job_id: Some(7),
+        array_task_id: Some(id - 6),
+        ..job(id, state, code, 0)
+    };
+    let listing = |jobs: Vec<JobInfo>| Ok(ClientResponse::Jobs { now: 0, jobs });
+    let answers = vec![
+        Ok(ClientResponse::Submitted { job_id: 7 }),
+        listing(vec![
+            task(7, JobStateName::Completed, 0),
+            task(8, JobStateName::Running, 0),
+        ]),
+        listing(vec![
+            task(7, JobStateName::Completed, 0),
+            task(8, JobStateName::Failed, 3),
+        ]),
+    ];
+    let run = sbatch_with(
+        &["-W", "--array=0-1", "--wrap", "x"],
+        &host(&[]),
+        "",
+        answers,
+    );
+    assert_eq!((run.code, run.seen.len()), (3, 3));
 }
 
 #[test]
@@ -990,6 +1086,7 @@ fn job(id: u32, state: JobStateName, exit_code: i32, exit_signal: i32) -> JobInf
         array_job_id: None,
         array_task_id: None,
         array_task_str: None,
+        array_task_throttle: 0,
         last_sched_eval: None,
         unacted: vec![],
     }

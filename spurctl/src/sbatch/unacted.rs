@@ -85,12 +85,6 @@ const UNACTED: &[Unacted] = &[
     opt("gpus-per-socket", None, V, "GPUs per socket"),
     opt("gres-flags", None, V, "GRES management flags"),
     opt("hint", None, V, "task binding hints"),
-    opt(
-        "kill-on-invalid-dep",
-        None,
-        V,
-        "end the job if a dependency fails",
-    ),
     opt("licenses", Some('L'), V, "licenses the job needs"),
     opt("mail-type", None, V, "mail on these job events"),
     opt("mail-user", None, V, "who gets the mail"),

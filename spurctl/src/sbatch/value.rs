@@ -333,6 +333,17 @@ pub fn requeue(text: &str) -> Result<bool, ValueError> {
     }
 }
 
+/// `--kill-on-invalid-dep=yes|no` (any case).
+pub fn kill_on_invalid_dep(text: &str) -> Result<bool, ValueError> {
+    if text.eq_ignore_ascii_case("yes") {
+        Ok(true)
+    } else if text.eq_ignore_ascii_case("no") {
+        Ok(false)
+    } else {
+        Err(ValueError::Spec("--kill-on-invalid-dep"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,7 +13,7 @@ use std::ffi::OsString;
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
-use spur_proto::SignalTarget;
+use spur_proto::{ArrayTasks, SignalTarget};
 use spur_proto::{ClientRequest, ClientResponse, ErrorCode, JobInfo, JobStateName, ProtoError};
 
 use crate::controller::{self, RequestError};
@@ -288,15 +288,14 @@ fn warnings(a: &ScancelArgs) -> Vec<String> {
 
 /// Chooses the jobs, asks, signals, reports. Returns Slurm's rc.
 fn act(req: &Request) -> Result<i32, String> {
-    let needs_jobs = !req.is_direct()
-        || req
-            .refs
-            .iter()
-            .any(|r| matches!(r.array, target::ArraySel::Task(_)));
-    let jobs = if needs_jobs { Some(load_jobs()?) } else { None };
+    let jobs = if req.is_direct() {
+        None
+    } else {
+        Some(load_jobs()?)
+    };
     let (mut targets, misses) = match &jobs {
-        Some(jobs) if !req.is_direct() => target::select(&req.refs, &req.filters, jobs),
-        _ => target::resolve_direct(&req.refs, jobs.as_deref()),
+        Some(jobs) => target::select(&req.refs, &req.filters, jobs),
+        None => (target::resolve_direct(&req.refs), Vec::new()),
     };
     let mut err = String::new();
     let mut rc = misses_report(req, &misses, &mut err);
@@ -331,10 +330,7 @@ pub fn misses_report(req: &Request, misses: &[Miss], err: &mut String) -> i32 {
             Miss::NotFound(label) if req.is_direct() => {
                 // Slurm sends these to the controller, which answers so.
                 let gone = Failure::of(&ProtoError::new(ErrorCode::InvalidJobId));
-                let target = Target {
-                    job_id: 0,
-                    label: label.clone(),
-                };
+                let target = Target::job(0, label.clone());
                 let (text, r) = outcome(req, &[target], &[Err(gone)]);
                 err.push_str(&text);
                 rc = rc.max(r);
@@ -430,21 +426,32 @@ fn confirm(t: &Target, jobs: &[JobInfo]) -> bool {
     }
 }
 
-/// One Signal request for every target; a result per target, in order.
+/// One Signal request for every target (jobs, then array tasks, which the
+/// controller answers in that order); a result per target, in order.
 fn signal(req: &Request, targets: &[Target]) -> Vec<Result<(), Failure>> {
+    let (tasks, jobs): (Vec<&Target>, Vec<&Target>) =
+        targets.iter().partition(|t| t.tasks.is_some());
     let ask = ClientRequest::Signal(SignalTarget {
-        jobs: targets.iter().map(|t| t.job_id).collect(),
+        jobs: jobs.iter().map(|t| t.job_id).collect(),
+        array_tasks: tasks
+            .iter()
+            .map(|t| ArrayTasks {
+                array_job_id: t.job_id,
+                tasks: t.tasks.clone().unwrap_or_default(),
+            })
+            .collect(),
         signal: req.signal,
         batch_only: req.batch,
         full: req.full,
     });
+    let position = answer_slots(targets);
     let all = |f: Failure| targets.iter().map(|_| Err(f.clone())).collect();
     match controller::request(&ask) {
         Ok(ClientResponse::PerJob(results)) => targets
             .iter()
             .enumerate()
             .map(|(i, t)| {
-                let by_pos = results.get(i).filter(|(id, _)| *id == t.job_id);
+                let by_pos = results.get(position[i]).filter(|(id, _)| *id == t.job_id);
                 let found = by_pos.or_else(|| results.iter().find(|(id, _)| *id == t.job_id));
                 match found {
                     Some((_, r)) => r.clone().map_err(|e| Failure::of(&e)),
@@ -461,4 +468,23 @@ fn signal(req: &Request, targets: &[Target]) -> Vec<Result<(), Failure>> {
             gone: false,
         }),
     }
+}
+
+/// Where the controller's answer for each target is: jobs are answered
+/// first, then array tasks, each in the order sent.
+pub fn answer_slots(targets: &[Target]) -> Vec<usize> {
+    let jobs = targets.iter().filter(|t| t.tasks.is_none()).count();
+    let (mut next_job, mut next_task) = (0, jobs);
+    targets
+        .iter()
+        .map(|t| {
+            let slot = if t.tasks.is_some() {
+                &mut next_task
+            } else {
+                &mut next_job
+            };
+            *slot += 1;
+            *slot - 1
+        })
+        .collect()
 }

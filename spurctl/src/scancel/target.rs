@@ -145,10 +145,34 @@ fn parse_one<'a>(
 /// A job spur can address, and the name Slurm gives it in messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
-    /// The job id sent to the controller.
+    /// The job id sent to the controller; with `tasks`, the array's id.
     pub job_id: u32,
+    /// Tasks of array `job_id` (`1-3,7`), wherever they are: pending in
+    /// the array's record or jobs of their own. None: job `job_id` (all of
+    /// the array when it is an array's id).
+    pub tasks: Option<String>,
     /// `5`, `8_1`, `8_[2-9]`.
     pub label: String,
+}
+
+impl Target {
+    /// Job `job_id` (a whole array when it names one).
+    pub fn job(job_id: u32, label: impl Into<String>) -> Target {
+        Target {
+            job_id,
+            tasks: None,
+            label: label.into(),
+        }
+    }
+
+    /// Tasks `tasks` of array `array`.
+    pub fn tasks(array: u32, tasks: impl Into<String>, label: impl Into<String>) -> Target {
+        Target {
+            job_id: array,
+            tasks: Some(tasks.into()),
+            label: label.into(),
+        }
+    }
 }
 
 /// A job id argument that names nothing spur can signal.
@@ -156,8 +180,7 @@ pub struct Target {
 pub enum Miss {
     /// No such job (active).
     NotFound(String),
-    /// A pending task inside an array record, or a step: spur cannot
-    /// address it yet.
+    /// A step: spur cannot address it yet.
     NotSupported(String),
 }
 
@@ -272,38 +295,29 @@ pub fn label(job: &JobInfo) -> String {
     crate::squeue::field::job_id_text(job)
 }
 
-/// How `r` may be sent for `job`: a whole job or array task is addressable,
-/// one pending task inside an array's record is not.
-fn addressable(r: &JobRef, job: &JobInfo) -> bool {
-    r.step.is_none() && !matches!(r.array, ArraySel::Task(_) if job.array_task_str.is_some())
+/// How a record is addressed: the tasks of an array's record or task (so
+/// that `8_0` never names the whole array 8), or the job.
+fn record_target(job: &JobInfo) -> Target {
+    let label = label(job);
+    match (array_of(job), &job.array_task_str, job.array_task_id) {
+        (Some(array), Some(pending), _) => {
+            let tasks = pending.split('%').next().unwrap_or_default();
+            Target::tasks(array, tasks, label)
+        }
+        (Some(array), None, Some(task)) => Target::tasks(array, task.to_string(), label),
+        _ => Target::job(job.job_id, label),
+    }
 }
 
-/// The targets of `refs` without loading jobs is impossible for array
-/// tasks; with `jobs`, each ref resolves to the records it names.
-pub fn resolve_direct(refs: &[JobRef], jobs: Option<&[JobInfo]>) -> (Vec<Target>, Vec<Miss>) {
-    let mut targets = Vec::new();
-    let mut misses = Vec::new();
-    for r in refs {
-        let jobs = match (r.array, jobs) {
-            (ArraySel::Task(_), Some(jobs)) => jobs,
-            _ => {
-                targets.push(Target {
-                    job_id: r.job,
-                    label: r.text.clone(),
-                });
-                continue;
-            }
-        };
-        match jobs.iter().filter(|j| !is_done(j)).find(|j| names(r, j)) {
-            Some(j) if addressable(r, j) => targets.push(Target {
-                job_id: j.job_id,
-                label: r.text.clone(),
-            }),
-            Some(_) => misses.push(Miss::NotSupported(r.text.clone())),
-            None => misses.push(Miss::NotFound(r.text.clone())),
-        }
-    }
-    (targets, misses)
+/// Slurm's fast path: each argument goes to the controller as written, a
+/// task (`8_3`) as a task of its array, wherever it is.
+pub fn resolve_direct(refs: &[JobRef]) -> Vec<Target> {
+    refs.iter()
+        .map(|r| match r.array {
+            ArraySel::Task(t) => Target::tasks(r.job, t.to_string(), r.text.clone()),
+            _ => Target::job(r.job, r.text.clone()),
+        })
+        .collect()
 }
 
 /// What the filtered path selects: the targets in Slurm's order (pending
@@ -339,15 +353,22 @@ pub fn select(refs: &[JobRef], filters: &Filters, jobs: &[JobInfo]) -> (Vec<Targ
         if taken[i] {
             continue;
         }
-        if r.is_some_and(|r| !addressable(r, kept[i])) {
-            misses.extend(r.map(|r| Miss::NotSupported(r.text.clone())));
-            continue;
+        match r {
+            Some(r) if r.step.is_some() => misses.push(Miss::NotSupported(r.text.clone())),
+            // One task still pending in an array's record: that task only.
+            Some(JobRef {
+                job,
+                array: ArraySel::Task(t),
+                text,
+                ..
+            }) if kept[i].array_task_str.is_some() => {
+                targets.push(Target::tasks(*job, t.to_string(), text.clone()));
+            }
+            _ => {
+                taken[i] = true;
+                targets.push(record_target(kept[i]));
+            }
         }
-        taken[i] = true;
-        targets.push(Target {
-            job_id: kept[i].job_id,
-            label: label(kept[i]),
-        });
     }
     (targets, misses)
 }

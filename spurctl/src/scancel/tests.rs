@@ -79,6 +79,7 @@ fn job(id: u32, name: &str, state: JobStateName, partition: &str) -> JobInfo {
         array_job_id: None,
         array_task_id: None,
         array_task_str: None,
+        array_task_throttle: 0,
         last_sched_eval: None,
         unacted: Vec::new(),
     }
@@ -112,10 +113,7 @@ fn gone(code: ErrorCode) -> Failure {
 }
 
 fn target(id: u32, label: &str) -> Target {
-    Target {
-        job_id: id,
-        label: label.into(),
-    }
+    Target::job(id, label)
 }
 
 #[test]
@@ -283,30 +281,79 @@ fn ids_and_filters_combine() {
 }
 
 #[test]
-fn array_tasks_resolve_to_their_records() {
-    // 54-scancel-array-task.txt cancels 8_9, a task still pending inside the
-    // array's record: spur cannot address it yet and says so.
-    let req = request(&["8_1", "8_9", "8_42"]).expect("request");
+fn array_tasks_go_to_the_controller_as_tasks_of_their_array() {
+    // 54-scancel-array-task.txt cancels 8_9, a task still pending inside
+    // the array's record: the controller takes it out of the record.
+    let req = request(&["8_1", "8_9", "8_[41-42]", "8"]).expect("request");
     assert!(req.is_direct());
-    let all = jobs();
-    let (targets, misses) = target::resolve_direct(&req.refs, Some(&all));
-    assert_eq!(targets, vec![target(10, "8_1")]);
+    let targets = target::resolve_direct(&req.refs);
     assert_eq!(
-        misses,
+        targets,
         vec![
-            Miss::NotSupported("8_9".into()),
-            Miss::NotFound("8_42".into())
+            Target::tasks(8, "1", "8_1"),
+            Target::tasks(8, "9", "8_9"),
+            Target::tasks(8, "41", "8_41"),
+            Target::tasks(8, "42", "8_42"),
+            target(8, "8"),
         ]
     );
-    let mut err = String::new();
-    let rc = misses_report(&req, &misses, &mut err);
+    // Jobs are answered first, then tasks.
+    assert_eq!(super::answer_slots(&targets), [1, 2, 3, 4, 0]);
+    // An unknown task is an invalid job id: silent when cancelling.
+    let answer = [
+        Ok(()),
+        Ok(()),
+        Err(gone(ErrorCode::InvalidJobId)),
+        Err(gone(ErrorCode::InvalidJobId)),
+        Ok(()),
+    ];
+    assert_eq!(outcome(&req, &targets, &answer), (String::new(), 0));
+    let verbose = request(&["-v", "8_42"]).expect("request");
+    let t = target::resolve_direct(&verbose.refs);
     assert_eq!(
-        err,
-        "scancel: error: Kill job error on job id 8_9: Requested operation not supported on this system\n"
+        outcome(&verbose, &t, &[Err(gone(ErrorCode::InvalidJobId))]).0,
+        "scancel: Terminating job 8_42\n\
+         scancel: error: Kill job error on job id 8_42: Invalid job id specified\n"
     );
-    assert_eq!(rc, 2036);
-    let (targets, _) = target::resolve_direct(&request(&["8"]).expect("r").refs, None);
-    assert_eq!(targets, vec![target(8, "8")]);
+}
+
+#[test]
+fn selected_array_records_are_sent_as_their_tasks() {
+    // Job 8 is the array's pending record: selecting it must not cancel
+    // the running tasks 8_0 and 8_1 with it.
+    let req = request(&["-t", "PD", "-u", "2001"]).expect("request");
+    let (targets, _) = target::select(&req.refs, &req.filters, &jobs());
+    assert_eq!(
+        targets,
+        vec![
+            Target::tasks(8, "2-9", "8_[2-9%2]"),
+            target(11, "11"),
+            target(12, "12")
+        ]
+    );
+    let req = request(&["-s", "USR1", "8"]).expect("request");
+    let (targets, misses) = target::select(&req.refs, &req.filters, &jobs());
+    assert!(misses.is_empty());
+    assert_eq!(
+        targets,
+        vec![
+            Target::tasks(8, "2-9", "8_[2-9%2]"),
+            Target::tasks(8, "0", "8_0"),
+            Target::tasks(8, "1", "8_1")
+        ]
+    );
+    // One task of the record names that task alone.
+    let req = request(&["-s", "USR1", "8_9", "8_3", "8_0", "8_77"]).expect("request");
+    let (targets, misses) = target::select(&req.refs, &req.filters, &jobs());
+    assert_eq!(
+        targets,
+        vec![
+            Target::tasks(8, "9", "8_9"),
+            Target::tasks(8, "3", "8_3"),
+            Target::tasks(8, "0", "8_0")
+        ]
+    );
+    assert_eq!(misses, vec![Miss::NotFound("8_77".into())]);
 }
 
 #[test]

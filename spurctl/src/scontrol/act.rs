@@ -2,10 +2,7 @@
 //! `update`, `hold`/`uhold`/`release`, `requeue`, `reconfigure`, `ping`,
 //! `version`, with Slurm's per-job error lines (`<error> for job <id>`).
 
-use std::collections::hash_map::Entry;
-use std::collections::HashMap;
-
-use spur_proto::{ClientRequest, ClientResponse, JobInfo, JobUpdate, ProtoError};
+use spur_proto::{ArrayTasks, ClientRequest, ClientResponse, JobInfo, JobUpdate, ProtoError};
 
 use super::args::starts_with_ci;
 use super::config::{render_ping, RESTORE_BANNER};
@@ -46,10 +43,11 @@ pub fn reconfigure(s: &mut Session<'_>) {
 }
 
 /// The jobs named by one argument of hold/release/requeue/update, as ids
-/// the controller knows. Err is the job reference that cannot be resolved
-/// and why.
+/// the controller knows: array tasks still pending in their array's record
+/// are taken out of it into jobs of their own first, as slurmctld does
+/// before it acts on one task. Err is the job reference that cannot be
+/// resolved and why.
 fn resolve(s: &mut Session<'_>, refs: &[JobRef]) -> Result<Vec<u32>, (String, RequestError)> {
-    let mut arrays: HashMap<u32, Vec<JobInfo>> = HashMap::new();
     let mut out = Vec::new();
     for r in refs {
         let (array, tasks) = match r {
@@ -64,21 +62,35 @@ fn resolve(s: &mut Session<'_>, refs: &[JobRef]) -> Result<Vec<u32>, (String, Re
                 (*a, ids)
             }
         };
-        if let Entry::Vacant(slot) = arrays.entry(array) {
-            slot.insert(load_jobs(s, vec![array]).map_err(|e| (r.to_string(), e))?);
-        }
-        let jobs = arrays.get(&array).map(Vec::as_slice).unwrap_or_default();
+        let found = task_jobs(s, array, &tasks).map_err(|e| (r.to_string(), e))?;
         for t in tasks {
-            let found = jobs
-                .iter()
-                .find(|j| j.array_job_id == Some(array) && j.array_task_id == Some(t));
-            match found {
-                Some(j) => out.push(j.job_id),
+            match found.iter().find(|(task, _)| *task == t) {
+                Some((_, job)) => out.push(*job),
                 None => return Err((format!("{array}_{t}"), invalid_job())),
             }
         }
     }
     Ok(out)
+}
+
+/// `(task, job id)` of the tasks of `array` the controller knows, each one
+/// a job of its own from now on.
+fn task_jobs(
+    s: &mut Session<'_>,
+    array: u32,
+    tasks: &[u32],
+) -> Result<Vec<(u32, u32)>, RequestError> {
+    let mut ids = tasks.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    let req = ClientRequest::SplitArrayTasks(ArrayTasks {
+        array_job_id: array,
+        tasks: crate::squeue::filter::ranges(&ids),
+    });
+    match s.request(&req)? {
+        ClientResponse::ArrayTaskJobs(found) => Ok(found),
+        _ => Err(unexpected()),
+    }
 }
 
 fn invalid_job() -> RequestError {
@@ -121,6 +133,20 @@ fn report(
                     s.fail(&format!("{e} for job {id}\n"));
                     last = Some(e.to_string());
                 }
+            }
+            last
+        }
+        Ok(ClientResponse::PerTasks(groups)) => {
+            // An array's outcomes, `8_0,2-9: <text>` each, unless all went
+            // well (scontrol's update_job).
+            if let [(_, Ok(()))] = &groups[..] {
+                return None;
+            }
+            let mut last = None;
+            for (tasks, r) in groups {
+                let text = r.map_or_else(|e| e.to_string(), |()| "No error".to_string());
+                s.fail(&format!("{tasks}: {text}\n"));
+                last = Some(text);
             }
             last
         }
@@ -289,6 +315,8 @@ fn job_update(s: &mut Session<'_>, req: &JobRequest, id: u32) -> Option<JobUpdat
         nice: req.nice,
         priority: req.priority,
         comment: req.comment.clone(),
+        array_task_throttle: req.throttle,
+        dependency: req.dependency.clone(),
     })
 }
 

@@ -122,12 +122,10 @@ fn array_ids(job: &JobInfo, task: Option<u32>) -> String {
         Some(s) => s.to_string(),
         None => task.or(job.array_task_id).unwrap_or(0).to_string(),
     };
-    let throttle = job
-        .array_task_str
-        .as_deref()
-        .and_then(|s| s.split_once('%'))
-        .map(|(_, n)| format!("ArrayTaskThrottle={n} "))
-        .unwrap_or_default();
+    let throttle = match job.array_task_throttle {
+        0 => String::new(),
+        n => format!("ArrayTaskThrottle={n} "),
+    };
     format!("ArrayJobId={array} ArrayTaskId={tasks} {throttle}")
 }
 

@@ -9,8 +9,8 @@ use clap::Parser;
 use spur_client::ClientError;
 use spur_conf::{ConfFile, TopologyConf};
 use spur_proto::{
-    ClientRequest, ClientResponse, ConfigInfo, ErrorCode, ExclusiveMode, JobInfo, JobStateName,
-    JobUpdate, MemSpec, NodeStateRequest, NodeUpdate, ProtoError,
+    ArrayTasks, ClientRequest, ClientResponse, ConfigInfo, ErrorCode, ExclusiveMode, JobInfo,
+    JobStateName, JobUpdate, MemSpec, NodeStateRequest, NodeUpdate, ProtoError,
 };
 
 use super::args::{self, abbrev, ScontrolArgs};
@@ -81,6 +81,7 @@ fn job5() -> JobInfo {
         array_job_id: None,
         array_task_id: None,
         array_task_str: None,
+        array_task_throttle: 0,
         last_sched_eval: Some(NOW - 5),
         unacted: Vec::new(),
     }
@@ -136,6 +137,7 @@ fn job9() -> JobInfo {
         stderr: "/var/tmp/slurm-anchor/slurm-8_0.out".to_string(),
         array_job_id: Some(8),
         array_task_id: Some(0),
+        array_task_throttle: 2,
         ..job5()
     }
 }
@@ -201,6 +203,21 @@ fn fake(log: Rc<RefCell<Vec<ClientRequest>>>) -> Box<super::session::Ask<'static
             ClientRequest::Hold { jobs, .. } if jobs.contains(&99) => {
                 ClientResponse::PerJob(vec![(99, Err(ProtoError::new(ErrorCode::AlreadyDone)))])
             }
+            // Task 0 of array 8 is job 9; tasks 2-9 wait in job 8 and get
+            // jobs 102-109 when split off.
+            ClientRequest::SplitArrayTasks(t) if t.array_job_id == 8 => {
+                let found = super::jobid::task_ids(&t.tasks)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(|task| match task {
+                        0 => Some((0, 9)),
+                        2..=9 => Some((task, 100 + task)),
+                        _ => None,
+                    })
+                    .collect();
+                ClientResponse::ArrayTaskJobs(found)
+            }
+            ClientRequest::SplitArrayTasks(_) => ClientResponse::ArrayTaskJobs(Vec::new()),
             _ => ClientResponse::Done,
         })
     })
@@ -277,10 +294,8 @@ fn pending_job_matches_slurm() {
 
 #[test]
 fn array_task_matches_slurm() {
-    // A running task's record does not carry the array's throttle.
-    let fix = [NO_SID, ("ArrayTaskThrottle=2 ", "")];
     let text = include_str!("golden/32-scontrol-show-job-array.txt");
-    assert_golden(text, &["show", "job", "8_0"], &fix);
+    assert_golden(text, &["show", "job", "8_0"], &[NO_SID]);
 }
 
 #[test]
@@ -419,7 +434,9 @@ fn ping_matches_slurm_up_and_down() {
 fn pending_array_record_shows_the_task_asked_for() {
     let (out, _, _) = scontrol(&["show", "job", "8"]);
     assert!(out.starts_with("JobId=8 ArrayJobId=8 ArrayTaskId=2-9%2 ArrayTaskThrottle=2 "));
-    assert!(out.contains("\n\nJobId=9 ArrayJobId=8 ArrayTaskId=0 JobName=arr\n"));
+    assert!(
+        out.contains("\n\nJobId=9 ArrayJobId=8 ArrayTaskId=0 ArrayTaskThrottle=2 JobName=arr\n")
+    );
     let mut job = job8();
     job.array_task_str = Some("2-9%2".to_string());
     let text = super::render_job(&job, NOW, Default::default(), Some(5), &utc::locale());
@@ -499,6 +516,103 @@ fn hold_release_and_requeue_send_job_ids() {
     assert_eq!(
         (err.as_str(), code),
         ("Invalid job id specified for job x12\n", 1)
+    );
+}
+
+#[test]
+fn array_tasks_are_split_off_before_they_are_held() {
+    let split = |tasks: &str| {
+        ClientRequest::SplitArrayTasks(ArrayTasks {
+            array_job_id: 8,
+            tasks: tasks.to_string(),
+        })
+    };
+    let (sent, err, code) = requests(&["hold", "8_3"]);
+    assert_eq!((err.as_str(), code), ("", 0));
+    assert_eq!(
+        sent,
+        vec![
+            split("3"),
+            ClientRequest::Hold {
+                jobs: vec![103],
+                admin: true
+            }
+        ]
+    );
+    let (sent, _, _) = requests(&["release", "8_[4,3,0]", "8"]);
+    assert_eq!(
+        sent,
+        vec![
+            split("0,3-4"),
+            ClientRequest::Release {
+                jobs: vec![104, 103, 9]
+            },
+            ClientRequest::Release { jobs: vec![8] }
+        ]
+    );
+    let (sent, err, code) = requests(&["hold", "8_42"]);
+    assert_eq!(sent, vec![split("42")]);
+    assert_eq!(
+        (err.as_str(), code),
+        ("Invalid job id specified for job 8_42\n", 1)
+    );
+    let (_, err, code) = requests(&["update", "JobId=77_1", "Nice=5"]);
+    assert_eq!(
+        (err.as_str(), code),
+        ("Invalid job id specified for job 77_1\n", 1)
+    );
+}
+
+#[test]
+fn throttle_and_dependency_updates_go_to_the_controller() {
+    let (sent, err, code) = requests(&["update", "JobId=8", "ArrayTaskThrottle=3"]);
+    assert_eq!((err.as_str(), code), ("", 0));
+    let throttle = JobUpdate {
+        job_id: 8,
+        array_task_throttle: Some(3),
+        ..JobUpdate::default()
+    };
+    assert_eq!(sent, vec![ClientRequest::UpdateJob(throttle)]);
+    let (sent, _, _) = requests(&["update", "JobId=13", "Dependency=afterok:5?afterany:6"]);
+    let dependency = JobUpdate {
+        job_id: 13,
+        dependency: Some("afterok:5?afterany:6".to_string()),
+        ..JobUpdate::default()
+    };
+    assert_eq!(sent, vec![ClientRequest::UpdateJob(dependency)]);
+    let (sent, err, code) = requests(&["update", "JobId=8", "ArrayTaskThrottle=-1"]);
+    assert!(sent.is_empty());
+    assert_eq!(
+        (err.as_str(), code),
+        ("scontrol: error: Invalid ArrayTaskThrottle value\n", 1)
+    );
+}
+
+#[test]
+fn an_arrays_outcomes_print_per_task_group_unless_all_went_well() {
+    let answer = |groups: Vec<(String, Result<(), ProtoError>)>| {
+        Box::new(move |_: &ClientRequest| Ok(ClientResponse::PerTasks(groups.clone())))
+            as Box<super::session::Ask<'static>>
+    };
+    let ok = answer(vec![("8_0-9".to_string(), Ok(()))]);
+    assert_eq!(
+        run_with(&["update", "JobId=8", "Dependency=afterany:5"], ok),
+        (String::new(), String::new(), 0)
+    );
+    let mixed = answer(vec![
+        (
+            "8_0-1".to_string(),
+            Err(ProtoError::new(ErrorCode::JobNotPending)),
+        ),
+        ("8_2-9".to_string(), Ok(())),
+    ]);
+    let (_, err, code) = run_with(&["update", "JobId=8", "Dependency=afterany:5"], mixed);
+    assert_eq!(
+        (err.as_str(), code),
+        (
+            "8_0-1: Job is no longer pending execution\n8_2-9: No error\n",
+            1
+        )
     );
 }
 

@@ -99,6 +99,10 @@ pub struct JobRequest {
     pub priority: Option<u32>,
     /// `Comment=`.
     pub comment: Option<String>,
+    /// `ArrayTaskThrottle=`.
+    pub throttle: Option<u32>,
+    /// `Dependency=`, as given.
+    pub dependency: Option<String>,
 }
 
 /// What a job keyword does.
@@ -111,6 +115,8 @@ enum JobKey {
     Nice,
     Partition,
     Name,
+    Throttle,
+    Dependency,
     /// A keyword Slurm knows that spur's job update cannot carry yet.
     Unsupported,
 }
@@ -120,7 +126,7 @@ const JOB_KEYS: [(&str, usize, JobKey); 66] = [
     ("JobId", 3, JobKey::Id),
     ("AdminComment", 6, JobKey::Unsupported),
     ("SiteFactor", 5, JobKey::Unsupported),
-    ("ArrayTaskThrottle", 10, JobKey::Unsupported),
+    ("ArrayTaskThrottle", 10, JobKey::Throttle),
     ("Comment", 3, JobKey::Comment),
     ("Clusters", 8, JobKey::Unsupported),
     ("ClusterFeatures", 8, JobKey::Unsupported),
@@ -174,7 +180,7 @@ const JOB_KEYS: [(&str, usize, JobKey); 66] = [
     ("Gres", 2, JobKey::Unsupported),
     ("Account", 1, JobKey::Unsupported),
     ("BurstBuffer", 1, JobKey::Unsupported),
-    ("Dependency", 1, JobKey::Unsupported),
+    ("Dependency", 1, JobKey::Dependency),
     ("Licenses", 1, JobKey::Unsupported),
     ("EligibleTime", 2, JobKey::Unsupported),
     ("StartTime", 2, JobKey::Unsupported),
@@ -261,6 +267,15 @@ fn set_job_field(
         JobKey::Comment => req.comment = Some(value.to_string()),
         JobKey::Partition => req.partition = Some(value.to_string()),
         JobKey::Name => req.name = Some(value.to_string()),
+        JobKey::Dependency => req.dependency = Some(value.to_string()),
+        JobKey::Throttle => {
+            // scontrol reads it into an int, as C does.
+            let throttle = strtoll(value) as i32;
+            if throttle < 0 {
+                return Err("scontrol: error: Invalid ArrayTaskThrottle value\n".to_string());
+            }
+            req.throttle = Some(throttle as u32);
+        }
         JobKey::TimeLimit => req.time = Some(time_change(req, value, add)?),
         JobKey::Priority => {
             let p = value

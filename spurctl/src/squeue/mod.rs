@@ -130,7 +130,7 @@ fn check_nodes(list: &str) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     for name in names {
         let wanted = if name.eq_ignore_ascii_case("localhost") {
-            short_hostname()
+            crate::sbatch::short_hostname()
         } else {
             name.clone()
         };
@@ -143,19 +143,6 @@ fn check_nodes(list: &str) -> Result<Vec<String>, String> {
         }
     }
     Ok(out)
-}
-
-fn short_hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: buf is valid for writes of its length; gethostname writes a
-    // NUL-terminated name into it (or truncates).
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return String::new();
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    let full = String::from_utf8_lossy(&buf[..end]).into_owned();
-    full.split('.').next().unwrap_or_default().to_string()
 }
 
 /// ClusterName from the controller's configuration.
@@ -204,11 +191,12 @@ pub struct Report {
 }
 
 /// The jobs, as `slurm_load_job(s)` gets them: every job the controller
-/// holds (selection is client-side, as in Slurm), and an error for a single
-/// `-j` id that names none of them.
+/// holds (selection is client-side, as in Slurm), or for a single `-j` id
+/// that job, or every job of that array in the controller's order, and an
+/// error when it names none.
 fn fetch(plan: &Plan) -> Result<(u64, Vec<JobInfo>), String> {
     match controller::request(&ClientRequest::Jobs {
-        ids: Vec::new(),
+        ids: plan.single_job.into_iter().collect(),
         detail: plan.json || plan.format.needs_detail(),
         // Jobs kept for MinJobAge are left out where squeue would drop them.
         active_only: !plan.json && plan.query.states == filter::States::Active,

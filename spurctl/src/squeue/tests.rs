@@ -76,6 +76,7 @@ fn base(id: u32, name: &str) -> JobInfo {
         array_job_id: None,
         array_task_id: None,
         array_task_str: None,
+        array_task_throttle: 0,
         last_sched_eval: Some(NOW - 5),
         unacted: Vec::new(),
     }

@@ -5,8 +5,10 @@
 //! its spool directory and reports them.
 
 mod gpu;
+mod launcher;
 mod nvml;
 pub mod relay;
+pub mod stepd;
 pub mod supervisor;
 
 use std::collections::{BTreeMap, HashMap};
@@ -134,6 +136,17 @@ pub async fn run(
     let _ = std::fs::set_permissions(&settings.spool, std::fs::Permissions::from_mode(0o755));
     let (events_tx, mut events) = mpsc::unbounded_channel();
     let mut jobs = scan_spool(&settings, &events_tx);
+    // srun reaches this node's tasks on its slurm.conf address and Port.
+    let listener = launcher::bind(&settings.node.addr, settings.node.port).await?;
+    let launcher_task = tokio::spawn(launcher::serve(
+        listener,
+        std::sync::Arc::new(launcher::Launcher {
+            node: settings.node.name.clone(),
+            key: settings.key.clone(),
+            spool: settings.spool.clone(),
+            exe: settings.exe.clone(),
+        }),
+    ));
     let (relay_tx, mut relayed) = mpsc::unbounded_channel();
     let relay_server = tokio::spawn(relay::serve(
         relay::bind(&settings.spool.join(relay::SOCKET_NAME))?,
@@ -167,6 +180,7 @@ pub async fn run(
         backoff = (backoff * 2).min(Duration::from_secs(2));
     };
     relay_server.abort();
+    launcher_task.abort();
     let _ = std::fs::remove_file(settings.spool.join(relay::SOCKET_NAME));
     result
 }
@@ -318,8 +332,19 @@ fn on_message(
             if let Some(dir) = jobs.running.get(&job_id) {
                 signal_job(dir, signal, !batch_only);
             }
+            if !batch_only {
+                launcher::signal_steps(&settings.spool, job_id, signal);
+            }
         }
         ToAgent::Kill { job_id, grace } => {
+            // Steps first: they end with the job, on every node of it.
+            launcher::signal_steps(&settings.spool, job_id, libc::SIGCONT);
+            launcher::signal_steps(&settings.spool, job_id, libc::SIGTERM);
+            let spool = settings.spool.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_secs(grace)).await;
+                launcher::signal_steps(&spool, job_id, libc::SIGKILL);
+            });
             if let Some(dir) = jobs.running.get(&job_id).cloned() {
                 kill_job(dir, grace);
             }

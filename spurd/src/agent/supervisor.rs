@@ -76,18 +76,10 @@ fn launch(dir: &Path) -> Result<libc::pid_t, String> {
         fs::read(dir.join(LAUNCH_FILE)).map_err(|e| io_err("reading the launch file", e))?;
     let job: BatchLaunch =
         bincode::deserialize(&bytes).map_err(|e| format!("malformed launch file: {e}"))?;
-    become_user(&job)?;
+    become_user(job.uid, job.gid, &job.user_name)?;
     // Files the job creates, its output files first, get the submitter's
     // umask (SLURM_UMASK, set by sbatch).
-    let umask = job
-        .env
-        .iter()
-        .find(|(k, _)| k == "SLURM_UMASK")
-        .and_then(|(_, v)| u32::from_str_radix(v, 8).ok());
-    if let Some(mask) = umask {
-        // SAFETY: umask has no preconditions.
-        unsafe { libc::umask((mask & 0o777) as libc::mode_t) };
-    }
+    apply_umask(&job.env);
     let script = dir.join("slurm_script");
     fs::write(&script, job.script.as_bytes()).map_err(|e| io_err("writing the script", e))?;
     fs::set_permissions(&script, fs::Permissions::from_mode(0o700))
@@ -129,33 +121,43 @@ fn open_output(path: &str, mode: OpenMode) -> Result<fs::File, String> {
         .map_err(|e| io_err(&format!("opening {path}"), e))
 }
 
-fn become_user(job: &BatchLaunch) -> Result<(), String> {
+/// Sets the umask SLURM_UMASK in `env` names (the submitter's), if any.
+pub(crate) fn apply_umask(env: &[(String, String)]) {
+    let umask = env
+        .iter()
+        .find(|(k, _)| k == "SLURM_UMASK")
+        .and_then(|(_, v)| u32::from_str_radix(v, 8).ok());
+    if let Some(mask) = umask {
+        // SAFETY: umask has no preconditions.
+        unsafe { libc::umask((mask & 0o777) as libc::mode_t) };
+    }
+}
+
+/// Drops to `uid`/`gid` with the user's groups (a no-op when already
+/// that user).
+pub(crate) fn become_user(uid: u32, gid: u32, user_name: &str) -> Result<(), String> {
     // SAFETY: getuid has no preconditions.
     let me = unsafe { libc::getuid() };
-    if me == job.uid {
+    if me == uid {
         return Ok(());
     }
     if me != 0 {
         return Err(format!(
-            "the agent runs as uid {me} and cannot start a job of uid {}",
-            job.uid
+            "the agent runs as uid {me} and cannot start a job of uid {uid}"
         ));
     }
-    let name =
-        CString::new(job.user_name.clone()).map_err(|_| "user name has a NUL".to_string())?;
+    let name = CString::new(user_name).map_err(|_| "user name has a NUL".to_string())?;
     // SAFETY: plain system calls on valid arguments; order matters: groups
     // and gid while still root, uid last.
     let ok = unsafe {
-        libc::initgroups(name.as_ptr(), job.gid) == 0 || libc::setgroups(0, std::ptr::null()) == 0
-    } && unsafe { libc::setgid(job.gid) } == 0
-        && unsafe { libc::setuid(job.uid) } == 0;
+        libc::initgroups(name.as_ptr(), gid) == 0 || libc::setgroups(0, std::ptr::null()) == 0
+    } && unsafe { libc::setgid(gid) } == 0
+        && unsafe { libc::setuid(uid) } == 0;
     if ok {
         Ok(())
     } else {
         Err(format!(
-            "cannot become uid {} gid {}: {}",
-            job.uid,
-            job.gid,
+            "cannot become uid {uid} gid {gid}: {}",
             std::io::Error::last_os_error()
         ))
     }

@@ -111,6 +111,8 @@ pub struct Controller {
     pub(super) live: Vec<NodeLive>,
     /// The node each agent connection serves.
     pub(super) conns: HashMap<u64, NodeId>,
+    /// Steps that run, by job and step id.
+    pub(super) steps: std::collections::BTreeMap<(u32, u32), super::store::StepRow>,
     pub(super) started_at: u64,
     /// This turn's work, committed together.
     pub(super) turn: TurnState,
@@ -120,6 +122,8 @@ pub struct Controller {
     last_housekeeping: u64,
     /// The core's next wake-up, as of the last pass.
     wakeup: Option<u64>,
+    /// How long job history is kept, and the purge in progress.
+    pub(super) retention: super::retention::Retention,
 }
 
 /// What a turn changed and owes, until it commits.
@@ -132,6 +136,8 @@ pub(super) struct TurnState {
     pub replies: Vec<(oneshot::Sender<Reply>, Reply)>,
     pub to_agents: Vec<(NodeId, ToAgent)>,
     pub effects: Vec<Effect>,
+    /// Step rows to write (started or ended this turn).
+    pub steps: Vec<super::store::StepRow>,
 }
 
 /// Seconds since the epoch.
@@ -166,6 +172,7 @@ impl Controller {
             metas,
             live,
             conns: HashMap::new(),
+            steps: std::collections::BTreeMap::new(),
             started_at,
             turn: TurnState::default(),
             sched_due: true,
@@ -173,6 +180,7 @@ impl Controller {
             last_pass_cost: Duration::ZERO,
             last_housekeeping: 0,
             wakeup: None,
+            retention: Default::default(),
         }
     }
 
@@ -230,6 +238,7 @@ impl Controller {
                         | ClientRequest::Release { .. }
                         | ClientRequest::Requeue { .. }
                         | ClientRequest::UpdateJob(_)
+                        | ClientRequest::SplitArrayTasks(_)
                         | ClientRequest::UpdateNode(_)
                         | ClientRequest::Reconfigure
                 );
@@ -334,6 +343,8 @@ impl Controller {
                 warn!(node = %self.core.nodes()[node.index()].config.name, "agent not connected; message dropped");
             }
         }
+        // After everything the turn owed has gone out.
+        self.purge_history(now_s);
     }
 
     fn commit(&mut self) -> Result<(), super::store::StoreError> {
@@ -342,6 +353,7 @@ impl Controller {
             && t.dirty.is_empty()
             && t.meta_dirty.is_empty()
             && t.nodes_dirty.is_empty()
+            && t.steps.is_empty()
         {
             return Ok(());
         }
@@ -371,8 +383,12 @@ impl Controller {
                 reason: node.reason().map(str::to_string),
             })?;
         }
+        for step in &t.steps {
+            tx.insert_step(step)?;
+        }
         tx.set_next_job_id(self.core.next_job_id().0)?;
         tx.commit()?;
+        t.steps.clear();
         t.new_jobs.clear();
         t.dirty.clear();
         t.meta_dirty.clear();
@@ -396,6 +412,12 @@ impl Controller {
                     meta.nodes = Some(spur_conf::hostlist::compress(&names));
                     self.turn.meta_dirty.insert(job);
                 }
+                self.note_start(job);
+                if self.metas.get(&job).is_some_and(|m| m.interactive) {
+                    // salloc or srun holds it: nothing to launch.
+                    info!(job = job.0, nodes = alloc.len(), "allocation granted");
+                    return;
+                }
                 match self.batch_launch(job) {
                     Ok(launch) => self
                         .turn
@@ -408,10 +430,46 @@ impl Controller {
                 }
                 info!(job = job.0, nodes = alloc.len(), "job started");
             }
+            Effect::JobCancelled { job } | Effect::DependencyChanged { job } => {
+                self.turn.dirty.insert(job);
+            }
+            Effect::ArrayTaskSplit {
+                array_job, job, ..
+            } => {
+                // The task is a job of its own from now on: its own row,
+                // with the array's metadata and script.
+                let meta = self.metas.get(&array_job).cloned().unwrap_or_default();
+                let fresh = self
+                    .turn
+                    .new_jobs
+                    .iter()
+                    .find(|(id, _, _)| *id == array_job)
+                    .map(|(_, _, p)| p.clone());
+                let payload = match fresh {
+                    Some(p) => Ok(Some(p)),
+                    None => self.store.payload(array_job.0),
+                };
+                match payload {
+                    Ok(payload) => {
+                        self.metas.insert(job, meta.clone());
+                        self.turn
+                            .new_jobs
+                            .push((job, meta, payload.unwrap_or_default()));
+                    }
+                    Err(e) => error!(job = job.0, error = %e, "cannot read the array's script"),
+                }
+                self.turn.dirty.insert(array_job);
+            }
             Effect::SignalJob { job, signal } => {
                 let batch_only = self.metas.get(&job).is_some_and(|m| m.signal_batch_only);
                 self.turn.dirty.insert(job);
-                if let Some(node) = self.batch_host(job) {
+                // Every node: steps run on all of them, the batch script
+                // on the first.
+                let nodes: Vec<NodeId> = match self.core.job(job) {
+                    Some(j) if !batch_only => j.allocation().iter().map(|a| a.node).collect(),
+                    _ => self.batch_host(job).into_iter().collect(),
+                };
+                for node in nodes {
                     self.turn.to_agents.push((
                         node,
                         ToAgent::Signal {
@@ -424,6 +482,37 @@ impl Controller {
             }
             Effect::KillJob { job, cause, grace } => {
                 self.turn.dirty.insert(job);
+                // The other nodes may run steps of it; an allocation that
+                // salloc or srun holds runs nothing but steps, anywhere.
+                let interactive = self.metas.get(&job).is_some_and(|m| m.interactive);
+                let others: Vec<NodeId> = self
+                    .core
+                    .job(job)
+                    .map(|j| {
+                        let skip = usize::from(!interactive);
+                        j.allocation().iter().skip(skip).map(|a| a.node).collect()
+                    })
+                    .unwrap_or_default();
+                for node in others {
+                    self.turn.to_agents.push((
+                        node,
+                        ToAgent::Kill {
+                            job_id: job.0,
+                            grace,
+                        },
+                    ));
+                }
+                if interactive {
+                    info!(job = job.0, ?cause, "allocation revoked");
+                    self.job_ended(
+                        job,
+                        ExitStatus {
+                            code: 0,
+                            signal: libc::SIGKILL,
+                        },
+                    );
+                    return;
+                }
                 match self.batch_host(job) {
                     Some(node)
                         if self.live[node.index()].link.is_some()
@@ -473,6 +562,7 @@ impl Controller {
                         "job ended"
                     );
                 }
+                self.end_steps(job);
             }
             Err(e) => warn!(job = job.0, error = %e, "end of a job that is not running"),
         }

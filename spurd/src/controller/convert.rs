@@ -7,8 +7,8 @@ use spur_conf::hostlist;
 use spur_core::node::Node;
 use spur_core::spec::MemDemand;
 use spur_core::{
-    Core, Exclusive, Job, JobSpec, JobState, KillCause, MemRequest, NodeState, Partition,
-    PartitionState, SegmentLayout, SubmitError, SwitchesRequest, Uid,
+    Core, DependencyError, Exclusive, Job, JobSpec, JobState, KillCause, MemRequest, NodeState,
+    Partition, PartitionState, SegmentLayout, SubmitError, SwitchesRequest, Uid,
 };
 use spur_proto::{
     ErrorCode, ExclusiveMode, JobDesc, JobInfo, JobStateName, MemSpec, NodeBaseState, NodeInfo,
@@ -69,6 +69,9 @@ pub fn job_spec(desc: &JobDesc, uid: u32) -> JobSpec {
         hold: desc.hold,
         requeue: desc.requeue,
         signal: desc.signal.map(|s| (s.signal, s.before)),
+        array: desc.array.clone(),
+        dependency: desc.dependency.clone(),
+        kill_on_invalid_dep: desc.kill_on_invalid_dep,
     }
 }
 
@@ -101,9 +104,20 @@ pub fn submit_error(e: &SubmitError) -> ProtoError {
             )
         }
         SubmitError::QueueFull => ErrorCode::TryAgain,
+        SubmitError::InvalidArray(_) => ErrorCode::InvalidArray,
+        SubmitError::Dependency(e) => dependency_error(*e),
         _ => ErrorCode::NodeConfigUnavailable,
     };
     ProtoError::new(code)
+}
+
+/// Slurm's code for a refused dependency.
+pub fn dependency_error(e: DependencyError) -> ErrorCode {
+    match e {
+        DependencyError::Circular => ErrorCode::CircularDependency,
+        DependencyError::NotSupported => ErrorCode::NotSupported,
+        _ => ErrorCode::Dependency,
+    }
 }
 
 /// The state Slurm would name for `job`.
@@ -174,9 +188,12 @@ pub fn job_info(
             tres.push_str(&format!(",gres/gpu={gpus_total}"));
         }
     }
+    let array_job_id = job.array_job_id();
     let expand = |p: &str| {
         let values = spur_proto::PatternValues {
             job_id: job.id.0,
+            array_job_id: array_job_id.map(|a| a.0),
+            array_task_id: job.array_task_id(),
             node: pattern_node,
             user: &meta.user_name,
             job_name: &job.spec.name,
@@ -188,7 +205,7 @@ pub fn job_info(
         let stdout = expand(
             meta.stdout
                 .as_deref()
-                .unwrap_or(spur_proto::pattern::default_output(false)),
+                .unwrap_or(spur_proto::pattern::default_output(array_job_id.is_some())),
         );
         let stderr = meta.stderr.as_deref().map_or(stdout.clone(), expand);
         let stdin = meta
@@ -280,10 +297,13 @@ pub fn job_info(
         },
         contiguous: false,
         submit_host: text(&meta.submit_host),
-        dependency: None,
-        array_job_id: None,
-        array_task_id: None,
-        array_task_str: None,
+        dependency: job.dependency_str(),
+        array_job_id: array_job_id.map(|a| a.0),
+        array_task_id: job.array_task_id(),
+        array_task_str: core.array_task_str(job.id).filter(|t| !t.is_empty()),
+        array_task_throttle: array_job_id
+            .and_then(|a| core.array_throttle(a))
+            .unwrap_or(0),
         last_sched_eval: None,
         unacted: if detail {
             meta.unacted.clone()

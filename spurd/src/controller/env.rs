@@ -3,6 +3,7 @@
 //! ../shared/slurm-reference/81-env-batch-2node-4gpu.txt). The node adds
 //! only what it alone knows (SLURMD_NODENAME, SLURM_TASK_PID, TMPDIR).
 
+use spur_core::ArraySpec;
 use spur_proto::JobInfo;
 
 /// Cluster-wide facts the environment names.
@@ -48,7 +49,6 @@ pub fn batch_env(
         .cloned()
         .collect();
     let mut set = |k: &str, v: String| env.push((k.to_string(), v));
-    let id = job.job_id.to_string();
     let gpus: Vec<u32> = job.gpus_per_node_idx.first().cloned().unwrap_or_default();
     let gpu_list = gpus
         .iter()
@@ -73,33 +73,11 @@ pub fn batch_env(
             set("SLURM_GPUS_PER_NODE", n.to_string());
         }
     }
-    set("SLURM_CLUSTER_NAME", facts.cluster_name.clone());
-    set("SLURM_CONF", facts.conf_path.clone());
     set(
         "SLURM_CPUS_ON_NODE",
         job.cpus_per_node.first().copied().unwrap_or(1).to_string(),
     );
-    if job.cpus_per_task > 1 {
-        set("SLURM_CPUS_PER_TASK", job.cpus_per_task.to_string());
-    }
     set("SLURM_GTIDS", "0".into());
-    set("SLURM_JOBID", id.clone());
-    set("SLURM_JOB_ID", id);
-    if let Some(account) = &job.account {
-        set("SLURM_JOB_ACCOUNT", account.clone());
-    }
-    set(
-        "SLURM_JOB_CPUS_PER_NODE",
-        compress_counts(&job.cpus_per_node),
-    );
-    set("SLURM_JOB_GID", job.group_id.to_string());
-    set("SLURM_JOB_NAME", job.name.clone());
-    set("SLURM_JOB_NODELIST", job.nodes.clone());
-    set("SLURM_JOB_NUM_NODES", job.num_nodes.to_string());
-    set("SLURM_JOB_PARTITION", job.partition.clone());
-    set("SLURM_JOB_QOS", job.qos.clone());
-    set("SLURM_JOB_UID", job.user_id.to_string());
-    set("SLURM_JOB_USER", job.user_name.clone());
     set("SLURM_LOCALID", "0".into());
     match job.mem {
         spur_proto::MemSpec::PerCpu(mb) => set("SLURM_MEM_PER_CPU", mb.to_string()),
@@ -118,9 +96,70 @@ pub fn batch_env(
     }
     set("SLURM_PRIO_PROCESS", "0".into());
     set("SLURM_PROCID", "0".into());
+    set("SLURM_TASKS_PER_NODE", compress_counts(tasks_per_node));
+    env.extend(job_vars(job, facts));
+    env
+}
+
+/// The SLURM_ARRAY_* variables of an array task: its array and task id
+/// (`task`), and the count, lowest, highest id and step of the array's
+/// tasks as submitted (`spec`, the parsed `--array`), which slurmctld adds
+/// to the environment of every task at submission. Nothing outside an
+/// array.
+pub fn array_vars(task: Option<(u32, u32)>, spec: Option<&ArraySpec>) -> Vec<(String, String)> {
+    let Some((array, task)) = task else {
+        return Vec::new();
+    };
+    let mut env = vec![
+        ("SLURM_ARRAY_JOB_ID".to_string(), array.to_string()),
+        ("SLURM_ARRAY_TASK_ID".to_string(), task.to_string()),
+    ];
+    if let (Some(spec), Some(min), Some(max)) = (
+        spec,
+        spec.and_then(|s| s.tasks.first()),
+        spec.and_then(|s| s.tasks.last()),
+    ) {
+        env.push((
+            "SLURM_ARRAY_TASK_COUNT".into(),
+            spec.tasks.len().to_string(),
+        ));
+        env.push(("SLURM_ARRAY_TASK_MAX".into(), max.to_string()));
+        env.push(("SLURM_ARRAY_TASK_MIN".into(), min.to_string()));
+        env.push(("SLURM_ARRAY_TASK_STEP".into(), spec.step.to_string()));
+    }
+    env
+}
+
+/// What every process of `job` is told of the job itself, batch script
+/// and step tasks alike.
+fn job_vars(job: &JobInfo, facts: &ClusterFacts) -> Vec<(String, String)> {
+    let mut env = Vec::new();
+    let mut set = |k: &str, v: String| env.push((k.to_string(), v));
+    let id = job.job_id.to_string();
+    set("SLURM_CLUSTER_NAME", facts.cluster_name.clone());
+    set("SLURM_CONF", facts.conf_path.clone());
+    if job.cpus_per_task > 1 {
+        set("SLURM_CPUS_PER_TASK", job.cpus_per_task.to_string());
+    }
+    set("SLURM_JOBID", id.clone());
+    set("SLURM_JOB_ID", id);
+    if let Some(account) = &job.account {
+        set("SLURM_JOB_ACCOUNT", account.clone());
+    }
+    set(
+        "SLURM_JOB_CPUS_PER_NODE",
+        compress_counts(&job.cpus_per_node),
+    );
+    set("SLURM_JOB_GID", job.group_id.to_string());
+    set("SLURM_JOB_NAME", job.name.clone());
+    set("SLURM_JOB_NODELIST", job.nodes.clone());
+    set("SLURM_JOB_NUM_NODES", job.num_nodes.to_string());
+    set("SLURM_JOB_PARTITION", job.partition.clone());
+    set("SLURM_JOB_QOS", job.qos.clone());
+    set("SLURM_JOB_UID", job.user_id.to_string());
+    set("SLURM_JOB_USER", job.user_name.clone());
     set("SLURM_SUBMIT_DIR", job.work_dir.clone());
     set("SLURM_SUBMIT_HOST", job.submit_host.clone());
-    set("SLURM_TASKS_PER_NODE", compress_counts(tasks_per_node));
     set(
         "SLURM_WORKING_CLUSTER",
         format!(
@@ -134,8 +173,38 @@ pub fn batch_env(
     env
 }
 
+/// The environment every task of a step gets from the controller: the
+/// job's SLURM_JOB_* facts and the step's layout (`tasks_per_node` and
+/// `nodes`, the step's hostlist). The node adds what differs per node and
+/// per task (SLURM_PROCID, SLURM_LOCALID, SLURM_NODEID, SLURMD_NODENAME,
+/// SLURM_TASK_PID, the GPUs).
+pub fn step_env(
+    job: &JobInfo,
+    step_id: u32,
+    nodes: &str,
+    tasks_per_node: &[u32],
+    facts: &ClusterFacts,
+) -> Vec<(String, String)> {
+    let mut env = job_vars(job, facts);
+    let mut set = |k: &str, v: String| env.push((k.to_string(), v));
+    let ntasks: u32 = tasks_per_node.iter().sum();
+    set("SLURM_NNODES", tasks_per_node.len().to_string());
+    set("SLURM_NODELIST", nodes.to_string());
+    set("SLURM_NPROCS", ntasks.to_string());
+    set("SLURM_NTASKS", ntasks.to_string());
+    set("SLURM_PRIO_PROCESS", "0".into());
+    set("SLURM_STEPID", step_id.to_string());
+    set("SLURM_STEP_ID", step_id.to_string());
+    set("SLURM_STEP_NODELIST", nodes.to_string());
+    set("SLURM_STEP_NUM_NODES", tasks_per_node.len().to_string());
+    set("SLURM_STEP_NUM_TASKS", ntasks.to_string());
+    set("SLURM_STEP_TASKS_PER_NODE", compress_counts(tasks_per_node));
+    set("SLURM_TASKS_PER_NODE", compress_counts(tasks_per_node));
+    env
+}
+
 /// Variables Slurm sets itself; an exported value would be stale.
-fn is_job_var(key: &str) -> bool {
+pub fn is_job_var(key: &str) -> bool {
     (key.starts_with("SLURM_") && !key.starts_with("SLURM_CONF") && key != "SLURM_UMASK")
         || key == "SLURMD_NODENAME"
         || key == "ENVIRONMENT"
@@ -148,6 +217,39 @@ fn is_job_var(key: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn array_tasks_get_slurms_array_variables() {
+        let spec = spur_core::parse_array("1-9:2%2", 1001)
+            .expect("valid")
+            .expect("an array");
+        let env = array_vars(Some((24, 5)), Some(&spec));
+        let want = [
+            ("SLURM_ARRAY_JOB_ID", "24"),
+            ("SLURM_ARRAY_TASK_ID", "5"),
+            ("SLURM_ARRAY_TASK_COUNT", "5"),
+            ("SLURM_ARRAY_TASK_MAX", "9"),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+            ("SLURM_ARRAY_TASK_STEP", "2"),
+        ];
+        let got: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert_eq!(got, want);
+        let spec = spur_core::parse_array("0,3,7-8", 1001).unwrap().unwrap();
+        let env = array_vars(Some((24, 3)), Some(&spec));
+        assert_eq!(
+            env[2..],
+            [
+                ("SLURM_ARRAY_TASK_COUNT".to_string(), "4".to_string()),
+                ("SLURM_ARRAY_TASK_MAX".to_string(), "8".to_string()),
+                ("SLURM_ARRAY_TASK_MIN".to_string(), "0".to_string()),
+                ("SLURM_ARRAY_TASK_STEP".to_string(), "1".to_string()),
+            ]
+        );
+        assert!(array_vars(None, Some(&spec)).is_empty());
+        // A task whose array's expression cannot be read again still
+        // knows its ids.
+        assert_eq!(array_vars(Some((24, 3)), None).len(), 2);
+    }
 
     #[test]
     fn per_node_counts_compress_like_slurm() {

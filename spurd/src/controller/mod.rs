@@ -4,13 +4,17 @@
 //! thread ([`actor`]); the sockets are tokio tasks that talk to it.
 
 mod actor;
+mod array;
 mod convert;
 pub mod env;
+mod history;
 mod node_link;
 mod reconfig;
 mod registry;
 mod request;
+mod retention;
 mod server;
+mod step;
 pub mod store;
 
 use std::path::{Path, PathBuf};
@@ -301,6 +305,7 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
     for (i, down) in admin_down.into_iter().enumerate() {
         controller.live[i].admin_down = down;
     }
+    controller.retention = retention::Retention::new(retention::load(&site.conf_path));
     let actor = std::thread::Builder::new()
         .name("spur-core".into())
         .spawn(move || controller.run(rx))

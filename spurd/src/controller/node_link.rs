@@ -82,7 +82,9 @@ impl Controller {
             .map(|j| j.id)
             .collect();
         for id in ours {
-            if !reported.contains(&id.0) && !ended.contains(&id.0) {
+            // An allocation salloc or srun holds has no process on the node.
+            let interactive = self.metas.get(&id).is_some_and(|m| m.interactive);
+            if !interactive && !reported.contains(&id.0) && !ended.contains(&id.0) {
                 warn!(
                     job = id.0,
                     "node does not know a job it was running; job lost"
@@ -170,6 +172,15 @@ impl Controller {
         let info = super::convert::job_info(&self.core, job, &meta, "", true);
         let tasks: Vec<u32> = job.allocation().iter().map(|a| a.tasks).collect();
         let mut env = super::env::batch_env(&info, &payload.env, &tasks, &self.facts);
+        let array = info.array_job_id.zip(info.array_task_id);
+        // Any id an accepted expression holds is below u32::MAX, whatever
+        // MaxArraySize is now.
+        let spec = job
+            .spec
+            .array
+            .as_deref()
+            .and_then(|text| spur_core::parse_array(text, u32::MAX).ok().flatten());
+        env.extend(super::env::array_vars(array, spec.as_ref()));
         if let Some(first) = job.allocation().first() {
             let (addr, pattern) = super::convert::topology_addr(&self.core, first.node);
             env.push(("SLURM_TOPOLOGY_ADDR".into(), addr));
@@ -188,7 +199,7 @@ impl Controller {
             stdout: meta
                 .stdout
                 .clone()
-                .unwrap_or_else(|| spur_proto::pattern::default_output(false).into()),
+                .unwrap_or_else(|| spur_proto::pattern::default_output(array.is_some()).into()),
             stderr: meta.stderr.clone(),
             stdin: meta.stdin.clone().unwrap_or_else(|| "/dev/null".into()),
             open_mode: if meta.append {
@@ -197,7 +208,7 @@ impl Controller {
                 OpenMode::Truncate
             },
             gpus: info.gpus_per_node_idx.first().cloned().unwrap_or_default(),
-            array: None,
+            array,
         })
     }
 }

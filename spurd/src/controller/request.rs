@@ -18,10 +18,11 @@ use crate::users;
 /// The largest batch script accepted (Slurm's default max_script_size).
 pub const MAX_SCRIPT_BYTES: usize = 4 << 20;
 
-fn core_error(e: &CoreError) -> ProtoError {
+pub(super) fn core_error(e: &CoreError) -> ProtoError {
     match e {
         CoreError::Submit(s) => convert::submit_error(s),
-        CoreError::UnknownJob(_) => ErrorCode::InvalidJobId.into(),
+        CoreError::UnknownJob(_) | CoreError::UnknownTask { .. } => ErrorCode::InvalidJobId.into(),
+        CoreError::Dependency(d) => convert::dependency_error(*d).into(),
         CoreError::UnknownNode(_) => ErrorCode::InvalidNodeName.into(),
         _ => ErrorCode::TransitionStateNoUpdate.into(),
     }
@@ -77,6 +78,19 @@ impl Controller {
                 Ok(self.per_job(uid, &jobs, |c, id| c.apply(Input::Requeue(id))))
             }
             ClientRequest::UpdateJob(update) => self.update_job(uid, &update),
+            ClientRequest::StepCreate(req) => self.create_step(uid, &req),
+            ClientRequest::ReleaseAllocation {
+                job_id,
+                exit_code,
+                signal,
+            } => self.release_allocation(uid, job_id, exit_code, signal),
+            ClientRequest::StepComplete {
+                job_id,
+                step_id,
+                exit_code,
+                signal,
+            } => self.complete_step(uid, job_id, step_id, exit_code, signal),
+            ClientRequest::SplitArrayTasks(tasks) => self.split_array_tasks(uid, &tasks),
             ClientRequest::UpdateNode(update) => self.update_node(uid, &update),
             ClientRequest::Reconfigure if !self.is_operator(uid) => {
                 Err(ErrorCode::AccessDenied.into())
@@ -97,7 +111,12 @@ impl Controller {
     }
 
     fn submit(&mut self, uid: u32, desc: JobDesc) -> Result<ClientResponse, ProtoError> {
-        let script = desc.script.clone().ok_or(ErrorCode::ScriptMissing)?;
+        // An allocation for salloc or srun has no script; a batch job must.
+        let script = match (&desc.script, desc.interactive) {
+            (Some(s), false) => s.clone(),
+            (None, true) => String::new(),
+            _ => return Err(ErrorCode::ScriptMissing.into()),
+        };
         if script.len() > MAX_SCRIPT_BYTES {
             return Err(ProtoError::with_detail(
                 ErrorCode::BatchScriptInvalid,
@@ -107,7 +126,7 @@ impl Controller {
                 ),
             ));
         }
-        if script.contains('\0') || !script.starts_with("#!") {
+        if !desc.interactive && (script.contains('\0') || !script.starts_with("#!")) {
             return Err(ErrorCode::BatchScriptInvalid.into());
         }
         if !desc.work_dir.starts_with('/') {
@@ -141,6 +160,9 @@ impl Controller {
             signal_batch_only: desc.signal.is_some_and(|s| s.batch_only),
             unacted: desc.unacted,
             nodes: None,
+            next_step: 0,
+            interactive: desc.interactive,
+            ..super::history::submitted_meta(&self.core, id)
         };
         let payload = JobPayload {
             script,
@@ -206,9 +228,11 @@ impl Controller {
             let count = self.core.jobs().filter(listed).count();
             spur_proto::frame::encode_jobs(now(), count, self.core.jobs().filter(listed).map(info))
         } else {
-            let found: Vec<&spur_core::Job> = ids
-                .iter()
-                .filter_map(|id| self.core.job(JobId(*id)))
+            // The id of an array names every job of it.
+            let found: Vec<&spur_core::Job> = self
+                .named_jobs(ids)
+                .into_iter()
+                .filter_map(|id| self.core.job(id))
                 .collect();
             if found.is_empty() {
                 return Err(ErrorCode::InvalidJobId.into());
@@ -232,7 +256,7 @@ impl Controller {
     }
 
     /// Checks that `uid` may act on job `id`.
-    fn authorize(&self, uid: u32, id: JobId) -> Result<(), ProtoError> {
+    pub(super) fn authorize(&self, uid: u32, id: JobId) -> Result<(), ProtoError> {
         let job = self.core.job(id).ok_or(ErrorCode::InvalidJobId)?;
         if job.spec.user.0 == uid || self.is_operator(uid) {
             Ok(())
@@ -253,7 +277,10 @@ impl Controller {
                 let id = JobId(raw);
                 let r = self.authorize(uid, id).and_then(|()| {
                     action(self, id).map_err(|e| core_error(&e))?;
-                    self.turn.dirty.insert(id);
+                    // The id of an array acts on every job of it.
+                    for m in self.members(id) {
+                        self.turn.dirty.insert(m);
+                    }
                     Ok(())
                 });
                 (raw, r)
@@ -263,57 +290,96 @@ impl Controller {
     }
 
     fn signal(&mut self, uid: u32, target: &SignalTarget) -> ClientResponse {
-        let results = target
+        let mut results: Vec<(u32, Result<(), ProtoError>)> = target
             .jobs
             .iter()
             .map(|&raw| (raw, self.signal_one(uid, JobId(raw), target)))
             .collect();
+        for tasks in &target.array_tasks {
+            let r = self.signal_tasks(uid, tasks, target);
+            results.push((tasks.array_job_id, r));
+        }
         ClientResponse::PerJob(results)
     }
 
+    /// Cancels or signals job `id`; the id of an array (`scancel N`) names
+    /// every job of it, and is done when all of them are.
     fn signal_one(&mut self, uid: u32, id: JobId, target: &SignalTarget) -> Result<(), ProtoError> {
         self.authorize(uid, id)?;
-        let state = self
-            .core
-            .job(id)
-            .map(|j| j.state())
-            .ok_or(ErrorCode::InvalidJobId)?;
+        let members = self.members(id);
+        let unfinished: Vec<JobId> = members
+            .iter()
+            .copied()
+            .filter(|m| self.core.job(*m).is_some_and(|j| !j.state().is_finished()))
+            .collect();
         match target.signal {
             None => {
-                if state.is_finished() {
+                if unfinished.is_empty() {
                     return Err(ErrorCode::AlreadyDone.into());
                 }
+                let waited: Vec<Option<String>> =
+                    unfinished.iter().map(|m| self.pending_reason(*m)).collect();
                 self.apply(Input::Cancel(id)).map_err(|e| core_error(&e))?;
-                self.turn.dirty.insert(id);
+                for (m, waited) in unfinished.into_iter().zip(waited) {
+                    self.turn.dirty.insert(m);
+                    self.note_cancel(m, uid, waited);
+                }
                 info!(job = id.0, uid, "job cancelled");
                 Ok(())
             }
             Some(signal) => {
-                if state != JobState::Running {
-                    return Err(if state == JobState::Pending {
-                        ErrorCode::JobPending
-                    } else {
-                        ErrorCode::AlreadyDone
-                    }
-                    .into());
+                let running: Vec<JobId> = unfinished
+                    .iter()
+                    .copied()
+                    .filter(|m| {
+                        self.core
+                            .job(*m)
+                            .is_some_and(|j| j.state() == JobState::Running)
+                    })
+                    .collect();
+                if running.is_empty() {
+                    // Says why, from the job (or the array's record).
+                    return self.signal_running(id, signal, target.batch_only);
                 }
-                let node = self.batch_host(id).ok_or(ErrorCode::JobNotRunning)?;
-                self.turn.to_agents.push((
-                    node,
-                    spur_proto::ToAgent::Signal {
-                        job_id: id.0,
-                        signal,
-                        batch_only: target.batch_only,
-                    },
-                ));
+                for m in running {
+                    self.signal_running(m, signal, target.batch_only)?;
+                }
                 Ok(())
             }
         }
     }
 
+    /// `scontrol update JobId=...`. The id of an array updates every job
+    /// of it, each answered on its own, as slurmctld's update_job_str does;
+    /// ArrayTaskThrottle goes to the array's record (and is ignored for a
+    /// job that is not an array).
     fn update_job(&mut self, uid: u32, u: &JobUpdate) -> Result<ClientResponse, ProtoError> {
         let id = JobId(u.job_id);
         self.authorize(uid, id)?;
+        if let Some(throttle) = u.array_task_throttle {
+            self.turn.dirty.insert(id);
+            match self.apply(Input::SetArrayThrottle {
+                array: id,
+                throttle,
+            }) {
+                Ok(_) | Err(CoreError::NotAnArray(_)) => {}
+                Err(e) => return Err(core_error(&e)),
+            }
+        }
+        if !self.core.is_array(id) {
+            self.update_one(uid, id, u)?;
+            return Ok(ClientResponse::Done);
+        }
+        let results = self
+            .members(id)
+            .into_iter()
+            .map(|m| (m, self.update_one(uid, m, u)))
+            .collect();
+        Ok(self.per_tasks(id, results))
+    }
+
+    /// The fields of `u` other than the throttle, for one job.
+    fn update_one(&mut self, uid: u32, id: JobId, u: &JobUpdate) -> Result<(), ProtoError> {
         // Whatever part of the update applies is saved (Slurm applies
         // the fields one by one, too).
         self.turn.dirty.insert(id);
@@ -328,6 +394,7 @@ impl Controller {
                 self.core
                     .change_partitions(id, names)
                     .map_err(|e| core_error(&e))?;
+                self.note_partition(id);
             }
         }
         if let Some(priority) = u.priority {
@@ -366,8 +433,21 @@ impl Controller {
                 .rename_job(id, name.clone())
                 .map_err(|e| core_error(&e))?;
         }
+        if let Some(dependency) = &u.dependency {
+            let state = self.core.job(id).map(|j| j.state());
+            match state {
+                Some(s) if s.is_finished() => return Err(ErrorCode::JobFinished.into()),
+                Some(JobState::Pending) => {}
+                _ => return Err(ErrorCode::JobNotPending.into()),
+            }
+            self.apply(Input::SetDependency {
+                job: id,
+                dependency: dependency.clone(),
+            })
+            .map_err(|e| core_error(&e))?;
+        }
         self.turn.dirty.insert(id);
-        Ok(ClientResponse::Done)
+        Ok(())
     }
 
     /// `scontrol update Priority=`, with slurmctld's rules: 0 holds (an

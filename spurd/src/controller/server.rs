@@ -22,6 +22,7 @@ use spur_proto::{
 };
 
 use super::actor::{Command, Reply};
+use super::history::History;
 use super::registry::AgentLink;
 use super::Site;
 
@@ -56,15 +57,16 @@ pub async fn serve(
 ) {
     let key: Arc<Vec<u8>> = Arc::new(site.key.clone());
     let conns = Arc::new(AtomicU64::new(1));
+    let history = History::new(site.conf.state_save_location.clone().into());
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
             () = &mut shutdown => break,
             accepted = clients.accept() => match accepted {
                 Ok((stream, _)) => {
-                    let actor = actor.clone();
+                    let (actor, history) = (actor.clone(), history.clone());
                     tokio::spawn(async move {
-                        if let Err(e) = client_conn(stream, actor).await {
+                        if let Err(e) = client_conn(stream, actor, history).await {
                             debug!(error = %e, "client connection ended");
                         }
                     });
@@ -74,10 +76,10 @@ pub async fn serve(
             accepted = agents.accept() => match accepted {
                 Ok((stream, peer)) => {
                     let _ = stream.set_nodelay(true);
-                    let (actor, key) = (actor.clone(), key.clone());
+                    let (actor, key, history) = (actor.clone(), key.clone(), history.clone());
                     let conn = conns.fetch_add(1, Ordering::Relaxed);
                     tokio::spawn(async move {
-                        if let Err(e) = agent_conn(stream, conn, actor, &key).await {
+                        if let Err(e) = agent_conn(stream, conn, actor, &key, history).await {
                             info!(%peer, error = %e, "agent connection ended");
                         }
                     });
@@ -88,7 +90,11 @@ pub async fn serve(
     }
 }
 
-async fn client_conn(mut stream: UnixStream, actor: Sender<Command>) -> Result<()> {
+async fn client_conn(
+    mut stream: UnixStream,
+    actor: Sender<Command>,
+    history: Arc<History>,
+) -> Result<()> {
     let uid = stream
         .peer_cred()
         .context("while reading peer credentials")?
@@ -109,6 +115,11 @@ async fn client_conn(mut stream: UnixStream, actor: Sender<Command>) -> Result<(
             }
             Err(e) => return Err(e.into()),
         };
+        // History is read from the store beside the actor, never by it.
+        if let ClientRequest::History(query) = req {
+            frame::write(&mut stream, &history.answer(query).await).await?;
+            continue;
+        }
         let (reply, answer) = oneshot::channel();
         actor
             .send(Command::Client { uid, req, reply })
@@ -135,13 +146,17 @@ async fn agent_conn(
     conn: u64,
     actor: Sender<Command>,
     key: &[u8],
+    history: Arc<History>,
 ) -> Result<()> {
     let (mut rd, mut wr) = stream.into_split();
     let theirs: Hello = frame::read(&mut rd).await?;
     let agent = match theirs.role {
         Role::Agent(agent) => agent,
-        Role::Relay(relay) => return relay_conn(rd, wr, theirs.version, relay, actor, key).await,
-        Role::Client => bail!("a client connected to the agent port"),
+        Role::Relay(relay) => {
+            let links = (actor, history);
+            return relay_conn(rd, wr, theirs.version, relay, links, key).await;
+        }
+        Role::Client | Role::Launcher => bail!("a client connected to the agent port"),
     };
     if theirs.version != PROTOCOL_VERSION {
         bail!("agent {} speaks protocol {}", agent.node, theirs.version);
@@ -187,7 +202,7 @@ async fn agent_conn(
         };
         match read {
             Ok(FromAgent::Relay { tag, uid, req }) => {
-                if !forward(tag, uid, *req, &actor, &relay_tx) {
+                if !forward(tag, uid, *req, (&actor, &history), &relay_tx) {
                     break Ok(());
                 }
             }
@@ -211,9 +226,18 @@ fn forward(
     tag: u64,
     uid: u32,
     req: ClientRequest,
-    actor: &Sender<Command>,
+    (actor, history): (&Sender<Command>, &Arc<History>),
     replies: &mpsc::UnboundedSender<ToAgent>,
 ) -> bool {
+    if let ClientRequest::History(query) = req {
+        let (history, replies) = (history.clone(), replies.clone());
+        tokio::spawn(async move {
+            if let Ok(frame) = frame::encode(&history.answer(query).await) {
+                let _ = replies.send(ToAgent::RelayReply { tag, frame });
+            }
+        });
+        return true;
+    }
     let (reply, answer) = oneshot::channel();
     if actor.send(Command::Client { uid, req, reply }).is_err() {
         return false;
@@ -238,7 +262,7 @@ async fn relay_conn(
     mut wr: tokio::net::tcp::OwnedWriteHalf,
     version: u16,
     relay: spur_proto::RelayHello,
-    actor: Sender<Command>,
+    (actor, history): (Sender<Command>, Arc<History>),
     key: &[u8],
 ) -> Result<()> {
     if version != PROTOCOL_VERSION {
@@ -260,7 +284,7 @@ async fn relay_conn(
     let result = loop {
         match frame::read::<FromAgent, _>(&mut rd).await {
             Ok(FromAgent::Relay { tag, uid, req }) => {
-                if !forward(tag, uid, *req, &actor, &tx) {
+                if !forward(tag, uid, *req, (&actor, &history), &tx) {
                     break Ok(());
                 }
             }

@@ -29,6 +29,45 @@ pub(super) const MIGRATIONS: &[&str] = &[
     // 2: settings the controller must compare across restarts (the node
     // table, so that stored allocations follow their nodes by name).
     "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);",
+    // 3: job history for sacct. The times its window selects on become
+    // columns (filled from the stored records), with indexes for a window
+    // over many finished jobs; srun steps get a table of their own (batch
+    // steps are derived from their job's row).
+    "ALTER TABLE jobs ADD COLUMN submit_time INTEGER;
+     ALTER TABLE jobs ADD COLUMN eligible_time INTEGER;
+     ALTER TABLE jobs ADD COLUMN start_time INTEGER;
+     ALTER TABLE jobs ADD COLUMN array_job_id INTEGER;
+     ALTER TABLE jobs ADD COLUMN array_task_id INTEGER;
+     UPDATE jobs SET
+        submit_time = json_extract(CAST(record AS TEXT), '$.submit_time'),
+        eligible_time = json_extract(CAST(record AS TEXT), '$.eligible_time'),
+        start_time = json_extract(CAST(record AS TEXT), '$.start_time'),
+        array_job_id = json_extract(CAST(record AS TEXT), '$.array.array_job_id'),
+        array_task_id = json_extract(CAST(record AS TEXT), '$.array.task_id');
+     CREATE INDEX jobs_submit_time ON jobs (submit_time);
+     CREATE INDEX jobs_array ON jobs (array_job_id, array_task_id);
+     CREATE INDEX jobs_uid_end_time ON jobs (uid, end_time);
+     CREATE TABLE steps (
+        job_id INTEGER NOT NULL,
+        step_id INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        state TEXT NOT NULL,
+        exit_code INTEGER NOT NULL,
+        exit_signal INTEGER NOT NULL,
+        start_time INTEGER NOT NULL,
+        end_time INTEGER,
+        nodes TEXT NOT NULL,
+        node_count INTEGER NOT NULL,
+        ntasks INTEGER NOT NULL,
+        ncpus INTEGER NOT NULL,
+        tres TEXT NOT NULL,
+        cancelled_by INTEGER,
+        layout TEXT,
+        user_cpu_us INTEGER NOT NULL,
+        system_cpu_us INTEGER NOT NULL,
+        PRIMARY KEY (job_id, step_id)
+     );
+     CREATE INDEX steps_start_time ON steps (start_time);",
 ];
 
 /// Brings the schema up to date.

@@ -3,7 +3,10 @@
 //! changes are one transaction, and nothing is announced before it commits.
 //! Migrations are an append-only list keyed by `PRAGMA user_version`.
 
+mod history;
 mod migrations;
+mod retention;
+mod step;
 
 use std::path::Path;
 
@@ -11,6 +14,9 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
 use spur_core::JobRecord;
 use thiserror::Error;
+
+pub use self::history::{HistoryRow, Reader};
+pub use self::step::StepRow;
 
 /// The state file inside StateSaveLocation.
 pub const STATE_FILE: &str = "spur-state.db";
@@ -84,6 +90,59 @@ pub struct JobMeta {
     /// The nodes of its last allocation, as a hostlist (kept after it
     /// ends, for squeue and scontrol).
     pub nodes: Option<String>,
+    /// The id its next step gets.
+    pub next_step: u32,
+    /// An allocation salloc or srun holds: no batch script.
+    pub interactive: bool,
+    /// The partition it runs (or waits) in, as resolved (None: written
+    /// before spur kept it; the first one asked for applies).
+    pub partition: Option<String>,
+    /// What it asked for, as accounting counts it (ReqTRES).
+    pub requested: Option<TresCount>,
+    /// What it was given when it last started (AllocTRES), kept after it
+    /// ends.
+    pub allocated: Option<AllocRecord>,
+    /// Who cancelled it (`CANCELLED by N`).
+    pub cancelled_by: Option<u32>,
+    /// Why it was waiting when it was cancelled before it started.
+    pub reason_prev: Option<String>,
+}
+
+impl JobMeta {
+    /// The partition of a job: as resolved, else the first it asked for.
+    pub fn partition_of<'a>(&'a self, record: &'a JobRecord) -> &'a str {
+        self.partition
+            .as_deref()
+            .or(record.spec.partitions.first().map(String::as_str))
+            .unwrap_or_default()
+    }
+}
+
+/// Trackable resources as accounting counts them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TresCount {
+    /// CPUs.
+    pub cpus: u32,
+    /// Memory, MiB.
+    pub mem_mb: u64,
+    /// Nodes.
+    pub nodes: u32,
+    /// GPUs.
+    pub gpus: u32,
+}
+
+/// A job's allocation when it started: all of it, and the part on the
+/// node that runs its batch script (the batch step's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AllocRecord {
+    /// Every node's resources together.
+    pub total: TresCount,
+    /// The first node's.
+    pub batch_host: TresCount,
+    /// Its priority when it started.
+    pub priority: u32,
 }
 
 /// The parts of a batch job only its launch needs, kept on disk only.
@@ -136,6 +195,23 @@ fn decode<T: for<'de> Deserialize<'de>>(job: u32, bytes: &[u8]) -> Result<T, Sto
     serde_json::from_slice(bytes).map_err(|source| StoreError::Decode { job, source })
 }
 
+/// The array's id and the task's index of an array task, for sacct's
+/// `-j N` and `-j N_i`.
+fn array_ids(record: &JobRecord) -> (Option<i64>, Option<i64>) {
+    let array = record.array.as_ref();
+    (
+        array.map(|a| i64::from(a.array_job_id().0)),
+        array.and_then(|a| a.task_id()).map(i64::from),
+    )
+}
+
+/// When a job became eligible to run, for sacct's window: a job held
+/// while it waits is not eligible (slurmdbd's `time_eligible` is 0 then).
+fn eligible_time(record: &JobRecord) -> Option<i64> {
+    let held = record.state == spur_core::JobState::Pending && record.hold.is_some();
+    (!held).then_some(record.eligible_time as i64)
+}
+
 impl Store {
     /// Opens (creating and migrating) the database in `dir`.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
@@ -155,6 +231,13 @@ impl Store {
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         migrations::apply(&mut conn)?;
         Ok(Store { conn })
+    }
+
+    /// The jobs of the history `q` selects, read on this connection (the
+    /// controller reads through [`Reader`]s; this is for tests).
+    #[cfg(test)]
+    pub fn history(&self, q: &spur_proto::HistoryQuery) -> Result<Vec<HistoryRow>, StoreError> {
+        history::select(&self.conn, q)
     }
 
     /// Starts the transaction of one turn.
@@ -261,8 +344,9 @@ impl Turn<'_> {
         let id = record.id.0;
         self.tx
             .prepare_cached(
-                "INSERT INTO jobs (id, uid, state, end_time, record, meta, payload) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT INTO jobs (id, uid, state, end_time, record, meta, payload, \
+                 submit_time, eligible_time, start_time, array_job_id, array_task_id) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )?
             .execute(params![
                 i64::from(id),
@@ -272,6 +356,11 @@ impl Turn<'_> {
                 encode(id, record)?,
                 encode(id, meta)?,
                 encode(id, payload)?,
+                record.submit_time as i64,
+                eligible_time(record),
+                record.start_time.map(|t| t as i64),
+                array_ids(record).0,
+                array_ids(record).1,
             ])?;
         Ok(())
     }
@@ -280,12 +369,21 @@ impl Turn<'_> {
     pub fn update_job(&self, record: &JobRecord) -> Result<(), StoreError> {
         let id = record.id.0;
         self.tx
-            .prepare_cached("UPDATE jobs SET state = ?2, end_time = ?3, record = ?4 WHERE id = ?1")?
+            .prepare_cached(
+                "UPDATE jobs SET state = ?2, end_time = ?3, record = ?4, submit_time = ?5, \
+                 eligible_time = ?6, start_time = ?7, array_job_id = ?8, array_task_id = ?9 \
+                 WHERE id = ?1",
+            )?
             .execute(params![
                 i64::from(id),
                 record.state.as_str(),
                 record.end_time.map(|t| t as i64),
                 encode(id, record)?,
+                record.submit_time as i64,
+                eligible_time(record),
+                record.start_time.map(|t| t as i64),
+                array_ids(record).0,
+                array_ids(record).1,
             ])?;
         Ok(())
     }

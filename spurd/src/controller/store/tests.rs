@@ -22,6 +22,9 @@ fn record(id: u32, state: JobState, end: Option<u64>) -> JobRecord {
         kill: None,
         restarts: 0,
         signaled: false,
+        array: None,
+        dependency: None,
+        reason: spur_core::Pending::None,
     }
 }
 

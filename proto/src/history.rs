@@ -1,0 +1,330 @@
+//! Job history, as `sacct` asks for it and the controller answers: the
+//! selection ([`HistoryQuery`], Slurm's job condition after sacct has filled
+//! in its defaults) and one record per job with its steps ([`HistoryJob`],
+//! [`HistoryStep`]). The controller reads these from its own store; no
+//! database server is involved. Nothing here formats output.
+
+use serde::{Deserialize, Serialize};
+
+use crate::job::JobStateName;
+
+/// A step id as Slurm writes it after the dot (`N.batch`, `N.0`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum StepId {
+    /// The batch script (`batch`).
+    Batch,
+    /// The extern step (`extern`); spur has none.
+    Extern,
+    /// The interactive step of salloc (`interactive`).
+    Interactive,
+    /// An srun step: 0, 1, ...
+    Numbered(u32),
+}
+
+impl StepId {
+    /// Parses what follows the dot: `batch`, `extern`, `interactive` or a
+    /// number (Slurm's `slurm_parse_step_str`: digits are read as far as
+    /// they go).
+    pub fn parse(text: &str) -> Option<StepId> {
+        match text {
+            "batch" => Some(StepId::Batch),
+            "extern" => Some(StepId::Extern),
+            "interactive" => Some(StepId::Interactive),
+            _ => {
+                let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
+                digits.parse().ok().map(StepId::Numbered)
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for StepId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StepId::Batch => f.write_str("batch"),
+            StepId::Extern => f.write_str("extern"),
+            StepId::Interactive => f.write_str("interactive"),
+            StepId::Numbered(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+/// One entry of `sacct -j`: `N`, `N_i`, `N.step` or `N_i.step`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobSelector {
+    /// The job id (or the array's id with `array_task`).
+    pub job_id: u32,
+    /// `_i`: one task of an array.
+    pub array_task: Option<u32>,
+    /// `.step`: only this step (the job's own line is then not shown).
+    pub step: Option<StepId>,
+}
+
+/// The job states sacct can select on (`-s`), as slurmdbd accounts them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum AcctState {
+    /// PENDING (PD).
+    Pending,
+    /// RUNNING (R).
+    Running,
+    /// SUSPENDED (S).
+    Suspended,
+    /// COMPLETED (CD).
+    Completed,
+    /// CANCELLED (CA).
+    Cancelled,
+    /// FAILED (F).
+    Failed,
+    /// TIMEOUT (TO).
+    Timeout,
+    /// NODE_FAIL (NF).
+    NodeFail,
+    /// PREEMPTED (PR).
+    Preempted,
+    /// BOOT_FAIL (BF).
+    BootFail,
+    /// DEADLINE (DL).
+    Deadline,
+    /// OUT_OF_MEMORY (OOM).
+    OutOfMemory,
+    /// REQUEUED (RQ).
+    Requeued,
+    /// RESIZING (RS).
+    Resizing,
+    /// REVOKED (RV).
+    Revoked,
+}
+
+impl AcctState {
+    /// Every accounted state, in Slurm's order.
+    pub const ALL: [AcctState; 15] = [
+        AcctState::Pending,
+        AcctState::Running,
+        AcctState::Suspended,
+        AcctState::Completed,
+        AcctState::Cancelled,
+        AcctState::Failed,
+        AcctState::Timeout,
+        AcctState::NodeFail,
+        AcctState::Preempted,
+        AcctState::BootFail,
+        AcctState::Deadline,
+        AcctState::OutOfMemory,
+        AcctState::Requeued,
+        AcctState::Resizing,
+        AcctState::Revoked,
+    ];
+
+    /// The full name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AcctState::Pending => "PENDING",
+            AcctState::Running => "RUNNING",
+            AcctState::Suspended => "SUSPENDED",
+            AcctState::Completed => "COMPLETED",
+            AcctState::Cancelled => "CANCELLED",
+            AcctState::Failed => "FAILED",
+            AcctState::Timeout => "TIMEOUT",
+            AcctState::NodeFail => "NODE_FAIL",
+            AcctState::Preempted => "PREEMPTED",
+            AcctState::BootFail => "BOOT_FAIL",
+            AcctState::Deadline => "DEADLINE",
+            AcctState::OutOfMemory => "OUT_OF_MEMORY",
+            AcctState::Requeued => "REQUEUED",
+            AcctState::Resizing => "RESIZING",
+            AcctState::Revoked => "REVOKED",
+        }
+    }
+
+    /// The compact code.
+    pub fn short(self) -> &'static str {
+        match self {
+            AcctState::Pending => "PD",
+            AcctState::Running => "R",
+            AcctState::Suspended => "S",
+            AcctState::Completed => "CD",
+            AcctState::Cancelled => "CA",
+            AcctState::Failed => "F",
+            AcctState::Timeout => "TO",
+            AcctState::NodeFail => "NF",
+            AcctState::Preempted => "PR",
+            AcctState::BootFail => "BF",
+            AcctState::Deadline => "DL",
+            AcctState::OutOfMemory => "OOM",
+            AcctState::Requeued => "RQ",
+            AcctState::Resizing => "RS",
+            AcctState::Revoked => "RV",
+        }
+    }
+
+    /// Parses a full name or compact code, any case.
+    pub fn parse(text: &str) -> Option<AcctState> {
+        AcctState::ALL
+            .into_iter()
+            .find(|s| s.as_str().eq_ignore_ascii_case(text) || s.short().eq_ignore_ascii_case(text))
+    }
+}
+
+/// What sacct asks for: Slurm's job condition, with sacct's defaults for
+/// the time window already applied. Empty lists select everything.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryQuery {
+    /// `-j`.
+    pub jobs: Vec<JobSelector>,
+    /// `-u` (empty: every user).
+    pub uids: Vec<u32>,
+    /// `-s`: jobs that were in one of these states during the window.
+    pub states: Vec<AcctState>,
+    /// `-S`, Unix seconds (None: Epoch 0).
+    pub start: Option<u64>,
+    /// `-E`, Unix seconds, exclusive (None: no end).
+    pub end: Option<u64>,
+    /// `--name`.
+    pub names: Vec<String>,
+    /// `-r`: the partitions the jobs ran in.
+    pub partitions: Vec<String>,
+    /// Whether steps are wanted (false for `-X`).
+    pub steps: bool,
+}
+
+/// Trackable resources, as accounting counts them (TRES).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tres {
+    /// `cpu`.
+    pub cpus: u32,
+    /// `mem`, MiB.
+    pub mem_mb: u64,
+    /// `node`.
+    pub nodes: u32,
+    /// `billing` (0: not counted, as for steps).
+    pub billing: u32,
+    /// `gres/gpu`.
+    pub gpus: u32,
+}
+
+/// One job of the history, as the accounting record holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryJob {
+    /// JobIDRaw.
+    pub job_id: u32,
+    /// The array's id, for an array task.
+    pub array_job_id: Option<u32>,
+    /// The task id, for an array task.
+    pub array_task_id: Option<u32>,
+    /// The tasks still pending in an array's own record (`2-9`).
+    pub array_task_str: Option<String>,
+    /// JobName.
+    pub name: String,
+    /// UID.
+    pub user_id: u32,
+    /// User.
+    pub user_name: String,
+    /// GID.
+    pub group_id: u32,
+    /// Group.
+    pub group_name: String,
+    /// Account (None: none given).
+    pub account: Option<String>,
+    /// The partition it ran in (or was queued in).
+    pub partition: String,
+    /// QOS.
+    pub qos: String,
+    /// The state now.
+    pub state: JobStateName,
+    /// Who cancelled it (`CANCELLED by N`).
+    pub cancelled_by: Option<u32>,
+    /// Why it waited before its last state change (`None` if it did not).
+    pub reason: String,
+    /// The job's exit code, as recorded when it ended.
+    pub exit_code: i32,
+    /// The signal of the job's exit status.
+    pub exit_signal: i32,
+    /// The highest exit code of its srun steps.
+    pub derived_exit_code: i32,
+    /// The signal that ended one of its srun steps.
+    pub derived_exit_signal: i32,
+    /// Submit.
+    pub submit_time: u64,
+    /// Eligible (None: never eligible, e.g. held).
+    pub eligible_time: Option<u64>,
+    /// Start (None: it never started).
+    pub start_time: Option<u64>,
+    /// End (None: it has not ended).
+    pub end_time: Option<u64>,
+    /// The time limit in seconds (None: UNLIMITED).
+    pub time_limit: Option<u64>,
+    /// Priority.
+    pub priority: u32,
+    /// NodeList ("" when none was assigned).
+    pub nodes: String,
+    /// ReqTRES.
+    pub requested: Tres,
+    /// The memory asked for as given: per node, or per CPU with
+    /// `req_mem_per_cpu` (MiB).
+    pub req_mem_mb: u64,
+    /// Whether `req_mem_mb` is per CPU.
+    pub req_mem_per_cpu: bool,
+    /// AllocTRES (None: it never got resources).
+    pub allocated: Option<Tres>,
+    /// WorkDir.
+    pub work_dir: String,
+    /// Comment.
+    pub comment: Option<String>,
+    /// Constraints (`-C`).
+    pub constraints: Option<String>,
+    /// Its steps that match the query, batch step first.
+    pub steps: Vec<HistoryStep>,
+}
+
+/// One step of a job.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryStep {
+    /// The id.
+    pub step: StepId,
+    /// Its name (`batch` for the batch step).
+    pub name: String,
+    /// The state now.
+    pub state: JobStateName,
+    /// Who cancelled it.
+    pub cancelled_by: Option<u32>,
+    /// The exit code.
+    pub exit_code: i32,
+    /// The signal that ended it (0: none).
+    pub exit_signal: i32,
+    /// Start.
+    pub start_time: u64,
+    /// End (None: still running).
+    pub end_time: Option<u64>,
+    /// NodeList.
+    pub nodes: String,
+    /// NNodes.
+    pub node_count: u32,
+    /// NTasks.
+    pub ntasks: u32,
+    /// AllocTRES.
+    pub allocated: Tres,
+    /// Layout (`Block`, `Cyclic`, ...; None: unknown).
+    pub layout: Option<String>,
+    /// User CPU time of its tasks, microseconds (0: not measured).
+    pub user_cpu_us: u64,
+    /// System CPU time of its tasks, microseconds (0: not measured).
+    pub system_cpu_us: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn step_ids_and_states_parse_as_slurm_writes_them() {
+        assert_eq!(StepId::parse("batch"), Some(StepId::Batch));
+        assert_eq!(StepId::parse("3"), Some(StepId::Numbered(3)));
+        assert_eq!(StepId::parse("12x"), Some(StepId::Numbered(12)));
+        assert_eq!(StepId::parse("x"), None);
+        assert_eq!(StepId::Numbered(7).to_string(), "7");
+        assert_eq!(AcctState::parse("cd"), Some(AcctState::Completed));
+        assert_eq!(AcctState::parse("Node_Fail"), Some(AcctState::NodeFail));
+        assert_eq!(AcctState::parse("oom"), Some(AcctState::OutOfMemory));
+        assert_eq!(AcctState::parse("completing"), None);
+    }
+}

@@ -1,0 +1,162 @@
+//! Job steps: what srun asks the controller for ([`StepRequest`]), the
+//! step the controller grants ([`StepGrant`], signed with the cluster key so
+//! that a node agent can trust a grant srun carries to it), and the
+//! messages between srun and the step on each node ([`ToStep`],
+//! [`FromStep`]). srun talks to each node of the step directly, on the
+//! node's slurm.conf address and Port; the controller is not in the path of
+//! a task's output.
+
+use serde::{Deserialize, Serialize};
+
+/// The step id Slurm gives the batch script (`N.batch`).
+pub const BATCH_STEP: u32 = 0xFFFF_FFFB;
+
+/// srun's request for a step inside a running job.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepRequest {
+    /// The job.
+    pub job_id: u32,
+    /// The step's name (`-J`, else the program's).
+    pub name: String,
+    /// `-n` (None: one task per node of the step).
+    pub ntasks: Option<u32>,
+    /// `-N` (None: as many of the job's nodes as the tasks need, up to all).
+    pub nodes: Option<u32>,
+    /// `--ntasks-per-node`.
+    pub ntasks_per_node: Option<u32>,
+    /// `-c`.
+    pub cpus_per_task: Option<u32>,
+    /// `--gpus-per-task`.
+    pub gpus_per_task: Option<u32>,
+    /// `--gpus-per-node` / `--gres=gpu:N`.
+    pub gpus_per_node: Option<u32>,
+    /// `--gpus` (for the whole step).
+    pub gpus: Option<u32>,
+    /// `-t`, seconds (None: the job's limit).
+    pub time_limit: Option<u64>,
+    /// `-w`: these nodes of the job.
+    pub nodelist: Vec<String>,
+}
+
+/// One node's part of a step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepNode {
+    /// NodeName.
+    pub name: String,
+    /// Where its agent listens for srun (NodeAddr, Port).
+    pub addr: String,
+    /// The port.
+    pub port: u16,
+    /// The global task ids (SLURM_PROCID) it runs, ascending.
+    pub tasks: Vec<u32>,
+    /// The GPU indices the step may use there.
+    pub gpus: Vec<u32>,
+    /// CPUs of the job on the node (SLURM_CPUS_ON_NODE).
+    pub cpus: u32,
+    /// Variables only this node's tasks get (SLURM_TOPOLOGY_ADDR, ...).
+    pub env: Vec<(String, String)>,
+}
+
+/// A step the controller created: everything a node needs to run its part,
+/// vouched for by the controller's signature.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepGrant {
+    /// The job.
+    pub job_id: u32,
+    /// The step (0, 1, ...).
+    pub step_id: u32,
+    /// Run as this uid.
+    pub uid: u32,
+    /// With this gid.
+    pub gid: u32,
+    /// The user's name (initgroups).
+    pub user_name: String,
+    /// The nodes, in step order (SLURM_NODEID).
+    pub nodes: Vec<StepNode>,
+    /// The step's time limit in seconds (None: the job's).
+    pub time_limit: Option<u64>,
+    /// Environment every task gets from the controller's side: the job's
+    /// SLURM_JOB_* facts and the step's layout.
+    pub env: Vec<(String, String)>,
+}
+
+impl StepGrant {
+    /// The number of tasks.
+    pub fn ntasks(&self) -> u32 {
+        self.nodes.iter().map(|n| n.tasks.len() as u32).sum()
+    }
+
+    /// The bytes the signature covers.
+    pub fn signed_bytes(&self) -> Vec<u8> {
+        bincode::serialize(self).unwrap_or_default()
+    }
+}
+
+/// srun's request to a node: run these tasks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskLaunch {
+    /// The step, as the controller granted it.
+    pub grant: StepGrant,
+    /// HMAC-SHA256 of [`StepGrant::signed_bytes`] with the cluster key.
+    pub signature: Vec<u8>,
+    /// Which node of the grant this is (its index).
+    pub node_index: u32,
+    /// The program and its arguments.
+    pub argv: Vec<String>,
+    /// The working directory.
+    pub cwd: String,
+    /// The environment from srun's side (the user's, per `--export`).
+    pub env: Vec<(String, String)>,
+    /// Whether task 0's stdin comes from srun (else /dev/null).
+    pub stdin: bool,
+    /// `--multi-prog`: per task, the program and arguments (empty: `argv`).
+    pub multi_prog: Vec<(u32, Vec<String>)>,
+}
+
+/// srun -> a node's step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum ToStep {
+    /// The first message: start the tasks.
+    Launch(Box<TaskLaunch>),
+    /// Bytes for task 0's stdin.
+    Stdin(Vec<u8>),
+    /// Task 0's stdin ended.
+    StdinEof,
+    /// Signal every task of the step on this node.
+    Signal(i32),
+}
+
+/// A node's step -> srun.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum FromStep {
+    /// The tasks started (their pids, in task order).
+    Started {
+        /// Pids of the node's tasks.
+        pids: Vec<u32>,
+    },
+    /// The node refused or could not start the tasks.
+    Failed {
+        /// Why, as srun prints it.
+        message: String,
+    },
+    /// Output of a task.
+    Output {
+        /// Global task id.
+        task: u32,
+        /// From stderr (else stdout).
+        stderr: bool,
+        /// The bytes.
+        data: Vec<u8>,
+    },
+    /// A task ended; its output has all been sent.
+    Exited {
+        /// Global task id.
+        task: u32,
+        /// Exit code.
+        code: i32,
+        /// The signal that ended it (0: none).
+        signal: i32,
+    },
+}

@@ -1,0 +1,188 @@
+//! `sacct`: accounting data of jobs and steps from spur's own history (the
+//! controller keeps it; no database server is involved), with Slurm's
+//! options, fields, formats, error texts and exit codes. This module does
+//! the I/O (one `History` request, and `Config` when the cluster's name is
+//! printed); resolving the command line (options.rs), choosing lines
+//! (select.rs) and printing them (render.rs, json.rs) are pure.
+
+pub mod args;
+pub mod field;
+#[cfg(test)]
+mod fixture;
+#[cfg(test)]
+mod golden;
+pub mod json;
+pub mod options;
+pub mod render;
+pub mod select;
+#[cfg(test)]
+mod tests;
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::process::ExitCode;
+
+use spur_proto::{ClientRequest, ClientResponse, HistoryJob, HistoryQuery, HistoryStep};
+
+use crate::controller::{self, RequestError};
+
+use self::field::{Ctx, F};
+use self::options::Plan;
+
+/// Runs `sacct`.
+pub fn run(argv: Vec<OsString>) -> ExitCode {
+    let a = match args::parse(argv) {
+        Ok(a) => a,
+        Err(text) => {
+            eprint!("{text}");
+            return ExitCode::from(1);
+        }
+    };
+    if let Some(text) = informational(&a) {
+        print!("{text}");
+        return ExitCode::SUCCESS;
+    }
+    let env = |name: &str| std::env::var(name).ok();
+    let plan = match Plan::new(&a, &env, clock() as i64, crate::user::current_uid()) {
+        Ok(plan) => plan,
+        Err(text) => {
+            eprint!("{text}");
+            return ExitCode::from(1);
+        }
+    };
+    for w in &plan.warnings {
+        eprintln!("{w}");
+    }
+    if let Some(line) = &plan.verbose_line {
+        eprintln!("{line}");
+    }
+    let cluster = if needs_cluster(&plan) {
+        cluster_name()
+    } else {
+        String::new()
+    };
+    let this_cluster = plan
+        .clusters
+        .as_ref()
+        .is_none_or(|wanted| wanted.contains(&cluster));
+    let (now, mut jobs) = if this_cluster {
+        match fetch(&plan.query) {
+            Ok(answer) => answer,
+            Err(text) => {
+                eprint!("{text}");
+                return ExitCode::from(1);
+            }
+        }
+    } else {
+        // Another cluster's jobs: spur holds none.
+        (clock(), Vec::new())
+    };
+    if plan.truncate {
+        let start = plan.query.start.unwrap_or(0);
+        let end = plan.query.end.unwrap_or(now);
+        select::truncate(&mut jobs, start, end, now);
+    }
+    print!("{}", report(&plan, now, &jobs, &cluster));
+    let _ = std::io::stdout().flush();
+    ExitCode::SUCCESS
+}
+
+/// `-h`, `-U`, `-V`, `-e`, `--helpstate`, `--helpreason`.
+fn informational(a: &args::SacctArgs) -> Option<String> {
+    if a.help {
+        Some(args::help_text())
+    } else if a.usage {
+        Some(args::usage_text())
+    } else if a.version {
+        Some(format!("slurm {}\n", spur_proto::SLURM_COMPAT_VERSION))
+    } else if a.helpformat {
+        Some(field::help_format())
+    } else if a.helpstate {
+        Some(
+            spur_proto::AcctState::ALL
+                .iter()
+                .map(|s| format!("{}\n", s.as_str()))
+                .collect(),
+        )
+    } else if a.helpreason {
+        Some(
+            [
+                "None",
+                "Priority",
+                "Resources",
+                "Dependency",
+                "DependencyNeverSatisfied",
+                "ReqNodeNotAvail",
+                "PartitionTimeLimit",
+                "PartitionNodeLimit",
+                "PartitionDown",
+                "PartitionInactive",
+                "QOSMaxJobsPerUserLimit",
+                "BeginTime",
+                "JobHeldUser",
+                "JobHeldAdmin",
+                "BadConstraints",
+            ]
+            .iter()
+            .map(|r| format!("{r}\n"))
+            .collect(),
+        )
+    } else {
+        None
+    }
+}
+
+fn needs_cluster(plan: &Plan) -> bool {
+    plan.json
+        || plan.clusters.is_some()
+        || plan.layout.columns.iter().any(|c| c.field.id == F::Cluster)
+}
+
+/// ClusterName from the controller's configuration.
+fn cluster_name() -> String {
+    match controller::request(&ClientRequest::Config) {
+        Ok(ClientResponse::Config(config)) => config
+            .entries
+            .into_iter()
+            .find(|(k, _)| k == "ClusterName")
+            .map(|(_, v)| v)
+            .unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
+fn clock() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The history the query selects, with the controller's clock.
+fn fetch(query: &HistoryQuery) -> Result<(u64, Vec<HistoryJob>), String> {
+    let problem =
+        |e: &dyn std::fmt::Display| format!("sacct: error: Problem talking to the database: {e}\n");
+    match controller::request(&ClientRequest::History(query.clone())) {
+        Ok(ClientResponse::History { now, jobs }) => Ok((now, jobs)),
+        Ok(_) => Err(problem(&"Unexpected message received")),
+        Err(RequestError::Refused(e)) => Err(problem(&e)),
+        Err(e) => Err(problem(&e)),
+    }
+}
+
+/// What sacct prints for `jobs` (the controller's answer). Pure.
+pub fn report(plan: &Plan, now: u64, jobs: &[HistoryJob], cluster: &str) -> String {
+    let chosen = select::jobs(jobs, plan);
+    if plan.json {
+        let with_steps: Vec<(&HistoryJob, Vec<&HistoryStep>)> = chosen
+            .iter()
+            .map(|j| (*j, select::steps(j, plan)))
+            .collect();
+        return json::render_json(&with_steps, cluster, now);
+    }
+    let ctx = Ctx {
+        now,
+        cluster: cluster.to_string(),
+        noconvert: plan.noconvert,
+    };
+    render::render(&select::lines(&chosen, plan), &plan.layout, &ctx)
+}

@@ -1,0 +1,537 @@
+//! What a sacct command line asks for, resolved as Slurm's sacct resolves
+//! it: the job list (`-j N`, `N_i`, `N.step`), states, users (only the
+//! caller's jobs unless root, `-a`, `-u` or `-j`), the time window with its
+//! defaults (midnight, Epoch 0 with `-j`, now with `-s`), the output fields
+//! and widths, and the filters applied to what the controller returns.
+//! Errors carry Slurm's text. Pure: the clock and the caller are arguments.
+
+use spur_proto::{AcctState, HistoryQuery, JobSelector, StepId};
+
+use super::args::SacctArgs;
+use super::field::{self, FieldDef};
+use crate::fmt;
+use crate::sbatch::begin;
+
+/// sacct's default fields.
+const DEFAULT_FIELDS: &str = "jobid,jobname,partition,account,alloccpus,state,exitcode";
+/// `-b`.
+const BRIEF_FIELDS: &str = "jobid,state,exitcode";
+/// `-l`.
+const LONG_FIELDS: &str = "jobid,jobidraw,jobname,partition,maxvmsize,maxvmsizenode,\
+maxvmsizetask,avevmsize,maxrss,maxrssnode,maxrsstask,averss,maxpages,maxpagesnode,maxpagestask,\
+avepages,mincpu,mincpunode,mincputask,avecpu,ntasks,alloccpus,elapsed,state,exitcode,avecpufreq,\
+reqcpufreqmin,reqcpufreqmax,reqcpufreqgov,reqmem,consumedenergy,maxdiskread,maxdiskreadnode,\
+maxdiskreadtask,avediskread,maxdiskwrite,maxdiskwritenode,maxdiskwritetask,avediskwrite,reqtres,\
+alloctres,tresusageinave,tresusageinmax,tresusageinmaxn,tresusageinmaxt,tresusageinmin,\
+tresusageinminn,tresusageinmint,tresusageintot,tresusageoutmax,tresusageoutmaxn,\
+tresusageoutmaxt,tresusageoutave,tresusageouttot";
+
+/// States Slurm knows but does not account: `-s` refuses them.
+const UNACCOUNTED: &[(&str, &str)] = &[
+    ("COMPLETING", "CG"),
+    ("CONFIGURING", "CF"),
+    ("RESV_DEL_HOLD", "RD"),
+    ("REQUEUE_FED", "RF"),
+    ("REQUEUE_HOLD", "RH"),
+    ("SIGNALING", "SI"),
+    ("SPECIAL_EXIT", "SE"),
+    ("STAGE_OUT", "SO"),
+    ("STOPPED", "ST"),
+];
+
+/// `-p` and `-P`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Parsable {
+    /// Fixed-width columns.
+    No,
+    /// `-p`: a delimiter after every field.
+    Ending,
+    /// `-P`: a delimiter between fields.
+    NoEnding,
+}
+
+/// One output column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Column {
+    /// The field.
+    pub field: &'static FieldDef,
+    /// Its width (negative: left-aligned).
+    pub width: i32,
+}
+
+/// How the report prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    /// The columns, in order.
+    pub columns: Vec<Column>,
+    /// `-p` / `-P`.
+    pub parsable: Parsable,
+    /// `--delimiter`.
+    pub delimiter: Option<String>,
+    /// Whether the header prints (`-n` turns it off).
+    pub header: bool,
+}
+
+/// Narrowing done on what the controller returns (options the history
+/// query does not carry).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filters {
+    /// `-A`.
+    pub accounts: Vec<String>,
+    /// `-g`, as gids.
+    pub gids: Vec<u32>,
+    /// `-q`.
+    pub qos: Vec<String>,
+    /// `-N`: node names.
+    pub nodes: Vec<String>,
+    /// `-i`: node count range.
+    pub nnodes: Option<(u32, u32)>,
+    /// `-I`: CPU count range.
+    pub ncpus: Option<(u32, u32)>,
+    /// `-k`/`-K`: time limit range in minutes.
+    pub timelimit: Option<(u64, u64)>,
+    /// `-C`.
+    pub constraints: Vec<String>,
+    /// `-R`.
+    pub reasons: Vec<String>,
+}
+
+/// Everything a sacct run needs after its command line.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// What to ask the controller.
+    pub query: HistoryQuery,
+    /// `-X`.
+    pub no_steps: bool,
+    /// `--json`.
+    pub json: bool,
+    /// The columns and print mode.
+    pub layout: Layout,
+    /// Client-side filters.
+    pub filters: Filters,
+    /// `--noconvert`.
+    pub noconvert: bool,
+    /// `-T`.
+    pub truncate: bool,
+    /// `-M`: the clusters asked for (None: this one).
+    pub clusters: Option<Vec<String>>,
+    /// Warnings to print first.
+    pub warnings: Vec<String>,
+    /// `-v`: the line describing the window.
+    pub verbose_line: Option<String>,
+}
+
+fn fatal(text: impl std::fmt::Display) -> String {
+    format!("sacct: fatal: {text}\n")
+}
+
+fn error(text: impl std::fmt::Display) -> String {
+    format!("sacct: error: {text}\n")
+}
+
+/// Slurm's list splitting: commas separate, empty items are skipped, and a
+/// list may be quoted.
+fn items(list: &str) -> Vec<String> {
+    let list = list
+        .strip_prefix(['"', '\''])
+        .map_or(list, |rest| rest.split(['"', '\'']).next().unwrap_or(rest));
+    list.split(',')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// `-j`: `N`, `N_i`, `N.step`, `N_i.step`, as `slurm_parse_step_str` reads
+/// them.
+pub fn parse_jobs(lists: &[String]) -> Result<Vec<JobSelector>, String> {
+    let mut out: Vec<JobSelector> = Vec::new();
+    for item in lists.iter().flat_map(|l| items(l)) {
+        if !item.starts_with(|c: char| c.is_ascii_digit()) {
+            return Err(fatal(format!("Bad job/step specified: {item}")));
+        }
+        let (job, step) = match item.split_once('.') {
+            Some((job, step)) => {
+                let parsed = StepId::parse(step)
+                    .filter(|_| step.starts_with(|c: char| c.is_ascii_alphanumeric()))
+                    .ok_or_else(|| fatal(format!("Bad step specified: {job}")))?;
+                (job, Some(parsed))
+            }
+            None => (item.as_str(), None),
+        };
+        let (job, task) = match job.split_once('_') {
+            Some((job, task)) => {
+                if !task.starts_with(|c: char| c.is_ascii_digit()) {
+                    return Err(fatal(format!("Bad job array element specified: {job}")));
+                }
+                (job, Some(atoi(task).max(0) as u32))
+            }
+            None => (job, None),
+        };
+        let sel = JobSelector {
+            job_id: atoi(job).max(0) as u32,
+            array_task: task,
+            step,
+        };
+        if !out.contains(&sel) {
+            out.push(sel);
+        }
+    }
+    Ok(out)
+}
+
+/// C's atoi: an optional sign and the digits that follow; 0 otherwise.
+fn atoi(text: &str) -> i64 {
+    let t = text.trim_start();
+    let (sign, digits) = match t.strip_prefix('-') {
+        Some(rest) => (-1, rest),
+        None => (1, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let n: String = digits.chars().take_while(char::is_ascii_digit).collect();
+    sign * n.parse::<i64>().unwrap_or(0)
+}
+
+/// `-s`: state names or codes, any case.
+pub fn parse_states(lists: &[String]) -> Result<Vec<AcctState>, String> {
+    let mut out = Vec::new();
+    for name in lists.iter().flat_map(|l| items(l)) {
+        match AcctState::parse(&name) {
+            Some(s) if !out.contains(&s) => out.push(s),
+            Some(_) => {}
+            None if UNACCOUNTED.iter().any(|(long, short)| {
+                long.eq_ignore_ascii_case(&name) || short.eq_ignore_ascii_case(&name)
+            }) =>
+            {
+                return Err(fatal(format!(
+                    "job state {name} is not supported / accounted"
+                )))
+            }
+            None => return Err(fatal(format!("unrecognized job state value '{name}'"))),
+        }
+    }
+    Ok(out)
+}
+
+/// The output columns from `-o`/`-b`/`-l`/SACCT_FORMAT, as sacct builds
+/// them: prefixes of field names, `%width`, and `ALL`.
+pub fn parse_fields(spec: &str) -> Result<Vec<Column>, String> {
+    let mut picked: Vec<usize> = Vec::new();
+    let mut widths: Vec<i32> = field::FIELDS.iter().map(|f| f.width).collect();
+    for token in spec.split(',') {
+        let token = token.trim_start();
+        if token.is_empty() {
+            continue;
+        }
+        let (name, width) = match token.split_once('%') {
+            Some((name, w)) => (name, Some(atoi(w) as i32)),
+            None => (token, None),
+        };
+        // Any prefix of ALL, even an empty one, is every field.
+        if name.len() <= 3 && "ALL"[..name.len()].eq_ignore_ascii_case(name) {
+            for (i, w) in widths.iter_mut().enumerate() {
+                if let Some(width) = width {
+                    *w = width;
+                }
+                picked.push(i);
+            }
+            continue;
+        }
+        let Some(i) = field::FIELDS.iter().position(|f| {
+            f.name.len() >= name.len() && f.name[..name.len()].eq_ignore_ascii_case(name)
+        }) else {
+            if name.eq_ignore_ascii_case("AllocGRES") {
+                return Err(fatal("AllocGRES has been removed, please use AllocTRES"));
+            }
+            if name.eq_ignore_ascii_case("ReqGRES") {
+                return Err(fatal("ReqGRES has been removed, please use ReqTRES"));
+            }
+            return Err(error(format!("Invalid field requested: \"{name}\"")));
+        };
+        if let Some(width) = width {
+            // Slurm sets the width on the table entry: every use of the
+            // field gets the last one given.
+            widths[i] = width;
+        }
+        picked.push(i);
+    }
+    Ok(picked
+        .into_iter()
+        .map(|i| Column {
+            field: &field::FIELDS[i],
+            width: widths[i],
+        })
+        .collect())
+}
+
+/// `-S`/`-E` as Unix seconds (0: not given), or Slurm's error.
+fn parse_when(text: Option<&str>, now: i64) -> Result<u64, String> {
+    let Some(text) = text else { return Ok(0) };
+    match begin::parse_past(text, now) {
+        Ok(t) => Ok(t.map_or(0, |t| t.max(0) as u64)),
+        Err(pos) => Err(format!("Invalid time specification (pos={pos}): {text}\n")),
+    }
+}
+
+/// Local midnight of the day of `now`.
+fn midnight(now: i64) -> u64 {
+    begin::parse_past("midnight", now)
+        .ok()
+        .flatten()
+        .map_or(0, |t| t.max(0) as u64)
+}
+
+/// `min[-max]` of -i and -I.
+fn range(text: &str, what: &str, flag: char) -> Result<(u32, u32), String> {
+    let bad = || error(format!("invalid {what} range -{flag} '{text}'"));
+    let (lo, hi) = match text.split_once('-') {
+        Some((lo, hi)) => (lo, Some(hi)),
+        None => (text, None),
+    };
+    let lo: u32 = lo.parse().map_err(|_| bad())?;
+    let hi = match hi {
+        Some(h) => h.parse().map_err(|_| bad())?,
+        None => lo,
+    };
+    Ok((lo, hi))
+}
+
+/// A time limit of -k/-K in minutes (Slurm's time_str2mins).
+fn limit_minutes(text: &str) -> Result<u64, String> {
+    match spur_conf::parse_time_minutes(text) {
+        Ok(Some(m)) if m > 0 => Ok(m),
+        Ok(None) => Ok(u64::MAX),
+        _ => Err(fatal("Invalid time limit specification")),
+    }
+}
+
+impl Plan {
+    /// Resolves `a` for the user `uid` at `now` (Unix seconds); `env`
+    /// reads SACCT_FORMAT. Errors are the text sacct prints before it
+    /// exits 1.
+    pub fn new(
+        a: &SacctArgs,
+        env: &dyn Fn(&str) -> Option<String>,
+        now: i64,
+        uid: u32,
+    ) -> Result<Plan, String> {
+        let jobs = parse_jobs(&a.jobs)?;
+        let states = parse_states(&a.state)?;
+        let mut warnings = Vec::new();
+        let mut start = parse_when(a.starttime.as_deref(), now)?;
+        let mut end = parse_when(a.endtime.as_deref(), now)?;
+        let mut uids = resolve_users(a, uid, !jobs.is_empty())?;
+        if a.json.is_some() && a.user.is_empty() && !a.me {
+            // Slurm's --json asks for every user's jobs.
+            uids.clear();
+        }
+        if a.long && !a.format.is_empty() {
+            return Err(fatal(
+                "Options -o(--format) and -l(--long) are mutually exclusive. Please remove one and retry.",
+            ));
+        }
+        if a.yaml.is_some() {
+            return Err(fatal("--yaml is not supported by spur; use --json"));
+        }
+        // slurmdb_job_cond_def_start_end.
+        let now_u = now.max(0) as u64;
+        if !states.is_empty() {
+            if start == 0 && jobs.is_empty() {
+                start = now_u;
+            }
+            if start != 0 && end == 0 {
+                end = start;
+            }
+        } else if jobs.is_empty() && start == 0 {
+            start = midnight(now);
+        }
+        if end == 0 {
+            end = now_u;
+        }
+        if end == start || end == now_u {
+            end += 1;
+        }
+        if start > end {
+            return Err(error(format!(
+                "Start time ({}) requested is after end time ({}).",
+                fmt::timestamp(start),
+                fmt::timestamp(end)
+            )));
+        }
+        let verbose_line = (a.verbose > 0).then(|| {
+            let what = if states.is_empty() {
+                "Eligible".to_string()
+            } else {
+                states
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
+            let from = if start == 0 {
+                "Epoch 0".to_string()
+            } else {
+                fmt::ctime(start)
+            };
+            format!(
+                "sacct: Jobs {what} in the time window from {from} to {}",
+                fmt::ctime(end)
+            )
+        });
+        let layout = Layout {
+            columns: parse_fields(&field_spec(a, env))?,
+            parsable: if a.parsable2 {
+                Parsable::NoEnding
+            } else if a.parsable {
+                Parsable::Ending
+            } else {
+                Parsable::No
+            },
+            delimiter: a.delimiter.clone(),
+            header: !a.noheader,
+        };
+        if !a.rest.is_empty() {
+            let mut text = error("Unknown arguments:");
+            for arg in &a.rest {
+                text.push_str(&error(format!(" {arg}")));
+            }
+            return Err(text);
+        }
+        for (given, name) in [
+            (a.batch_script, "--batch-script"),
+            (a.env_vars, "--env-vars"),
+            (a.completion, "--completion"),
+            (a.file.is_some(), "--file"),
+            (a.flags.is_some(), "--flags"),
+            (a.wckeys.is_some(), "--wckeys"),
+            (a.associations.is_some(), "--associations"),
+            (a.units.is_some(), "--units"),
+            (a.array, "--array"),
+        ] {
+            if given {
+                warnings.push(format!(
+                    "sacct: warning: {name} is not supported by spur; ignored"
+                ));
+            }
+        }
+        let filters = filters(a)?;
+        let clusters = (!a.allclusters)
+            .then(|| a.clusters.as_deref().map(items))
+            .flatten()
+            .filter(|c| !c.iter().any(|c| c.eq_ignore_ascii_case("all") || c == "-1"));
+        Ok(Plan {
+            query: HistoryQuery {
+                jobs,
+                uids,
+                states,
+                start: (start != 0).then_some(start),
+                end: Some(end),
+                names: a.name.iter().flat_map(|n| items(n)).collect(),
+                partitions: a.partition.iter().flat_map(|p| items(p)).collect(),
+                steps: !(a.allocations || a.allocations_old),
+            },
+            no_steps: a.allocations || a.allocations_old,
+            json: a.json.is_some(),
+            layout,
+            filters,
+            noconvert: a.noconvert,
+            truncate: a.truncate,
+            clusters,
+            warnings,
+            verbose_line,
+        })
+    }
+}
+
+/// The field list: `-b`, `-l`, `-o` (each one added), else SACCT_FORMAT,
+/// else the default.
+fn field_spec(a: &SacctArgs, env: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut spec = String::new();
+    for list in &a.format {
+        spec.push_str(list);
+        spec.push(',');
+    }
+    if a.brief {
+        spec.push_str(BRIEF_FIELDS);
+        spec.push(',');
+    }
+    if a.long {
+        spec.push_str(LONG_FIELDS);
+        spec.push(',');
+    }
+    if spec.is_empty() {
+        spec = env("SACCT_FORMAT").unwrap_or_else(|| DEFAULT_FIELDS.to_string());
+        spec.push(',');
+    }
+    spec
+}
+
+/// Whose jobs: `-u` (names or uids; `-1` is everyone), `--me`, `-a`;
+/// without them, everyone's for root or with `-j`/`-N`, else the caller's.
+fn resolve_users(a: &SacctArgs, uid: u32, jobs_given: bool) -> Result<Vec<u32>, String> {
+    let mut all = a.allusers;
+    let mut uids = Vec::new();
+    for name in a.user.iter().flat_map(|u| items(u)) {
+        if name == "-1" {
+            all = true;
+            continue;
+        }
+        let id =
+            crate::user::uid_of(&name).ok_or_else(|| error(format!("Invalid user id: {name}")))?;
+        if !uids.contains(&id) {
+            uids.push(id);
+        }
+    }
+    if a.me && !uids.contains(&uid) {
+        uids.push(uid);
+    }
+    if !uids.is_empty() && !a.allusers_last {
+        return Ok(uids);
+    }
+    if all || uids.is_empty() && (jobs_given || a.nodelist.is_some() || uid == 0) {
+        return Ok(Vec::new());
+    }
+    Ok(if uids.is_empty() { vec![uid] } else { uids })
+}
+
+fn filters(a: &SacctArgs) -> Result<Filters, String> {
+    let gids = a
+        .gid
+        .iter()
+        .flat_map(|g| items(g))
+        .map(|g| crate::user::gid_of(&g).ok_or_else(|| error(format!("Invalid group id: {g}"))))
+        .collect::<Result<Vec<u32>, String>>()?;
+    let nodes = match &a.nodelist {
+        Some(list) => spur_conf::hostlist::expand(list)
+            .map_err(|_| error(format!("Invalid node list '{list}'")))?,
+        None => Vec::new(),
+    };
+    let timelimit = match &a.timelimit_min {
+        Some(min) => {
+            let lo = limit_minutes(min)?;
+            let hi = match &a.timelimit_max {
+                Some(max) => limit_minutes(max)?,
+                None => lo,
+            };
+            Some((lo, hi))
+        }
+        None => None,
+    };
+    Ok(Filters {
+        accounts: a.accounts.iter().flat_map(|x| items(x)).collect(),
+        gids,
+        qos: a.qos.as_deref().map(items).unwrap_or_default(),
+        nodes,
+        nnodes: a
+            .nnodes
+            .as_deref()
+            .map(|t| range(t, "node", 'i'))
+            .transpose()?,
+        ncpus: a
+            .ncpus
+            .as_deref()
+            .map(|t| range(t, "cpu", 'i'))
+            .transpose()?,
+        timelimit,
+        constraints: a.constraints.iter().flat_map(|x| items(x)).collect(),
+        reasons: a.reason.iter().flat_map(|x| items(x)).collect(),
+    })
+}

@@ -1,0 +1,232 @@
+//! `salloc`: asks for an allocation (sbatch's options), waits until it is
+//! granted, runs the command (or the user's shell) on this host with the
+//! allocation's SLURM_* variables, so that `srun` inside it runs steps on
+//! the allocated nodes, and gives the allocation back when the command
+//! ends, exiting with its status.
+
+use std::ffi::OsString;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use spur_proto::{ClientRequest, ClientResponse, JobInfo, JobStateName};
+
+use crate::controller::{self, RequestError};
+use crate::sbatch::alloc;
+use crate::sbatch::Host;
+
+/// `salloc`.
+pub fn run(args: Vec<OsString>) -> ExitCode {
+    let host = Host::current();
+    let a = match alloc::parse("salloc", &args, &host) {
+        Ok(a) => a,
+        Err((text, code)) => {
+            if code == 0 {
+                print!("{text}");
+            } else {
+                eprint!("{text}");
+            }
+            return ExitCode::from(code);
+        }
+    };
+    if !a.quiet {
+        for w in &a.warnings {
+            eprintln!("{w}");
+        }
+    }
+    let command = if a.command.is_empty() {
+        vec![host
+            .env
+            .iter()
+            .find(|(k, _)| k == "SHELL")
+            .map_or_else(|| "/bin/sh".to_string(), |(_, v)| v.clone())]
+    } else {
+        a.command.clone()
+    };
+    let job = match grant("salloc", a.desc, a.quiet) {
+        Ok(job) => job,
+        Err(code) => return code,
+    };
+    let id = job.job_id;
+    let mut child = match std::process::Command::new(&command[0])
+        .args(&command[1..])
+        .envs(allocation_env(&job, &host))
+        .process_group(0)
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("salloc: error: {}: {e}", command[0]);
+            release(id, 1, 0);
+            relinquish("salloc", id, a.quiet);
+            return ExitCode::from(1);
+        }
+    };
+    // The terminal's Ctrl-C is for the command, not for salloc.
+    // SAFETY: setting a disposition; no handler runs.
+    unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
+    let pgid = child.id() as i32;
+    let status = loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            break status;
+        }
+        if !still_running(id) {
+            eprintln!("salloc: Job allocation {id} has been revoked.");
+            // SAFETY: signalling the command's process group.
+            unsafe { libc::kill(-pgid, libc::SIGHUP) };
+            let status = child.wait().ok();
+            return ExitCode::from(status.and_then(|s| s.code()).unwrap_or(1).clamp(0, 255) as u8);
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let (code, signal) = (status.code().unwrap_or(0), status.signal().unwrap_or(0));
+    relinquish("salloc", id, a.quiet);
+    release(id, code, signal);
+    if !a.quiet {
+        eprintln!("salloc: Job allocation {id} has been revoked.");
+    }
+    ExitCode::from(if signal != 0 {
+        (128 + signal).min(255) as u8
+    } else {
+        code.clamp(0, 255) as u8
+    })
+}
+
+fn relinquish(prog: &str, id: u32, quiet: bool) {
+    if !quiet {
+        eprintln!("{prog}: Relinquishing job allocation {id}");
+    }
+}
+
+/// Gives allocation `id` back, ended by a command with this status.
+pub fn release(id: u32, exit_code: i32, signal: i32) {
+    let _ = controller::request(&ClientRequest::ReleaseAllocation {
+        job_id: id,
+        exit_code,
+        signal,
+    });
+}
+
+fn job(id: u32) -> Option<JobInfo> {
+    match controller::request(&ClientRequest::Jobs {
+        ids: vec![id],
+        detail: true,
+        active_only: false,
+    }) {
+        Ok(ClientResponse::Jobs { jobs, .. }) => jobs.into_iter().find(|j| j.job_id == id),
+        _ => None,
+    }
+}
+
+fn still_running(id: u32) -> bool {
+    // Unreachable for a moment is not revoked.
+    match controller::request(&ClientRequest::Jobs {
+        ids: vec![id],
+        detail: false,
+        active_only: false,
+    }) {
+        Ok(ClientResponse::Jobs { jobs, .. }) => jobs
+            .iter()
+            .any(|j| j.job_id == id && j.state == JobStateName::Running),
+        Err(RequestError::Unreachable(_)) => true,
+        _ => false,
+    }
+}
+
+/// Submits `desc` and waits until it runs; prints Slurm's lines on the way.
+pub fn grant(prog: &str, desc: spur_proto::JobDesc, quiet: bool) -> Result<JobInfo, ExitCode> {
+    let id = match controller::request(&ClientRequest::Submit(Box::new(desc))) {
+        Ok(ClientResponse::Submitted { job_id }) => job_id,
+        Ok(_) => {
+            eprintln!("{prog}: error: Job submit/allocate failed: Unexpected message received");
+            return Err(ExitCode::from(1));
+        }
+        Err(e) => {
+            eprintln!("{prog}: error: Job submit/allocate failed: {e}");
+            return Err(ExitCode::from(1));
+        }
+    };
+    let started = Instant::now();
+    let mut announced = false;
+    let mut pause = Duration::from_millis(2);
+    loop {
+        match job(id) {
+            Some(j) if j.state == JobStateName::Running => {
+                if announced && !quiet {
+                    eprintln!("{prog}: job {id} has been allocated resources");
+                }
+                // srun says nothing of a grant; salloc always does.
+                if !quiet && prog == "salloc" {
+                    eprintln!("{prog}: Granted job allocation {id}");
+                }
+                return Ok(j);
+            }
+            Some(j) if j.state == JobStateName::Pending => {
+                if !announced && started.elapsed() > Duration::from_millis(100) {
+                    announced = true;
+                    if !quiet {
+                        if prog == "salloc" {
+                            eprintln!("{prog}: Pending job allocation {id}");
+                        }
+                        eprintln!("{prog}: job {id} queued and waiting for resources");
+                    }
+                }
+            }
+            _ => {
+                eprintln!("{prog}: error: Job allocation {id} has been revoked.");
+                return Err(ExitCode::from(1));
+            }
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(500));
+    }
+}
+
+/// The variables a command holding allocation `job` gets (salloc's list).
+pub fn allocation_env(job: &JobInfo, host: &Host) -> Vec<(String, String)> {
+    let mut env = Vec::new();
+    let mut set = |k: &str, v: String| env.push((k.to_string(), v));
+    let id = job.job_id.to_string();
+    let cpus = compress(&job.cpus_per_node);
+    set("SLURM_JOB_ID", id.clone());
+    set("SLURM_JOBID", id);
+    set("SLURM_JOB_NAME", job.name.clone());
+    set("SLURM_JOB_NODELIST", job.nodes.clone());
+    set("SLURM_NODELIST", job.nodes.clone());
+    set("SLURM_JOB_NUM_NODES", job.num_nodes.to_string());
+    set("SLURM_NNODES", job.num_nodes.to_string());
+    set("SLURM_JOB_CPUS_PER_NODE", cpus);
+    set("SLURM_JOB_PARTITION", job.partition.clone());
+    set("SLURM_JOB_QOS", job.qos.clone());
+    if let Some(a) = &job.account {
+        set("SLURM_JOB_ACCOUNT", a.clone());
+    }
+    set("SLURM_SUBMIT_DIR", host.cwd.clone());
+    set("SLURM_SUBMIT_HOST", host.hostname.clone());
+    if let Some(g) = job.tres_per_job.as_deref().and_then(|t| t.rsplit(':').next()) {
+        set("SLURM_GPUS", g.to_string());
+    }
+    if let Some(g) = job.tres_per_node.as_deref().and_then(|t| t.rsplit(':').next()) {
+        set("SLURM_GPUS_PER_NODE", g.to_string());
+    }
+    if job.ntasks_per_node > 0 {
+        set("SLURM_NTASKS_PER_NODE", job.ntasks_per_node.to_string());
+    }
+    env
+}
+
+/// `4(x2),2`: per-node counts as Slurm compresses them.
+fn compress(counts: &[u32]) -> String {
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < counts.len() {
+        let run = counts[i..].iter().take_while(|&&c| c == counts[i]).count();
+        parts.push(if run > 1 {
+            format!("{}(x{run})", counts[i])
+        } else {
+            counts[i].to_string()
+        });
+        i += run;
+    }
+    parts.join(",")
+}

@@ -1,0 +1,89 @@
+//! salloc's command line: the same options as sbatch (Slurm parses both
+//! with slurm_opt.c), read the same way, into an interactive job: no batch
+//! script, the command to run instead. Error texts are sbatch's with the
+//! command's own name.
+
+use std::ffi::OsString;
+
+use clap::FromArgMatches;
+
+use spur_proto::JobDesc;
+
+use super::args::{self, SbatchArgs};
+use super::layer::{self, Layers};
+use super::{desc, informational, unacted, Host};
+
+/// An allocation to ask for, and what to run in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Allocation {
+    /// The job.
+    pub desc: JobDesc,
+    /// The command (empty: the user's shell).
+    pub command: Vec<String>,
+    /// `-Q`.
+    pub quiet: bool,
+    /// Lines for stderr before the request.
+    pub warnings: Vec<String>,
+}
+
+/// What the command line asks for: an allocation, or text to print and
+/// the exit status (`--help`, `--version`, or an error).
+pub fn parse(prog: &'static str, words: &[OsString], host: &Host) -> Result<Allocation, (String, u8)> {
+    let rename = |text: String| text.replace("sbatch: ", &format!("{prog}: ")).replace("sbatch --", &format!("{prog} --"));
+    let fail = |e: super::error::SbatchError| {
+        let code = match e.exit_code() {
+            spur_proto::ExitCode::Usage => 255,
+            _ => 1,
+        };
+        (rename(format!("{e}\n")), code)
+    };
+    let cmd = args::command().name(prog);
+    let mut words = words.to_vec();
+    if words.is_empty() {
+        words.push(OsString::from(prog));
+    }
+    let cmdline = layer::parse(&cmd, &words).map_err(fail)?;
+    let first = SbatchArgs::from_arg_matches(&cmdline).expect("matches come from this command");
+    let mut shown = Vec::new();
+    if let Some(code) = informational(&first, &cmd, &mut shown) {
+        return Err((rename(String::from_utf8_lossy(&shown).into_owned()), code));
+    }
+    let command: Vec<String> = first
+        .script
+        .iter()
+        .map(|w| w.to_string_lossy().into_owned())
+        .collect();
+    let none: [&str; 1] = [prog];
+    let layers = Layers {
+        directives: layer::parse_directives(&cmd, &[]).map_err(fail)?,
+        env: layer::parse(&cmd, &none.map(OsString::from)).map_err(fail)?,
+        cmdline,
+    };
+    let merged = layer::parse(&cmd, &layers.merged_words(&cmd)).map_err(fail)?;
+    let all = SbatchArgs::from_arg_matches(&merged).expect("matches come from this command");
+    let ctx = desc::Context {
+        script: String::new(),
+        script_path: None,
+        wrap: false,
+        argv: Vec::new(),
+        env: &host.env,
+        cwd: host.cwd.clone(),
+        hostname: host.hostname.clone(),
+        now: host.now,
+    };
+    let built = desc::build(&all, &layers, unacted::given(&merged), &ctx).map_err(fail)?;
+    let mut desc = built.desc;
+    desc.script = None;
+    desc.argv = Vec::new();
+    desc.interactive = true;
+    // Slurm names an salloc job "interactive" unless -J says otherwise.
+    if all.job_name.is_none() {
+        desc.name = Some("interactive".into());
+    }
+    Ok(Allocation {
+        desc,
+        command,
+        quiet: first.quiet,
+        warnings: built.warnings.into_iter().map(rename).collect(),
+    })
+}

@@ -1,0 +1,659 @@
+//! srun's command line, with Slurm's option names and the SLURM_* input
+//! variables a batch script hands down (SLURM_JOB_ID, SLURM_NTASKS, ...).
+//! Options spur does not act on are accepted with one warning each.
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::{ArgAction, Parser};
+
+use spur_proto::{OpenMode, StepRequest};
+
+/// srun's options.
+#[derive(Debug, Clone, Parser)]
+#[command(
+    name = "srun",
+    disable_help_flag = true,
+    disable_version_flag = true,
+    trailing_var_arg = true
+)]
+pub struct Cli {
+    #[arg(short = 'n', long = "ntasks")]
+    ntasks: Option<u32>,
+    #[arg(short = 'N', long = "nodes")]
+    nodes: Option<String>,
+    #[arg(long = "ntasks-per-node")]
+    ntasks_per_node: Option<u32>,
+    #[arg(short = 'c', long = "cpus-per-task")]
+    cpus_per_task: Option<u32>,
+    #[arg(long = "gpus-per-task")]
+    gpus_per_task: Option<String>,
+    #[arg(long = "gpus-per-node")]
+    gpus_per_node: Option<String>,
+    #[arg(short = 'G', long = "gpus")]
+    gpus: Option<String>,
+    #[arg(long = "gres")]
+    gres: Option<String>,
+    #[arg(short = 'l', long = "label", action = ArgAction::SetTrue)]
+    label: bool,
+    #[arg(short = 'u', long = "unbuffered", action = ArgAction::SetTrue)]
+    unbuffered: bool,
+    #[arg(short = 'o', long = "output")]
+    output: Option<String>,
+    #[arg(short = 'e', long = "error")]
+    error: Option<String>,
+    #[arg(short = 'i', long = "input")]
+    input: Option<String>,
+    #[arg(long = "open-mode")]
+    open_mode: Option<String>,
+    #[arg(short = 'J', long = "job-name")]
+    job_name: Option<String>,
+    #[arg(short = 't', long = "time")]
+    time: Option<String>,
+    #[arg(long = "exact", action = ArgAction::SetTrue)]
+    exact: bool,
+    #[arg(long = "overlap", action = ArgAction::SetTrue)]
+    overlap: bool,
+    #[arg(
+        short = 'K',
+        long = "kill-on-bad-exit",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "1"
+    )]
+    kill_on_bad_exit: Option<u8>,
+    #[arg(short = 'W', long = "wait")]
+    wait: Option<u64>,
+    #[arg(long = "export")]
+    export: Option<String>,
+    #[arg(short = 'D', long = "chdir")]
+    chdir: Option<String>,
+    #[arg(long = "multi-prog", action = ArgAction::SetTrue)]
+    multi_prog: bool,
+    #[arg(long = "mpi")]
+    mpi: Option<String>,
+    #[arg(long = "cpu-bind")]
+    cpu_bind: Option<String>,
+    #[arg(short = 'w', long = "nodelist")]
+    nodelist: Option<String>,
+    #[arg(long = "jobid")]
+    jobid: Option<u32>,
+    #[arg(short = 'v', long = "verbose", action = ArgAction::Count)]
+    verbose: u8,
+    #[arg(short = 'Q', long = "quiet", action = ArgAction::SetTrue)]
+    quiet: bool,
+    #[arg(long = "distribution", short = 'm')]
+    distribution: Option<String>,
+    #[arg(long = "mem")]
+    mem: Option<String>,
+    #[arg(long = "mem-per-cpu")]
+    mem_per_cpu: Option<String>,
+    #[arg(long = "gpu-bind")]
+    gpu_bind: Option<String>,
+    #[arg(short = 'p', long = "partition")]
+    partition: Option<String>,
+    #[arg(short = 'A', long = "account")]
+    account: Option<String>,
+    #[arg(short = 'q', long = "qos")]
+    qos: Option<String>,
+    #[arg(short = 'C', long = "constraint")]
+    constraint: Option<String>,
+    #[arg(short = 'x', long = "exclude")]
+    exclude: Option<String>,
+    #[arg(long = "exclusive", num_args = 0..=1, require_equals = true, default_missing_value = "node")]
+    exclusive: Option<String>,
+    #[arg(long = "comment")]
+    comment: Option<String>,
+    /// The program and its arguments (everything from the first word that
+    /// is not an option is the program's).
+    command: Vec<String>,
+}
+
+/// What srun does, resolved from the command line and the environment.
+#[derive(Debug, Clone)]
+pub struct SrunArgs {
+    /// The job the step runs in.
+    pub job_id: Option<u32>,
+    /// The step request.
+    pub ntasks: Option<u32>,
+    /// `-N`.
+    pub nodes: Option<u32>,
+    /// `--ntasks-per-node`.
+    pub ntasks_per_node: Option<u32>,
+    /// `-c`.
+    pub cpus_per_task: Option<u32>,
+    /// `--gpus-per-task`.
+    pub gpus_per_task: Option<u32>,
+    /// `--gpus-per-node` / `--gres=gpu:N`.
+    pub gpus_per_node: Option<u32>,
+    /// `--gpus`.
+    pub gpus: Option<u32>,
+    /// `-w`, expanded.
+    pub nodelist: Vec<String>,
+    /// `-l`.
+    pub label: bool,
+    /// `-o`.
+    pub output: Option<String>,
+    /// `-e`.
+    pub error: Option<String>,
+    /// `-i` (None: srun's stdin to task 0; Some("none"): nothing).
+    pub input: Option<String>,
+    /// `--open-mode`.
+    pub open_mode: OpenMode,
+    /// The step's name.
+    pub name: String,
+    /// `-t` in seconds.
+    pub time_limit: Option<u64>,
+    /// `-K`.
+    pub kill_on_bad_exit: bool,
+    /// `-W`.
+    pub wait: Option<u64>,
+    /// The tasks' environment from srun's side.
+    pub env: Vec<(String, String)>,
+    /// The working directory.
+    pub cwd: String,
+    /// `--multi-prog`: per task, its command.
+    pub multi_prog: Vec<(u32, Vec<String>)>,
+    /// The program and arguments.
+    pub command: Vec<String>,
+    /// `-Q`.
+    pub quiet: bool,
+    /// One warning per option given that spur does not act on.
+    pub warnings: Vec<String>,
+    /// What Slurm's srun says at info level (`srun: Warning: can't run...`).
+    pub notes: Vec<String>,
+    /// Outside an allocation: the allocation to ask for first.
+    pub allocation: spur_proto::JobDesc,
+}
+
+impl SrunArgs {
+    /// The step request for job `job_id`.
+    pub fn step_request(&self, job_id: u32) -> StepRequest {
+        StepRequest {
+            job_id,
+            name: self.name.clone(),
+            ntasks: self.ntasks,
+            nodes: self.nodes,
+            ntasks_per_node: self.ntasks_per_node,
+            cpus_per_task: self.cpus_per_task,
+            gpus_per_task: self.gpus_per_task,
+            gpus_per_node: self.gpus_per_node,
+            gpus: self.gpus,
+            time_limit: self.time_limit,
+            nodelist: self.nodelist.clone(),
+        }
+    }
+}
+
+fn fail(text: &str) -> ExitCode {
+    eprintln!("srun: error: {text}");
+    ExitCode::from(1)
+}
+
+fn count(option: &str, text: &str) -> Result<u32, ExitCode> {
+    let digits = text.rsplit(':').next().unwrap_or(text);
+    digits
+        .parse()
+        .map_err(|_| fail(&format!("Invalid {option} specification: {text}")))
+}
+
+/// Reads the command line and the environment.
+pub fn parse(args: Vec<OsString>) -> Result<SrunArgs, ExitCode> {
+    let last = args.last().cloned().unwrap_or_default();
+    let cli = Cli::try_parse_from(args).map_err(|e| {
+        eprint!("{}", crate::getopt::error("srun", &e, &last));
+        ExitCode::from(1)
+    })?;
+    resolve(cli, std::env::vars().collect())
+}
+
+/// The options from `cli` and the environment `env` (pure but for
+/// reading a `--multi-prog` file and the working directory).
+pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCode> {
+    let var = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+    let mut warnings = Vec::new();
+    let mut notes = Vec::new();
+    let job_id = cli
+        .jobid
+        .or_else(|| var("SLURM_JOB_ID").and_then(|v| v.parse().ok()));
+    // Slurm's input variables, each standing for an option not given (a
+    // batch script hands its -N, -n and --ntasks-per-node down this way;
+    // -c, as of 22.05, is not handed down).
+    let env_count = |k: &str| var(k).and_then(|v| v.parse::<u32>().ok());
+    let nodes = match &cli.nodes {
+        // `-N min-max`: the step takes the minimum.
+        Some(n) => Some(count("node count", n.split('-').next().unwrap_or(n))?),
+        None => env_count("SLURM_JOB_NUM_NODES"),
+    };
+    let ntasks = cli
+        .ntasks
+        .or_else(|| env_count("SLURM_NTASKS"))
+        .or_else(|| env_count("SLURM_NPROCS"));
+    let ntasks_per_node = cli
+        .ntasks_per_node
+        .or_else(|| env_count("SLURM_NTASKS_PER_NODE"));
+    let mut nodes_final = nodes;
+    if let (Some(t), Some(n)) = (ntasks, nodes) {
+        if t < n && t > 0 {
+            notes.push(format!(
+                "Warning: can't run {t} processes on {n} nodes, setting nnodes to {t}"
+            ));
+            nodes_final = Some(t);
+        }
+    }
+    let gpus_per_node = match (&cli.gpus_per_node, &cli.gres) {
+        (Some(g), _) => Some(count("--gpus-per-node", g)?),
+        (None, Some(g)) if g.starts_with("gpu") => Some(count("--gres", g)?),
+        (None, Some(g)) if g != "none" => {
+            return Err(fail(&format!("Invalid generic resource (gres) specification: {g}")))
+        }
+        _ => None,
+    };
+    let time_limit = match &cli.time {
+        Some(t) => match spur_conf::parse_time_minutes(t) {
+            Ok(Some(0)) | Ok(None) => None,
+            Ok(Some(m)) => Some(m * 60),
+            Err(_) => return Err(fail("Invalid --time specification")),
+        },
+        None => None,
+    };
+    let open_mode = match cli.open_mode.as_deref() {
+        None | Some("truncate") | Some("t") => OpenMode::Truncate,
+        Some("append") | Some("a") => OpenMode::Append,
+        Some(other) => return Err(fail(&format!("Invalid --open-mode argument: {other}"))),
+    };
+    match cli.mpi.as_deref() {
+        None | Some("none") => {}
+        Some(m @ ("pmi2" | "pmix" | "pmix_v3" | "pmix_v4")) => warnings.push(format!(
+            "--mpi={m} is not supported by spur yet; tasks start without PMI"
+        )),
+        Some(m) => return Err(fail(&format!("MPI type '{m}' not found"))),
+    }
+    let inside = job_id.is_some();
+    for (given, what, outside_too) in [
+        (cli.cpu_bind.is_some(), "--cpu-bind", true),
+        (cli.gpu_bind.is_some(), "--gpu-bind", true),
+        (cli.distribution.is_some(), "--distribution", true),
+        (cli.exact, "--exact", true),
+        (cli.overlap, "--overlap", true),
+        (cli.unbuffered, "--unbuffered", true),
+        (cli.mem.is_some(), "--mem", false),
+        (cli.mem_per_cpu.is_some(), "--mem-per-cpu", false),
+        (cli.partition.is_some(), "--partition", false),
+        (cli.account.is_some(), "--account", false),
+        (cli.qos.is_some(), "--qos", false),
+        (cli.constraint.is_some(), "--constraint", false),
+        (cli.exclude.is_some(), "--exclude", false),
+        (cli.exclusive.is_some(), "--exclusive", false),
+        (cli.comment.is_some(), "--comment", false),
+    ] {
+        if given && (inside || outside_too) {
+            warnings.push(format!(
+                "{what} is accepted but not acted on by spur{}",
+                if inside { " inside an allocation" } else { "" }
+            ));
+        }
+    }
+    let cwd = match &cli.chdir {
+        Some(d) => d.clone(),
+        None => std::env::current_dir()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| "/tmp".into()),
+    };
+    if cli.command.is_empty() {
+        return Err(fail("No command given to execute."));
+    }
+    let multi_prog = if cli.multi_prog {
+        let text = std::fs::read_to_string(&cli.command[0])
+            .map_err(|e| fail(&format!("Unable to open {}: {e}", cli.command[0])))?;
+        parse_multi_prog(&text).map_err(|e| fail(&e))?
+    } else {
+        Vec::new()
+    };
+    let task_env = match cli.export.as_deref() {
+        None | Some("ALL") => env.clone(),
+        Some(spec) => {
+            let mut out: Vec<(String, String)> = Vec::new();
+            let mut all = false;
+            for item in spec.split(',') {
+                match item {
+                    "ALL" => all = true,
+                    "NONE" | "NIL" => {}
+                    _ => match item.split_once('=') {
+                        Some((k, v)) => out.push((k.into(), v.into())),
+                        None => {
+                            if let Some(v) = var(item) {
+                                out.push((item.into(), v));
+                            }
+                        }
+                    },
+                }
+            }
+            // The step still needs to find the controller's configuration.
+            for k in ["SLURM_CONF", "PATH"] {
+                if !out.iter().any(|(n, _)| n == k) {
+                    if let Some(v) = var(k).filter(|_| k == "SLURM_CONF" || all) {
+                        out.push((k.into(), v));
+                    }
+                }
+            }
+            if all {
+                let mut merged = env.clone();
+                merged.extend(out);
+                merged
+            } else {
+                out
+            }
+        }
+    };
+    let name = cli.job_name.clone().unwrap_or_else(|| {
+        std::path::Path::new(&cli.command[0])
+            .file_name()
+            .map_or_else(|| cli.command[0].clone(), |n| n.to_string_lossy().into())
+    });
+    let allocation = allocation_desc(&cli, &AllocationCounts {
+        nodes: nodes_final,
+        ntasks,
+        ntasks_per_node,
+        time_limit,
+        name: &name,
+        cwd: &cwd,
+    })
+    .map_err(|e| fail(&e))?;
+    Ok(SrunArgs {
+        allocation,
+        job_id,
+        ntasks,
+        nodes: nodes_final,
+        ntasks_per_node,
+        cpus_per_task: cli.cpus_per_task,
+        gpus_per_task: cli
+            .gpus_per_task
+            .as_deref()
+            .map(|g| count("--gpus-per-task", g))
+            .transpose()?,
+        gpus_per_node,
+        gpus: cli.gpus.as_deref().map(|g| count("--gpus", g)).transpose()?,
+        nodelist: match &cli.nodelist {
+            Some(list) => spur_conf::hostlist::expand(list)
+                .map_err(|_| fail(&format!("Invalid node name specified: {list}")))?,
+            None => Vec::new(),
+        },
+        label: cli.label,
+        output: cli.output,
+        error: cli.error,
+        input: cli.input,
+        open_mode,
+        name,
+        time_limit,
+        kill_on_bad_exit: cli.kill_on_bad_exit.is_some_and(|k| k != 0),
+        wait: cli.wait.filter(|&w| w > 0),
+        env: task_env,
+        cwd,
+        multi_prog,
+        command: cli.command,
+        quiet: cli.quiet,
+        warnings,
+        notes,
+    })
+}
+
+/// The counts an allocation for srun takes from the resolved options.
+struct AllocationCounts<'a> {
+    nodes: Option<u32>,
+    ntasks: Option<u32>,
+    ntasks_per_node: Option<u32>,
+    time_limit: Option<u64>,
+    name: &'a str,
+    cwd: &'a str,
+}
+
+/// The interactive job srun asks for when it runs outside an allocation.
+fn allocation_desc(cli: &Cli, c: &AllocationCounts<'_>) -> Result<spur_proto::JobDesc, String> {
+    let gpus = |t: &Option<String>| -> Result<Option<u32>, String> {
+        t.as_deref()
+            .map(|g| {
+                g.rsplit(':')
+                    .next()
+                    .unwrap_or(g)
+                    .parse()
+                    .map_err(|_| format!("Invalid GPU specification: {g}"))
+            })
+            .transpose()
+    };
+    let mem = |t: &Option<String>| -> Result<Option<u64>, String> {
+        t.as_deref()
+            .map(|m| spur_conf::parse_memory_mb(m).map_err(|_| format!("Invalid --mem specification: {m}")))
+            .transpose()
+    };
+    let hosts = |t: &Option<String>| -> Result<Vec<String>, String> {
+        t.as_deref().map_or(Ok(Vec::new()), |l| {
+            spur_conf::hostlist::expand(l).map_err(|_| format!("Invalid node name specified: {l}"))
+        })
+    };
+    let mut desc = spur_proto::JobDesc {
+        name: Some(c.name.to_string()),
+        account: cli.account.clone(),
+        partitions: cli
+            .partition
+            .as_deref()
+            .map(|p| p.split(',').map(str::to_string).collect())
+            .unwrap_or_default(),
+        qos: cli.qos.clone(),
+        min_nodes: c.nodes,
+        ntasks: c.ntasks,
+        ntasks_per_node: c.ntasks_per_node,
+        cpus_per_task: cli.cpus_per_task,
+        gpus: gpus(&cli.gpus)?,
+        gpus_per_node: match (&cli.gpus_per_node, &cli.gres) {
+            (Some(_), _) => gpus(&cli.gpus_per_node)?,
+            (None, Some(g)) if g.starts_with("gpu") => gpus(&cli.gres)?,
+            _ => None,
+        },
+        gpus_per_task: gpus(&cli.gpus_per_task)?,
+        required_nodes: hosts(&cli.nodelist)?,
+        excluded_nodes: hosts(&cli.exclude)?,
+        constraint: cli.constraint.clone(),
+        time_limit: c.time_limit,
+        comment: cli.comment.clone(),
+        work_dir: c.cwd.to_string(),
+        submit_host: crate::sbatch::short_hostname(),
+        interactive: true,
+        ..Default::default()
+    };
+    if let Some(mb) = mem(&cli.mem)? {
+        desc.mem = spur_proto::MemSpec::PerNode(mb);
+    } else if let Some(mb) = mem(&cli.mem_per_cpu)? {
+        desc.mem = spur_proto::MemSpec::PerCpu(mb);
+    }
+    if cli.exclusive.is_some() {
+        desc.exclusive = spur_proto::ExclusiveMode::Node;
+    }
+    Ok(desc)
+}
+
+/// A line cut into words at blanks, with '...' and "..." quoting.
+fn split_words(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quote = None;
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err(format!("Unterminated quote in --multi-prog line: {line}"));
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+/// `--multi-prog` file: `ranks program args...` per line, `#` comments;
+/// ranks are `*`, `N`, `N-M` and commas of those; `%t` in the arguments is
+/// the task id and `%o` its offset within the line's ranks.
+pub fn parse_multi_prog(text: &str) -> Result<Vec<(u32, Vec<String>)>, String> {
+    const ANY: u32 = u32::MAX;
+    let mut lines: Vec<(Vec<(u32, u32)>, Vec<String>)> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut words = split_words(line)?.into_iter();
+        let ranks = words.next().unwrap_or_default();
+        let argv: Vec<String> = words.collect();
+        if argv.is_empty() {
+            return Err(format!("Invalid --multi-prog line {}: {line}", n + 1));
+        }
+        let mut spans = Vec::new();
+        for r in ranks.split(',') {
+            let span = if r == "*" {
+                (0, ANY)
+            } else if let Some((a, b)) = r.split_once('-') {
+                (
+                    a.parse().map_err(|_| format!("Invalid task range: {r}"))?,
+                    b.parse().map_err(|_| format!("Invalid task range: {r}"))?,
+                )
+            } else {
+                let t = r.parse().map_err(|_| format!("Invalid task range: {r}"))?;
+                (t, t)
+            };
+            spans.push(span);
+        }
+        lines.push((spans, argv));
+    }
+    // Expanded lazily per task by `command_for`; here every listed rank up
+    // to 4096 and the `*` line as rank ANY.
+    let mut out = Vec::new();
+    for (spans, argv) in &lines {
+        let mut offset = 0;
+        for &(a, b) in spans {
+            if b == ANY {
+                out.push((ANY, argv.clone()));
+                continue;
+            }
+            for t in a..=b.min(a + 4096) {
+                let args = argv
+                    .iter()
+                    .map(|w| w.replace("%t", &t.to_string()).replace("%o", &offset.to_string()))
+                    .collect();
+                out.push((t, args));
+                offset += 1;
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolve_with(args: &[&str], env: &[(&str, &str)]) -> SrunArgs {
+        let mut argv = vec!["srun"];
+        argv.extend_from_slice(args);
+        let cli = Cli::try_parse_from(argv).expect("parses");
+        let env = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        resolve(cli, env).expect("resolves")
+    }
+
+    #[test]
+    fn a_batch_scripts_task_and_node_counts_are_the_default() {
+        let env = [
+            ("SLURM_JOB_ID", "7"),
+            ("SLURM_NTASKS", "4"),
+            ("SLURM_JOB_NUM_NODES", "2"),
+        ];
+        let a = resolve_with(&["hostname"], &env);
+        assert_eq!((a.job_id, a.ntasks, a.nodes), (Some(7), Some(4), Some(2)));
+        let a = resolve_with(&["-n", "1", "hostname"], &env);
+        assert_eq!((a.ntasks, a.nodes), (Some(1), Some(1)));
+        assert_eq!(
+            a.notes,
+            vec!["Warning: can't run 1 processes on 2 nodes, setting nnodes to 1"]
+        );
+        let a = resolve_with(&["-N", "1", "hostname"], &env);
+        assert_eq!((a.ntasks, a.nodes), (Some(4), Some(1)));
+    }
+
+    #[test]
+    fn attached_values_are_options_and_the_rest_is_the_program() {
+        let a = resolve_with(&["-N3", "-n3", "-l", "sh", "-c", "echo -N"], &[]);
+        assert_eq!((a.nodes, a.ntasks), (Some(3), Some(3)));
+        assert_eq!(a.command, vec!["sh", "-c", "echo -N"]);
+    }
+
+    #[test]
+    fn the_program_keeps_its_own_options() {
+        let a = resolve_with(&["-l", "bash", "-c", "echo -n x"], &[("SLURM_JOB_ID", "3")]);
+        assert!(a.label);
+        assert_eq!(a.command, vec!["bash", "-c", "echo -n x"]);
+        assert_eq!(a.name, "bash");
+    }
+
+    #[test]
+    fn gres_and_gpus_per_node_give_the_gpus_per_node() {
+        let a = resolve_with(&["--gres=gpu:2", "true"], &[]);
+        assert_eq!(a.gpus_per_node, Some(2));
+        let a = resolve_with(&["--gpus-per-task=1", "true"], &[]);
+        assert_eq!(a.gpus_per_task, Some(1));
+    }
+
+    #[test]
+    fn kill_on_bad_exit_takes_its_value_only_attached() {
+        let a = resolve_with(&["-K", "sh", "-c", "true"], &[]);
+        assert!(a.kill_on_bad_exit);
+        assert_eq!(a.command, vec!["sh", "-c", "true"]);
+        let a = resolve_with(&["--kill-on-bad-exit=0", "true"], &[]);
+        assert!(!a.kill_on_bad_exit);
+    }
+
+    #[test]
+    fn pmi_is_accepted_with_a_warning() {
+        let a = resolve_with(&["--mpi=pmix", "true"], &[]);
+        assert_eq!(a.warnings.len(), 1);
+        assert!(a.warnings[0].contains("pmix"));
+    }
+
+    #[test]
+    fn multi_prog_lines_give_each_task_its_command() {
+        let got = parse_multi_prog("# comment\n0 echo first\n1-2 echo rank %t offset %o\n")
+            .expect("parses");
+        assert_eq!(got[0], (0, vec!["echo".into(), "first".into()]));
+        assert_eq!(
+            got[2],
+            (
+                2,
+                vec!["echo".into(), "rank".into(), "2".into(), "offset".into(), "1".into()]
+            )
+        );
+        assert!(parse_multi_prog("0\n").is_err());
+        let quoted = parse_multi_prog("* sh -c 'echo worker %t'\n").expect("parses");
+        assert_eq!(
+            quoted[0].1,
+            vec!["sh".to_string(), "-c".into(), "echo worker %t".into()]
+        );
+    }
+}

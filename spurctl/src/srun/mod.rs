@@ -1,0 +1,75 @@
+//! `srun`: inside an allocation (a batch script, or a shell salloc holds)
+//! it asks the controller for a step; outside one it first asks for an
+//! allocation of its own, and gives it back at the end. It launches the
+//! step's tasks on every node of the step through the nodes' agents,
+//! brings their output back (labelled with `-l`, or into `-o`/`-e` files),
+//! feeds its stdin to task 0, forwards signals, and exits with the highest
+//! task exit code.
+
+mod args;
+mod session;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use spur_proto::{ClientRequest, ClientResponse};
+
+use crate::controller::{self, RequestError};
+
+pub use args::SrunArgs;
+
+/// `srun`.
+pub fn run(args: Vec<OsString>) -> ExitCode {
+    let opts = match args::parse(args) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    for w in &opts.warnings {
+        eprintln!("srun: warning: {w}");
+    }
+    if !opts.quiet {
+        for n in &opts.notes {
+            eprintln!("srun: {n}");
+        }
+    }
+    let (job_id, own) = match opts.job_id {
+        Some(id) => (id, false),
+        None => match crate::salloc::grant("srun", opts.allocation.clone(), opts.quiet) {
+            Ok(job) => (job.job_id, true),
+            Err(code) => return code,
+        },
+    };
+    let status = step(&opts, job_id);
+    if own {
+        crate::salloc::release(job_id, i32::from(status), 0);
+    }
+    ExitCode::from(status)
+}
+
+/// Runs one step in job `job_id`; srun's exit status.
+fn step(opts: &SrunArgs, job_id: u32) -> u8 {
+    let req = opts.step_request(job_id);
+    let (grant, signature) = match controller::request(&ClientRequest::StepCreate(req)) {
+        Ok(ClientResponse::StepCreated { grant, signature }) => (grant, signature),
+        Ok(_) => {
+            eprintln!("srun: error: Unable to create step for job {job_id}: Unexpected message received");
+            return 1;
+        }
+        Err(RequestError::Refused(e)) => {
+            eprintln!("srun: error: Unable to create step for job {job_id}: {e}");
+            return 1;
+        }
+        Err(e) => {
+            eprintln!("srun: error: Unable to create step for job {job_id}: {e}");
+            return 1;
+        }
+    };
+    let outcome = session::run(opts, grant, signature);
+    let _ = controller::request(&ClientRequest::StepComplete {
+        job_id,
+        step_id: outcome.step_id,
+        exit_code: outcome.exit_code,
+        signal: outcome.signal,
+    });
+    outcome.status
+}

@@ -1,0 +1,538 @@
+//! One step, from srun's side: a connection to each node's agent carrying
+//! the signed grant, then one loop that takes the nodes' output and task
+//! exits, srun's stdin, and the signals srun gets, and ends when every task
+//! has ended.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use spur_proto::{
+    frame, FromStep, Hello, OpenMode, PatternValues, Role, StepGrant, TaskLaunch, ToStep,
+    PROTOCOL_VERSION,
+};
+
+use super::SrunArgs;
+
+/// How a step ended, from srun's side.
+#[derive(Debug, Clone, Copy)]
+pub struct Outcome {
+    /// The step.
+    pub step_id: u32,
+    /// The highest task exit code.
+    pub exit_code: i32,
+    /// A signal that ended a task (0: none).
+    pub signal: i32,
+    /// srun's own exit status.
+    pub status: u8,
+}
+
+enum Event {
+    Node(usize, FromStep),
+    Closed(usize, String),
+    Stdin(Vec<u8>),
+    StdinEof,
+    Signal(i32),
+}
+
+/// The write end of the signal pipe, for the handler.
+static SIGNAL_PIPE: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    let fd = SIGNAL_PIPE.load(std::sync::atomic::Ordering::Relaxed);
+    if fd >= 0 {
+        let byte = sig as u8;
+        // SAFETY: write is async-signal-safe.
+        unsafe { libc::write(fd, [byte].as_ptr().cast(), 1) };
+    }
+}
+
+/// Sends srun's signals into the event loop.
+fn catch_signals(tx: mpsc::Sender<Event>) {
+    let mut fds = [0; 2];
+    // SAFETY: pipe writes two descriptors into the array.
+    if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+        return;
+    }
+    SIGNAL_PIPE.store(fds[1], std::sync::atomic::Ordering::Relaxed);
+    for sig in [
+        libc::SIGINT,
+        libc::SIGTERM,
+        libc::SIGHUP,
+        libc::SIGQUIT,
+        libc::SIGUSR1,
+        libc::SIGUSR2,
+    ] {
+        // SAFETY: installing an async-signal-safe handler.
+        unsafe { libc::signal(sig, on_signal as *const () as libc::sighandler_t) };
+    }
+    let read_fd = fds[0];
+    std::thread::spawn(move || loop {
+        let mut b = [0u8; 1];
+        // SAFETY: reading into a local buffer.
+        if unsafe { libc::read(read_fd, b.as_mut_ptr().cast(), 1) } != 1 {
+            return;
+        }
+        if tx.send(Event::Signal(i32::from(b[0]))).is_err() {
+            return;
+        }
+    });
+}
+
+/// Where one stream of one task goes.
+struct Sink {
+    file: Option<std::fs::File>,
+    stderr: bool,
+}
+
+/// Output of all tasks: line-assembled, labelled with `-l`.
+struct Output {
+    label_width: Option<usize>,
+    partial: BTreeMap<(u32, bool), Vec<u8>>,
+    sinks: BTreeMap<(u32, bool), Sink>,
+}
+
+impl Output {
+    fn write(&mut self, task: u32, stderr: bool, data: &[u8]) {
+        let buf = self.partial.entry((task, stderr)).or_default();
+        buf.extend_from_slice(data);
+        let Some(end) = buf.iter().rposition(|&b| b == b'\n') else {
+            return;
+        };
+        let lines: Vec<u8> = buf.drain(..=end).collect();
+        self.emit(task, stderr, &lines);
+    }
+
+    fn flush(&mut self, task: u32) {
+        for stderr in [false, true] {
+            if let Some(rest) = self.partial.remove(&(task, stderr)) {
+                if !rest.is_empty() {
+                    self.emit(task, stderr, &rest);
+                }
+            }
+        }
+    }
+
+    fn emit(&mut self, task: u32, stderr: bool, text: &[u8]) {
+        let mut out = Vec::with_capacity(text.len() + 8);
+        match self.label_width {
+            Some(w) => {
+                for line in text.split_inclusive(|&b| b == b'\n') {
+                    out.extend_from_slice(format!("{task:>w$}: ").as_bytes());
+                    out.extend_from_slice(line);
+                }
+            }
+            None => out.extend_from_slice(text),
+        }
+        let sink = self.sinks.get_mut(&(task, stderr));
+        match sink {
+            Some(Sink {
+                file: Some(f),
+                ..
+            }) => {
+                let _ = f.write_all(&out);
+            }
+            Some(Sink { stderr: true, .. }) => {
+                let _ = std::io::stderr().write_all(&out);
+            }
+            _ => {
+                let mut o = std::io::stdout().lock();
+                let _ = o.write_all(&out);
+                let _ = o.flush();
+            }
+        }
+    }
+}
+
+fn open_sink(path: &str, mode: OpenMode, opened: &mut BTreeMap<String, std::fs::File>) -> Option<std::fs::File> {
+    if let Some(f) = opened.get(path) {
+        return f.try_clone().ok();
+    }
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create(true);
+    match mode {
+        OpenMode::Append => o.append(true),
+        OpenMode::Truncate => o.truncate(true),
+    };
+    match o.open(path) {
+        Ok(f) => {
+            let copy = f.try_clone().ok();
+            opened.insert(path.to_string(), f);
+            copy
+        }
+        Err(e) => {
+            eprintln!("srun: error: Could not open stdout file {path}: {e}");
+            None
+        }
+    }
+}
+
+/// Where each task's streams go (`-o`, `-e`, patterns per task).
+fn sinks(opts: &SrunArgs, grant: &StepGrant) -> BTreeMap<(u32, bool), Sink> {
+    let mut opened = BTreeMap::new();
+    let mut sinks = BTreeMap::new();
+    let step = grant.step_id.to_string();
+    for (index, node) in grant.nodes.iter().enumerate() {
+        for &task in &node.tasks {
+            let values = PatternValues {
+                job_id: grant.job_id,
+                step: Some(&step),
+                node: &node.name,
+                node_index: index as u32,
+                task,
+                user: &grant.user_name,
+                job_name: &opts.name,
+                ..Default::default()
+            };
+            let out = opts
+                .output
+                .as_deref()
+                .filter(|p| *p != "none")
+                .map(|p| spur_proto::pattern::expand(p, &values));
+            let err = opts
+                .error
+                .as_deref()
+                .filter(|p| *p != "none")
+                .map(|p| spur_proto::pattern::expand(p, &values));
+            let out_file = out
+                .as_deref()
+                .and_then(|p| open_sink(p, opts.open_mode, &mut opened));
+            let err_file = match &err {
+                Some(p) => open_sink(p, opts.open_mode, &mut opened),
+                None => out_file.as_ref().and_then(|f| f.try_clone().ok()),
+            };
+            sinks.insert(
+                (task, false),
+                Sink {
+                    file: out_file,
+                    stderr: false,
+                },
+            );
+            sinks.insert(
+                (task, true),
+                Sink {
+                    file: err_file,
+                    stderr: true,
+                },
+            );
+        }
+    }
+    sinks
+}
+
+fn tasks_word(ids: &[u32]) -> String {
+    if ids.len() == 1 {
+        format!("task {}", ids[0])
+    } else {
+        format!("tasks {}", crate::squeue::filter::ranges(ids))
+    }
+}
+
+fn signal_name(sig: i32) -> String {
+    // SAFETY: strsignal returns a static or thread-local string.
+    let text = unsafe { std::ffi::CStr::from_ptr(libc::strsignal(sig)) };
+    text.to_string_lossy().into_owned()
+}
+
+/// Connects to node `index` and starts its tasks; its messages go to `tx`.
+fn launch_node(
+    opts: &SrunArgs,
+    grant: &StepGrant,
+    signature: &[u8],
+    index: usize,
+    tx: mpsc::Sender<Event>,
+) -> Result<TcpStream, String> {
+    let node = &grant.nodes[index];
+    let addr = (node.addr.as_str(), node.port);
+    let mut stream = std::net::ToSocketAddrs::to_socket_addrs(&addr)
+        .map_err(|e| e.to_string())?
+        .find_map(|a| TcpStream::connect_timeout(&a, Duration::from_secs(10)).ok())
+        .ok_or_else(|| "Communication connection failure".to_string())?;
+    let _ = stream.set_nodelay(true);
+    let hello = Hello {
+        version: PROTOCOL_VERSION,
+        role: Role::Launcher,
+    };
+    frame::write_sync(&mut stream, &hello).map_err(|e| e.to_string())?;
+    let _: Hello = frame::read_sync(&mut stream).map_err(|e| e.to_string())?;
+    let stdin = node.tasks.contains(&0) && opts.input.as_deref() != Some("none");
+    let launch = TaskLaunch {
+        grant: grant.clone(),
+        signature: signature.to_vec(),
+        node_index: index as u32,
+        argv: opts.command.clone(),
+        cwd: opts.cwd.clone(),
+        env: opts.env.clone(),
+        stdin,
+        multi_prog: opts.multi_prog.clone(),
+    };
+    frame::write_sync(&mut stream, &ToStep::Launch(Box::new(launch))).map_err(|e| e.to_string())?;
+    let mut reader = stream.try_clone().map_err(|e| e.to_string())?;
+    std::thread::spawn(move || loop {
+        match frame::read_sync::<FromStep, _>(&mut reader) {
+            Ok(msg) => {
+                if tx.send(Event::Node(index, msg)).is_err() {
+                    return;
+                }
+            }
+            Err(e) => {
+                let _ = tx.send(Event::Closed(index, e.to_string()));
+                return;
+            }
+        }
+    });
+    Ok(stream)
+}
+
+/// Runs the step `grant` to its end.
+pub fn run(opts: &SrunArgs, grant: StepGrant, signature: Vec<u8>) -> Outcome {
+    let (tx, rx) = mpsc::channel();
+    catch_signals(tx.clone());
+    let ntasks = grant.ntasks();
+    let label = format!("StepId={}.{}", grant.job_id, grant.step_id);
+    let mut output = Output {
+        label_width: opts
+            .label
+            .then(|| ntasks.saturating_sub(1).to_string().len()),
+        partial: BTreeMap::new(),
+        sinks: sinks(opts, &grant),
+    };
+    // One thread per node connects, so a slow node does not hold the rest.
+    let (conn_tx, conn_rx) = mpsc::channel();
+    std::thread::scope(|s| {
+        for index in 0..grant.nodes.len() {
+            let (tx, conn_tx, grant, signature) = (tx.clone(), conn_tx.clone(), &grant, &signature);
+            s.spawn(move || {
+                let _ = conn_tx.send((index, launch_node(opts, grant, signature, index, tx)));
+            });
+        }
+    });
+    drop(conn_tx);
+    let mut writers: Vec<Option<TcpStream>> = (0..grant.nodes.len()).map(|_| None).collect();
+    let mut exits: BTreeMap<u32, (i32, i32)> = BTreeMap::new();
+    for (index, result) in conn_rx {
+        match result {
+            Ok(stream) => writers[index] = Some(stream),
+            Err(e) => {
+                let node = &grant.nodes[index];
+                eprintln!(
+                    "srun: error: Task launch for {label} failed on node {}: {e}",
+                    node.name
+                );
+                for &t in &node.tasks {
+                    exits.insert(t, (1, 0));
+                }
+            }
+        }
+    }
+    let task0 = grant.nodes.iter().position(|n| n.tasks.contains(&0));
+    if let (Some(_), true) = (task0, opts.input.as_deref() != Some("none")) {
+        let tx = tx.clone();
+        let file = opts.input.clone();
+        std::thread::spawn(move || {
+            let mut src: Box<dyn Read> = match file {
+                Some(path) => match std::fs::File::open(&path) {
+                    Ok(f) => Box::new(f),
+                    Err(e) => {
+                        eprintln!("srun: error: Could not open stdin file {path}: {e}");
+                        let _ = tx.send(Event::StdinEof);
+                        return;
+                    }
+                },
+                None => Box::new(std::io::stdin()),
+            };
+            let mut buf = vec![0u8; 64 << 10];
+            loop {
+                match src.read(&mut buf) {
+                    Ok(0) | Err(_) => {
+                        let _ = tx.send(Event::StdinEof);
+                        return;
+                    }
+                    Ok(n) => {
+                        if tx.send(Event::Stdin(buf[..n].to_vec())).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+    }
+    drop(tx);
+    let send_all = |writers: &mut Vec<Option<TcpStream>>, msg: &ToStep| {
+        for w in writers.iter_mut().flatten() {
+            let _ = frame::write_sync(w, msg);
+        }
+    };
+    if !exits.is_empty() {
+        // A node could not start its tasks: the step ends everywhere.
+        send_all(&mut writers, &ToStep::Signal(libc::SIGKILL));
+    }
+    let mut last_interrupt: Option<Instant> = None;
+    let mut first_exit: Option<Instant> = None;
+    let mut killed = false;
+    while exits.len() < ntasks as usize {
+        let timeout = match (opts.wait, first_exit) {
+            (Some(w), Some(t)) => Duration::from_secs(w).saturating_sub(t.elapsed()),
+            _ => Duration::from_secs(3600),
+        };
+        let event = match rx.recv_timeout(timeout) {
+            Ok(e) => e,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if let (Some(w), false) = (opts.wait, killed) {
+                    eprintln!("srun: error: First task exited {w}s ago");
+                    killed = true;
+                    send_all(&mut writers, &ToStep::Signal(libc::SIGKILL));
+                }
+                continue;
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        match event {
+            Event::Node(_, FromStep::Output { task, stderr, data }) => {
+                output.write(task, stderr, &data);
+            }
+            Event::Node(_, FromStep::Exited { task, code, signal }) => {
+                output.flush(task);
+                exits.insert(task, (code, signal));
+                first_exit.get_or_insert_with(Instant::now);
+                if opts.kill_on_bad_exit && (code != 0 || signal != 0) && !killed {
+                    killed = true;
+                    send_all(&mut writers, &ToStep::Signal(libc::SIGKILL));
+                }
+            }
+            Event::Node(index, FromStep::Failed { message }) => {
+                let node = &grant.nodes[index];
+                eprintln!(
+                    "srun: error: Task launch for {label} failed on node {}: {message}",
+                    node.name
+                );
+                for &t in &node.tasks {
+                    exits.entry(t).or_insert((1, 0));
+                }
+                send_all(&mut writers, &ToStep::Signal(libc::SIGKILL));
+            }
+            Event::Node(_, _) => {}
+            Event::Closed(index, why) => {
+                let node = &grant.nodes[index];
+                let lost: Vec<u32> = node
+                    .tasks
+                    .iter()
+                    .copied()
+                    .filter(|t| !exits.contains_key(t))
+                    .collect();
+                if !lost.is_empty() {
+                    eprintln!(
+                        "srun: error: {}: {}: connection to the node lost ({why})",
+                        node.name,
+                        tasks_word(&lost)
+                    );
+                    for t in lost {
+                        exits.insert(t, (1, 0));
+                    }
+                }
+            }
+            Event::Stdin(data) => {
+                if let Some(w) = task0.and_then(|i| writers[i].as_mut()) {
+                    let _ = frame::write_sync(w, &ToStep::Stdin(data));
+                }
+            }
+            Event::StdinEof => {
+                if let Some(w) = task0.and_then(|i| writers[i].as_mut()) {
+                    let _ = frame::write_sync(w, &ToStep::StdinEof);
+                }
+            }
+            Event::Signal(libc::SIGINT) => {
+                if last_interrupt.is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
+                    eprintln!("srun: sending Ctrl-C to {label}");
+                    eprintln!("srun: forcing job termination");
+                    killed = true;
+                    send_all(&mut writers, &ToStep::Signal(libc::SIGKILL));
+                } else {
+                    last_interrupt = Some(Instant::now());
+                    eprintln!("srun: interrupt (one more within 1 sec to abort)");
+                    let running: Vec<u32> =
+                        (0..ntasks).filter(|t| !exits.contains_key(t)).collect();
+                    let done: Vec<u32> = (0..ntasks).filter(|t| exits.contains_key(t)).collect();
+                    if !running.is_empty() {
+                        eprintln!("srun: {label} {}: running", tasks_word(&running));
+                    }
+                    if !done.is_empty() {
+                        eprintln!("srun: {label} {}: exited", tasks_word(&done));
+                    }
+                }
+            }
+            Event::Signal(sig) => send_all(&mut writers, &ToStep::Signal(sig)),
+        }
+    }
+    for t in 0..ntasks {
+        output.flush(t);
+    }
+    report(&grant, &exits, opts.quiet, grant.step_id)
+}
+
+/// Slurm's lines for tasks that failed, and the outcome.
+fn report(grant: &StepGrant, exits: &BTreeMap<u32, (i32, i32)>, quiet: bool, step_id: u32) -> Outcome {
+    let mut exit_code = 0;
+    let mut signal = 0;
+    for node in &grant.nodes {
+        let mut groups: BTreeMap<(i32, i32), Vec<u32>> = BTreeMap::new();
+        for t in &node.tasks {
+            let status = exits.get(t).copied().unwrap_or((1, 0));
+            exit_code = exit_code.max(status.0);
+            if status.1 != 0 {
+                signal = status.1;
+            }
+            if status != (0, 0) {
+                groups.entry(status).or_default().push(*t);
+            }
+        }
+        if quiet {
+            continue;
+        }
+        for ((code, sig), ids) in groups {
+            let what = if sig != 0 {
+                signal_name(sig)
+            } else {
+                format!("Exited with exit code {code}")
+            };
+            eprintln!("srun: error: {}: {}: {what}", node.name, tasks_word(&ids));
+        }
+    }
+    let status = if signal != 0 {
+        (128 + signal).min(255) as u8
+    } else {
+        exit_code.clamp(0, 255) as u8
+    };
+    Outcome {
+        step_id,
+        exit_code,
+        signal,
+        status,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_ids_are_listed_as_ranges() {
+        assert_eq!(tasks_word(&[3]), "task 3");
+        assert_eq!(tasks_word(&[0, 1, 2, 5, 7, 8]), "tasks 0-2,5,7-8");
+    }
+
+    #[test]
+    fn labelled_output_is_whole_lines_padded_to_the_widest_task() {
+        let mut out = Output {
+            label_width: Some(2),
+            partial: BTreeMap::new(),
+            sinks: BTreeMap::new(),
+        };
+        out.write(3, false, b"ab");
+        assert_eq!(out.partial.get(&(3, false)).map(Vec::len), Some(2));
+        out.write(3, false, b"c\nde");
+        assert_eq!(out.partial.get(&(3, false)).map(Vec::as_slice), Some(&b"de"[..]));
+    }
+}

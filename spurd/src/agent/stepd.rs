@@ -1,0 +1,556 @@
+//! `spurd step DIR`: the process that runs one node's part of a job step
+//! (Slurm's slurmstepd). The agent starts it with srun's connection as
+//! file descriptor 3 and the verified launch in DIR/launch.bin, in its own
+//! session, so that it outlives an agent restart. It drops to the job's
+//! user, forks the node's tasks into one process group (recorded in
+//! DIR/pgid for the agent's kills), relays their output to srun and srun's
+//! input to task 0, forwards srun's signals, reports each task's exit, and
+//! kills the tasks if srun goes away. Single-threaded on purpose: it forks.
+
+use std::ffi::CString;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::os::fd::{AsRawFd, FromRawFd, RawFd};
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use spur_proto::{frame, FromStep, TaskLaunch, ToStep};
+
+/// The launch the agent verified, for the step process.
+pub const LAUNCH_FILE: &str = "launch.bin";
+/// The tasks' process group.
+pub const PGID_FILE: &str = "pgid";
+/// srun's connection, as the step process receives it.
+pub const SRUN_FD: RawFd = 3;
+
+/// The write end of the SIGCHLD self-pipe.
+static CHILD_PIPE: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+extern "C" fn on_sigchld(_: libc::c_int) {
+    let fd = CHILD_PIPE.load(std::sync::atomic::Ordering::Relaxed);
+    if fd >= 0 {
+        // SAFETY: write is async-signal-safe; the byte only wakes poll.
+        unsafe { libc::write(fd, [0u8].as_ptr().cast(), 1) };
+    }
+}
+
+/// One task on this node.
+struct Task {
+    /// Global task id.
+    id: u32,
+    pid: libc::pid_t,
+    out: Option<RawFd>,
+    err: Option<RawFd>,
+    status: Option<(i32, i32)>,
+    reported: bool,
+}
+
+/// Runs the step whose launch is in `dir`, talking to srun on fd 3.
+pub fn run(dir: &Path) -> ExitCode {
+    // SAFETY: dispositions at startup; the tasks get the defaults back.
+    unsafe {
+        libc::signal(libc::SIGHUP, libc::SIG_IGN);
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+        libc::signal(libc::SIGTERM, libc::SIG_IGN);
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
+    // SAFETY: the agent passes srun's socket as fd 3 and nothing else owns
+    // it; the tasks must not inherit it.
+    let mut srun = unsafe {
+        libc::fcntl(SRUN_FD, libc::F_SETFD, libc::FD_CLOEXEC);
+        TcpStream::from_raw_fd(SRUN_FD)
+    };
+    let launch = match std::fs::read(dir.join(LAUNCH_FILE))
+        .map_err(|e| e.to_string())
+        .and_then(|b| bincode::deserialize::<TaskLaunch>(&b).map_err(|e| e.to_string()))
+    {
+        Ok(l) => l,
+        Err(e) => {
+            let _ = frame::write_sync(
+                &mut srun,
+                &FromStep::Failed {
+                    message: format!("malformed step launch: {e}"),
+                },
+            );
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = match Step::start(&launch, dir, &mut srun) {
+        Ok(mut step) => {
+            step.relay(&mut srun);
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            let _ = frame::write_sync(&mut srun, &FromStep::Failed { message });
+            ExitCode::FAILURE
+        }
+    };
+    let _ = std::fs::remove_dir_all(dir);
+    code
+}
+
+struct Step {
+    tasks: Vec<Task>,
+    pgid: libc::pid_t,
+    stdin: Option<RawFd>,
+    child_pipe: RawFd,
+    deadline: Option<Instant>,
+    killed: bool,
+    label: String,
+}
+
+fn cstring(s: impl AsRef<[u8]>) -> Result<CString, String> {
+    CString::new(s.as_ref()).map_err(|_| "an argument or variable holds a NUL byte".to_string())
+}
+
+fn pipe() -> Result<(RawFd, RawFd), String> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two descriptors into the array.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(format!("pipe: {}", std::io::Error::last_os_error()));
+    }
+    Ok((fds[0], fds[1]))
+}
+
+fn close(fd: RawFd) {
+    // SAFETY: closing a descriptor this process owns.
+    unsafe { libc::close(fd) };
+}
+
+impl Step {
+    fn start(launch: &TaskLaunch, dir: &Path, srun: &mut TcpStream) -> Result<Step, String> {
+        let grant = &launch.grant;
+        let index = launch.node_index as usize;
+        let node = grant
+            .nodes
+            .get(index)
+            .ok_or_else(|| "the launch names no node of its step".to_string())?;
+        super::supervisor::become_user(grant.uid, grant.gid, &grant.user_name)?;
+        super::supervisor::apply_umask(&launch.env);
+        if std::env::set_current_dir(&launch.cwd).is_err() {
+            let text = format!(
+                "slurmstepd: error: couldn't chdir to `{}': {}: going to /tmp instead\n",
+                launch.cwd,
+                std::io::Error::last_os_error()
+            );
+            let _ = frame::write_sync(
+                srun,
+                &FromStep::Output {
+                    task: node.tasks.first().copied().unwrap_or(0),
+                    stderr: true,
+                    data: text.into_bytes(),
+                },
+            );
+            let _ = std::env::set_current_dir("/tmp");
+        }
+        // The environment: the user's (per --export), then the job's and
+        // the step's from the controller, then this node's.
+        let mut env: Vec<(String, String)> = launch
+            .env
+            .iter()
+            .filter(|(k, _)| !crate::controller::env::is_job_var(k))
+            .cloned()
+            .collect();
+        env.extend(grant.env.iter().cloned());
+        env.extend(node.env.iter().cloned());
+        let gpus = node
+            .gpus
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut set = |k: &str, v: String| env.push((k.to_string(), v));
+        set("SLURMD_NODENAME", node.name.clone());
+        set("SLURM_NODEID", index.to_string());
+        set("SLURM_CPUS_ON_NODE", node.cpus.to_string());
+        set(
+            "SLURM_GTIDS",
+            node.tasks
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+        );
+        if let Ok(peer) = srun.peer_addr() {
+            set("SLURM_LAUNCH_NODE_IPADDR", peer.ip().to_string());
+            set("SLURM_SRUN_COMM_HOST", peer.ip().to_string());
+        }
+        if !node.gpus.is_empty() {
+            set("CUDA_VISIBLE_DEVICES", gpus.clone());
+            set("GPU_DEVICE_ORDINAL", gpus.clone());
+            set("SLURM_STEP_GPUS", gpus);
+            set("SLURM_GPUS_ON_NODE", node.gpus.len().to_string());
+        }
+        let label = format!("StepId={}.{}", grant.job_id, grant.step_id);
+
+        let (child_read, child_write) = pipe()?;
+        CHILD_PIPE.store(child_write, std::sync::atomic::Ordering::Relaxed);
+        // SAFETY: installing an async-signal-safe handler.
+        unsafe { libc::signal(libc::SIGCHLD, on_sigchld as *const () as libc::sighandler_t) };
+
+        let mut stdin_write = None;
+        let mut tasks = Vec::with_capacity(node.tasks.len());
+        let mut pgid = 0;
+        for (local, &id) in node.tasks.iter().enumerate() {
+            let argv = multi_prog_command(&launch.multi_prog, id).unwrap_or(launch.argv.clone());
+            let (out_r, out_w) = pipe()?;
+            let (err_r, err_w) = pipe()?;
+            let stdin_fd = if id == 0 && launch.stdin {
+                let (r, w) = pipe()?;
+                stdin_write = Some(w);
+                r
+            } else {
+                // SAFETY: opening /dev/null read-only.
+                unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) }
+            };
+            let mut task_env = env.clone();
+            task_env.push(("SLURM_PROCID".into(), id.to_string()));
+            task_env.push(("SLURM_LOCALID".into(), local.to_string()));
+            let pid = spawn(&argv, &task_env, [stdin_fd, out_w, err_w], pgid)?;
+            if pgid == 0 {
+                pgid = pid;
+            }
+            for fd in [stdin_fd, out_w, err_w] {
+                close(fd);
+            }
+            tasks.push(Task {
+                id,
+                pid,
+                out: Some(out_r),
+                err: Some(err_r),
+                status: None,
+                reported: false,
+            });
+        }
+        let _ = std::fs::write(dir.join(PGID_FILE), format!("{pgid}\n"));
+        let pids = tasks.iter().map(|t| t.pid as u32).collect();
+        frame::write_sync(srun, &FromStep::Started { pids })
+            .map_err(|e| format!("srun went away: {e}"))?;
+        Ok(Step {
+            tasks,
+            pgid,
+            stdin: stdin_write,
+            child_pipe: child_read,
+            deadline: grant
+                .time_limit
+                .map(|s| Instant::now() + Duration::from_secs(s)),
+            killed: false,
+            label,
+        })
+    }
+
+    fn signal(&self, sig: i32) {
+        // SAFETY: kill has no memory-safety preconditions.
+        unsafe { libc::kill(-self.pgid, sig) };
+    }
+
+    /// Relays until every task has ended and been reported.
+    fn relay(&mut self, srun: &mut TcpStream) {
+        let sock = srun.as_raw_fd();
+        let mut inbox: Vec<u8> = Vec::new();
+        let mut srun_open = true;
+        let mut buf = vec![0u8; 64 << 10];
+        loop {
+            self.reap();
+            self.report(srun);
+            if self.tasks.iter().all(|t| t.reported) {
+                return;
+            }
+            if let Some(deadline) = self.deadline {
+                if Instant::now() >= deadline && !self.killed {
+                    self.killed = true;
+                    let text = format!(
+                        "slurmstepd: error: *** {} CANCELLED DUE TO TIME LIMIT ***\n",
+                        self.label.replace("StepId=", "STEP ")
+                    );
+                    let task = self.tasks.first().map_or(0, |t| t.id);
+                    let _ = frame::write_sync(
+                        srun,
+                        &FromStep::Output {
+                            task,
+                            stderr: true,
+                            data: text.into_bytes(),
+                        },
+                    );
+                    self.signal(libc::SIGKILL);
+                }
+            }
+            let mut fds = vec![libc::pollfd {
+                fd: self.child_pipe,
+                events: libc::POLLIN,
+                revents: 0,
+            }];
+            if srun_open {
+                fds.push(libc::pollfd {
+                    fd: sock,
+                    events: libc::POLLIN,
+                    revents: 0,
+                });
+            }
+            for t in &self.tasks {
+                for fd in [t.out, t.err].into_iter().flatten() {
+                    fds.push(libc::pollfd {
+                        fd,
+                        events: libc::POLLIN,
+                        revents: 0,
+                    });
+                }
+            }
+            // SAFETY: fds is a valid array of pollfd.
+            let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 200) };
+            if n <= 0 {
+                continue;
+            }
+            for p in &fds {
+                if p.revents == 0 {
+                    continue;
+                }
+                if p.fd == self.child_pipe {
+                    let mut drain = [0u8; 64];
+                    // SAFETY: reading into a local buffer.
+                    unsafe { libc::read(self.child_pipe, drain.as_mut_ptr().cast(), drain.len()) };
+                } else if p.fd == sock {
+                    match srun.read(&mut buf) {
+                        Ok(0) | Err(_) => {
+                            // srun is gone: so is the step.
+                            srun_open = false;
+                            self.signal(libc::SIGKILL);
+                        }
+                        Ok(k) => {
+                            inbox.extend_from_slice(&buf[..k]);
+                            while let Some(msg) = next_frame(&mut inbox) {
+                                self.on_srun(msg);
+                            }
+                        }
+                    }
+                } else {
+                    self.forward_output(p.fd, &mut buf, srun);
+                }
+            }
+        }
+    }
+
+    fn on_srun(&mut self, msg: ToStep) {
+        match msg {
+            ToStep::Stdin(data) => {
+                if let Some(fd) = self.stdin {
+                    let mut f = std::mem::ManuallyDrop::new(
+                        // SAFETY: a borrowed view of our pipe; not closed here.
+                        unsafe { std::fs::File::from_raw_fd(fd) },
+                    );
+                    if f.write_all(&data).is_err() {
+                        close(fd);
+                        self.stdin = None;
+                    }
+                }
+            }
+            ToStep::StdinEof => {
+                if let Some(fd) = self.stdin.take() {
+                    close(fd);
+                }
+            }
+            ToStep::Signal(sig) => self.signal(sig),
+            _ => {}
+        }
+    }
+
+    fn forward_output(&mut self, fd: RawFd, buf: &mut [u8], srun: &mut TcpStream) {
+        let Some(task) = self
+            .tasks
+            .iter_mut()
+            .find(|t| t.out == Some(fd) || t.err == Some(fd))
+        else {
+            return;
+        };
+        let stderr = task.err == Some(fd);
+        // SAFETY: reading into a buffer we own.
+        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+        if n <= 0 {
+            close(fd);
+            if stderr {
+                task.err = None;
+            } else {
+                task.out = None;
+            }
+            return;
+        }
+        let msg = FromStep::Output {
+            task: task.id,
+            stderr,
+            data: buf[..n as usize].to_vec(),
+        };
+        if frame::write_sync(srun, &msg).is_err() {
+            self.signal(libc::SIGKILL);
+        }
+    }
+
+    fn reap(&mut self) {
+        loop {
+            let mut status = 0;
+            // SAFETY: reaping our own children.
+            let pid = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
+            if pid <= 0 {
+                return;
+            }
+            if let Some(t) = self.tasks.iter_mut().find(|t| t.pid == pid) {
+                t.status = Some(if libc::WIFEXITED(status) {
+                    (libc::WEXITSTATUS(status), 0)
+                } else if libc::WIFSIGNALED(status) {
+                    (0, libc::WTERMSIG(status))
+                } else {
+                    (1, 0)
+                });
+            }
+        }
+    }
+
+    /// Reports tasks that have ended and whose output is all sent.
+    fn report(&mut self, srun: &mut TcpStream) {
+        for t in &mut self.tasks {
+            if t.reported || t.out.is_some() || t.err.is_some() {
+                continue;
+            }
+            if let Some((code, signal)) = t.status {
+                t.reported = true;
+                let _ = frame::write_sync(
+                    srun,
+                    &FromStep::Exited {
+                        task: t.id,
+                        code,
+                        signal,
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// Task `id`'s command from a `--multi-prog` table: its own line, else the
+/// `*` line (listed as task u32::MAX) with `%t` and `%o` filled in.
+fn multi_prog_command(table: &[(u32, Vec<String>)], id: u32) -> Option<Vec<String>> {
+    if let Some((_, argv)) = table.iter().find(|(t, _)| *t == id) {
+        return Some(argv.clone());
+    }
+    let (_, argv) = table.iter().find(|(t, _)| *t == u32::MAX)?;
+    Some(
+        argv.iter()
+            .map(|w| w.replace("%t", &id.to_string()).replace("%o", &id.to_string()))
+            .collect(),
+    )
+}
+
+/// Takes one whole frame off the front of `inbox`, if there is one.
+fn next_frame(inbox: &mut Vec<u8>) -> Option<ToStep> {
+    if inbox.len() < 4 {
+        return None;
+    }
+    let len = u32::from_be_bytes([inbox[0], inbox[1], inbox[2], inbox[3]]) as usize;
+    if inbox.len() < 4 + len {
+        return None;
+    }
+    let msg = frame::decode(&inbox[4..4 + len]).ok();
+    inbox.drain(..4 + len);
+    msg
+}
+
+/// Forks one task into process group `pgid` (0: its own, new group).
+fn spawn(
+    argv: &[String],
+    env: &[(String, String)],
+    stdio: [RawFd; 3],
+    pgid: libc::pid_t,
+) -> Result<libc::pid_t, String> {
+    let program = argv
+        .first()
+        .ok_or_else(|| "no program to run".to_string())?;
+    let path_var = env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "PATH")
+        .map_or("/usr/local/bin:/usr/bin:/bin", |(_, v)| v.as_str());
+    let resolved = resolve(program, path_var);
+    let path = cstring(resolved.as_bytes())?;
+    let args: Vec<CString> = argv.iter().map(cstring).collect::<Result<_, _>>()?;
+    let mut arg_ptrs: Vec<*const libc::c_char> = args.iter().map(|a| a.as_ptr()).collect();
+    arg_ptrs.push(std::ptr::null());
+    let mut envs: Vec<CString> = env
+        .iter()
+        .map(|(k, v)| cstring(format!("{k}={v}")))
+        .collect::<Result<_, _>>()?;
+    // Filled in by the child with its own pid, without allocating.
+    envs.push(cstring("SLURM_TASK_PID=0000000000")?);
+    let pid_slot = envs.len() - 1;
+    let mut env_ptrs: Vec<*const libc::c_char> = envs.iter().map(|e| e.as_ptr()).collect();
+    env_ptrs.push(std::ptr::null());
+    let error = format!("slurmstepd: error: execve(): {program}: ");
+    // SAFETY: fork in a single-threaded process; the child only calls
+    // async-signal-safe functions and writes into memory it owns.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(format!("fork: {}", std::io::Error::last_os_error()));
+    }
+    if pid == 0 {
+        // SAFETY: in the child: defaults, group, stdio, pid, exec.
+        unsafe {
+            for sig in [
+                libc::SIGHUP,
+                libc::SIGINT,
+                libc::SIGTERM,
+                libc::SIGPIPE,
+                libc::SIGCHLD,
+            ] {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+            libc::setpgid(0, pgid);
+            for (target, fd) in stdio.iter().enumerate() {
+                libc::dup2(*fd, target as i32);
+            }
+            let slot = envs[pid_slot].as_ptr() as *mut u8;
+            let prefix = "SLURM_TASK_PID=".len();
+            let mut digits = [b'0'; 10];
+            let mut n = libc::getpid() as u32;
+            let mut len = 0;
+            loop {
+                digits[9 - len] = b'0' + (n % 10) as u8;
+                n /= 10;
+                len += 1;
+                if n == 0 {
+                    break;
+                }
+            }
+            std::ptr::copy_nonoverlapping(digits[10 - len..].as_ptr(), slot.add(prefix), len);
+            *slot.add(prefix + len) = 0;
+            libc::execve(path.as_ptr(), arg_ptrs.as_ptr(), env_ptrs.as_ptr());
+            let errno = *libc::__errno_location();
+            let text = libc::strerror(errno);
+            libc::write(2, error.as_ptr().cast(), error.len());
+            libc::write(2, text.cast(), libc::strlen(text));
+            libc::write(2, b"\n".as_ptr().cast(), 1);
+            libc::_exit(2);
+        }
+    }
+    // The parent sets the group too, so that a signal reaches it at once.
+    // SAFETY: setpgid on our own child.
+    unsafe { libc::setpgid(pid, if pgid == 0 { pid } else { pgid }) };
+    Ok(pid)
+}
+
+/// The program's path: as given if it has a slash, else the first
+/// executable file of that name on PATH (else the name, for execve's error).
+fn resolve(program: &str, path_var: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    if program.contains('/') {
+        return program.to_string();
+    }
+    for dir in path_var.split(':').filter(|d| !d.is_empty()) {
+        let candidate = Path::new(dir).join(program);
+        if candidate
+            .metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        {
+            return candidate.display().to_string();
+        }
+    }
+    program.to_string()
+}

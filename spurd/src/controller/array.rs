@@ -1,0 +1,191 @@
+//! Client requests about job arrays and their tasks: which jobs an array's
+//! id names, cancelling or signalling tasks (`scancel N_3`, `N_[1-5]`), and
+//! taking tasks out of the array's pending record before scontrol acts on
+//! them one by one. The array logic itself is the core's.
+
+use std::collections::BTreeSet;
+
+use tracing::info;
+
+use spur_core::{CoreError, Input, JobId, JobState, TaskLocation, TaskSet};
+use spur_proto::{ArrayTasks, ClientResponse, ErrorCode, ProtoError, SignalTarget, ToAgent};
+
+use super::actor::Controller;
+use super::request::core_error;
+
+impl Controller {
+    /// The jobs `id` names in a listing or an action on a whole array:
+    /// every job of array `id`, its own record first and then the newest
+    /// first (the order slurmctld lists an array in), or job `id` alone.
+    pub(super) fn members(&self, id: JobId) -> Vec<JobId> {
+        if !self.core.is_array(id) {
+            return vec![id];
+        }
+        let mut members = self.core.array_members(id);
+        members.sort_by_key(|&m| (m != id, std::cmp::Reverse(m)));
+        members
+    }
+
+    /// The jobs `ids` name, each array expanded to its jobs, without
+    /// repeats, in the order named.
+    pub(super) fn named_jobs(&self, ids: &[u32]) -> Vec<JobId> {
+        let mut seen = BTreeSet::new();
+        ids.iter()
+            .flat_map(|&id| self.members(JobId(id)))
+            .filter(|id| seen.insert(*id))
+            .collect()
+    }
+
+    /// Cancels or signals the tasks `t` names. Cancelled tasks still in
+    /// the array's pending record leave it (the record ends when none is
+    /// left); tasks that are jobs of their own are cancelled as jobs. A
+    /// task the array does not have is an invalid job id, reported after
+    /// the others are done, as slurmctld's job_str_signal does.
+    pub(super) fn signal_tasks(
+        &mut self,
+        uid: u32,
+        t: &ArrayTasks,
+        target: &SignalTarget,
+    ) -> Result<(), ProtoError> {
+        let array = JobId(t.array_job_id);
+        self.authorize(uid, array)?;
+        let tasks: TaskSet = t.tasks.parse().map_err(|_| ErrorCode::InvalidJobId)?;
+        if tasks.is_empty() {
+            return Err(ErrorCode::InvalidJobId.into());
+        }
+        let Some(signal) = target.signal else {
+            return self.cancel_tasks(uid, array, tasks);
+        };
+        let mut result = Ok(());
+        for task in tasks.iter() {
+            let r = match self.core.find_array_task(array, task) {
+                Some(TaskLocation::Job(id)) => self.signal_running(id, signal, target.batch_only),
+                // slurmctld signals no task of the pending record.
+                Some(TaskLocation::InRecord(_)) => Err(ErrorCode::TransitionStateNoUpdate.into()),
+                None => Err(ErrorCode::InvalidJobId.into()),
+            };
+            if r.is_err() {
+                result = r;
+            }
+        }
+        result
+    }
+
+    fn cancel_tasks(&mut self, uid: u32, array: JobId, tasks: TaskSet) -> Result<(), ProtoError> {
+        let jobs: Vec<(JobId, Option<String>)> = tasks
+            .iter()
+            .filter_map(|task| match self.core.find_array_task(array, task) {
+                Some(TaskLocation::Job(id)) => {
+                    let unfinished = self.core.job(id).is_some_and(|j| !j.state().is_finished());
+                    unfinished.then(|| (id, self.pending_reason(id)))
+                }
+                _ => None,
+            })
+            .collect();
+        let text = tasks.to_string();
+        let r = self.apply(Input::CancelArrayTasks { array, tasks });
+        // The record's pending tasks changed even when it did not end.
+        self.turn.dirty.insert(array);
+        for (id, waited) in jobs {
+            self.turn.dirty.insert(id);
+            self.note_cancel(id, uid, waited);
+        }
+        info!(job = array.0, tasks = %text, uid, "array tasks cancelled");
+        r.map(drop).map_err(|e| core_error(&e))
+    }
+
+    /// Sends `signal` to a running job's batch host (and its steps).
+    pub(super) fn signal_running(
+        &mut self,
+        id: JobId,
+        signal: i32,
+        batch_only: bool,
+    ) -> Result<(), ProtoError> {
+        let state = self
+            .core
+            .job(id)
+            .map(|j| j.state())
+            .ok_or(ErrorCode::InvalidJobId)?;
+        if state != JobState::Running {
+            return Err(if state == JobState::Pending {
+                ErrorCode::JobPending
+            } else {
+                ErrorCode::AlreadyDone
+            }
+            .into());
+        }
+        let node = self.batch_host(id).ok_or(ErrorCode::JobNotRunning)?;
+        self.turn.to_agents.push((
+            node,
+            ToAgent::Signal {
+                job_id: id.0,
+                signal,
+                batch_only,
+            },
+        ));
+        Ok(())
+    }
+
+    /// The results of an update of every job of array `array`, grouped by
+    /// outcome over the tasks each job holds (slurmctld's _resp_array_add
+    /// and _resp_array_xlate): one line per outcome, lowest task first.
+    pub(super) fn per_tasks(
+        &self,
+        array: JobId,
+        results: Vec<(JobId, Result<(), ProtoError>)>,
+    ) -> ClientResponse {
+        let mut groups: Vec<(TaskSet, Result<(), ProtoError>)> = Vec::new();
+        for (id, result) in results {
+            let Some(a) = self.core.job(id).and_then(|j| j.array()) else {
+                continue;
+            };
+            let tasks = match a.task_id() {
+                Some(t) => TaskSet::range(t, t),
+                None => a.pending_tasks().clone(),
+            };
+            let code = result.as_ref().err().map(|e| e.code);
+            match groups
+                .iter_mut()
+                .find(|(_, r)| r.as_ref().err().map(|e| e.code) == code)
+            {
+                Some((set, _)) => *set = set.union(&tasks),
+                None => groups.push((tasks, result)),
+            }
+        }
+        groups.retain(|(set, _)| !set.is_empty());
+        groups.sort_by_key(|(set, _)| set.first());
+        ClientResponse::PerTasks(
+            groups
+                .into_iter()
+                .map(|(set, r)| (format!("{}_{set}", array.0), r))
+                .collect(),
+        )
+    }
+
+    /// `scontrol hold|release|update N_i`: the job ids of tasks `t`, each
+    /// task still in the array's pending record first split off into a job
+    /// of its own (slurmctld's update_job_str does the same). Tasks the
+    /// array does not have are left out of the answer.
+    pub(super) fn split_array_tasks(
+        &mut self,
+        uid: u32,
+        t: &ArrayTasks,
+    ) -> Result<ClientResponse, ProtoError> {
+        let array = JobId(t.array_job_id);
+        self.authorize(uid, array)?;
+        let tasks: TaskSet = t.tasks.parse().map_err(|_| ErrorCode::InvalidJobId)?;
+        let mut found = Vec::new();
+        for task in tasks.iter() {
+            let mut effects = std::mem::take(&mut self.turn.effects);
+            let r = self.core.split_array_task(array, task, &mut effects);
+            self.turn.effects = effects;
+            match r {
+                Ok(job) => found.push((task, job.0)),
+                Err(CoreError::UnknownTask { .. }) => {}
+                Err(e) => return Err(core_error(&e)),
+            }
+        }
+        self.turn.dirty.insert(array);
+        Ok(ClientResponse::ArrayTaskJobs(found))
+    }
+}

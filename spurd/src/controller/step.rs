@@ -1,0 +1,226 @@
+//! The controller's side of job steps: srun asks for a step in a running
+//! job, the core lays it out over the job's allocation, and the controller
+//! answers with a grant it signs, which srun carries to each node. The
+//! tasks' output never passes through here.
+
+use tracing::info;
+
+use spur_core::{JobId, JobState, StepError, StepShape};
+use spur_proto::{ClientResponse, ErrorCode, ProtoError, StepGrant, StepNode, StepRequest};
+
+use super::actor::{now, Controller};
+use super::convert;
+use super::store::{JobMeta, StepRow};
+
+fn step_error(e: &StepError) -> ProtoError {
+    ProtoError::new(match e {
+        StepError::UnknownJob => ErrorCode::InvalidJobId,
+        StepError::Pending => ErrorCode::JobPending,
+        StepError::Finished => ErrorCode::AlreadyDone,
+        StepError::TooManyCpus => ErrorCode::TooManyCpus,
+        StepError::Gres => ErrorCode::InvalidGres,
+        StepError::TaskCount => ErrorCode::BadTaskCount,
+        _ => ErrorCode::NodeConfigUnavailable,
+    })
+}
+
+impl Controller {
+    /// `srun` inside job `req.job_id`, by `uid`.
+    pub(super) fn create_step(
+        &mut self,
+        uid: u32,
+        req: &StepRequest,
+    ) -> Result<ClientResponse, ProtoError> {
+        let id = JobId(req.job_id);
+        let job = self.core.job(id).ok_or(ErrorCode::InvalidJobId)?;
+        if job.spec.user.0 != uid && !self.is_operator(uid) {
+            return Err(ErrorCode::AccessDenied.into());
+        }
+        let nodelist = req
+            .nodelist
+            .iter()
+            .map(|n| {
+                self.core
+                    .node_id(n)
+                    .ok_or(ErrorCode::NodeConfigUnavailable)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let shape = StepShape {
+            ntasks: req.ntasks,
+            nodes: req.nodes,
+            ntasks_per_node: req.ntasks_per_node,
+            cpus_per_task: req.cpus_per_task.unwrap_or(1),
+            gpus_per_task: req.gpus_per_task,
+            gpus_per_node: req.gpus_per_node,
+            gpus: req.gpus,
+            nodelist,
+        };
+        let parts = self
+            .core
+            .layout_step(id, &shape)
+            .map_err(|e| step_error(&e))?;
+        let meta = self.metas.get_mut(&id).ok_or(ErrorCode::InvalidJobId)?;
+        let step_id = meta.next_step;
+        meta.next_step += 1;
+        self.turn.meta_dirty.insert(id);
+        let meta: JobMeta = meta.clone();
+        let job = self.core.job(id).ok_or(ErrorCode::InvalidJobId)?;
+        let info = convert::job_info(&self.core, job, &meta, "", true);
+        let names: Vec<String> = parts
+            .iter()
+            .map(|p| self.core.nodes()[p.node.index()].config.name.clone())
+            .collect();
+        let hostlist = spur_conf::hostlist::compress(&names);
+        let tasks: Vec<u32> = parts.iter().map(|p| p.tasks.len() as u32).collect();
+        let env = super::env::step_env(&info, step_id, &hostlist, &tasks, &self.facts);
+        let nodes = parts
+            .into_iter()
+            .zip(names)
+            .map(|(p, name)| {
+                let conf = &self.site.conf.nodes[p.node.index()];
+                let (addr, pattern) = convert::topology_addr(&self.core, p.node);
+                StepNode {
+                    name,
+                    addr: conf.addr.clone(),
+                    port: conf.port,
+                    tasks: p.tasks,
+                    gpus: p.gpus,
+                    cpus: p.cpus,
+                    env: vec![
+                        ("SLURM_TOPOLOGY_ADDR".into(), addr),
+                        ("SLURM_TOPOLOGY_ADDR_PATTERN".into(), pattern),
+                    ],
+                }
+            })
+            .collect();
+        let grant = StepGrant {
+            job_id: req.job_id,
+            step_id,
+            uid: job.spec.user.0,
+            gid: meta.gid,
+            user_name: meta.user_name.clone(),
+            nodes,
+            time_limit: req.time_limit,
+            env,
+        };
+        let signature = crate::credential::sign(&self.site.key, &grant);
+        let cpt = req.cpus_per_task.unwrap_or(1);
+        let gpus: usize = grant.nodes.iter().map(|n| n.gpus.len()).sum();
+        let ncpus = grant.ntasks() * cpt;
+        let mut tres = format!("cpu={ncpus}");
+        if gpus > 0 {
+            tres.push_str(&format!(",gres/gpu={gpus}"));
+        }
+        tres.push_str(&format!(",node={}", grant.nodes.len()));
+        let row = StepRow {
+            job_id: req.job_id,
+            step_id,
+            name: req.name.clone(),
+            state: JobState::Running,
+            exit_code: 0,
+            exit_signal: 0,
+            start_time: now(),
+            end_time: None,
+            nodes: hostlist.clone(),
+            node_count: grant.nodes.len() as u32,
+            ntasks: grant.ntasks(),
+            ncpus,
+            tres,
+            cancelled_by: None,
+            layout: Some("Block".into()),
+            user_cpu_us: 0,
+            system_cpu_us: 0,
+        };
+        self.turn.steps.push(row.clone());
+        self.steps.insert((req.job_id, step_id), row);
+        info!(job = req.job_id, step = step_id, tasks = grant.ntasks(), nodes = %hostlist, "step created");
+        Ok(ClientResponse::StepCreated { grant, signature })
+    }
+
+    /// salloc or srun is done with the allocation it held.
+    pub(super) fn release_allocation(
+        &mut self,
+        uid: u32,
+        job_id: u32,
+        exit_code: i32,
+        signal: i32,
+    ) -> Result<ClientResponse, ProtoError> {
+        let id = JobId(job_id);
+        let job = self.core.job(id).ok_or(ErrorCode::InvalidJobId)?;
+        if job.spec.user.0 != uid && !self.is_operator(uid) {
+            return Err(ErrorCode::AccessDenied.into());
+        }
+        if !self.metas.get(&id).is_some_and(|m| m.interactive) {
+            return Err(ErrorCode::NotSupported.into());
+        }
+        match job.state() {
+            spur_core::JobState::Running => {
+                info!(job = job_id, exit_code, signal, "allocation released");
+                self.job_ended(
+                    id,
+                    spur_core::ExitStatus {
+                        code: exit_code,
+                        signal,
+                    },
+                );
+                Ok(ClientResponse::Done)
+            }
+            spur_core::JobState::Pending => {
+                // Given up before it was granted (salloc interrupted).
+                self.apply(spur_core::Input::Cancel(id))
+                    .map(|_| ClientResponse::Done)
+                    .map_err(|_| ErrorCode::AlreadyDone.into())
+            }
+            _ => Err(ErrorCode::AlreadyDone.into()),
+        }
+    }
+
+    /// srun reports a step's end.
+    pub(super) fn complete_step(
+        &mut self,
+        uid: u32,
+        job_id: u32,
+        step_id: u32,
+        exit_code: i32,
+        signal: i32,
+    ) -> Result<ClientResponse, ProtoError> {
+        let job = self.core.job(JobId(job_id)).ok_or(ErrorCode::InvalidJobId)?;
+        if job.spec.user.0 != uid && !self.is_operator(uid) {
+            return Err(ErrorCode::AccessDenied.into());
+        }
+        info!(job = job_id, step = step_id, exit_code, signal, "step ended");
+        if let Some(mut row) = self.steps.remove(&(job_id, step_id)) {
+            row.state = match (exit_code, signal) {
+                (0, 0) => JobState::Completed,
+                (_, libc::SIGKILL | libc::SIGTERM | libc::SIGINT) => JobState::Cancelled,
+                _ => JobState::Failed,
+            };
+            row.exit_code = exit_code;
+            row.exit_signal = signal;
+            row.end_time = Some(now());
+            self.turn.steps.push(row);
+        }
+        Ok(ClientResponse::Done)
+    }
+
+    /// Ends the steps of `job` that srun never reported (the job ended
+    /// under them): they end as the job did, or CANCELLED.
+    pub(super) fn end_steps(&mut self, job: JobId) {
+        let state = match self.core.job(job).map(|j| j.state()) {
+            Some(s @ (JobState::Timeout | JobState::NodeFail | JobState::Preempted)) => s,
+            _ => JobState::Cancelled,
+        };
+        let ids: Vec<(u32, u32)> = self
+            .steps
+            .range((job.0, 0)..=(job.0, u32::MAX))
+            .map(|(k, _)| *k)
+            .collect();
+        for key in ids {
+            if let Some(mut row) = self.steps.remove(&key) {
+                row.state = state;
+                row.end_time = Some(now());
+                self.turn.steps.push(row);
+            }
+        }
+    }
+}
