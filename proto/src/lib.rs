@@ -34,7 +34,7 @@ pub use step::{FromStep, StepGrant, StepNode, StepRequest, TaskLaunch, ToStep, B
 
 /// The protocol version spoken by this build. A peer with another version is
 /// refused at the hello.
-pub const PROTOCOL_VERSION: u16 = 1;
+pub const PROTOCOL_VERSION: u16 = 2;
 
 /// The controller's local socket, in StateSaveLocation.
 pub const CONTROLLER_SOCKET_NAME: &str = "spur.sock";

@@ -700,7 +700,7 @@ fn srun_in_a_batch_job_runs_every_task_with_its_rank_and_gpus() {
 /// Whether a process with this pid still runs (a zombie counts as gone).
 fn alive(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| !s.split_whitespace().nth(2).is_some_and(|st| st == "Z"))
+        .map(|s| s.split_whitespace().nth(2).is_none_or(|st| st != "Z"))
         .unwrap_or(false)
 }
 

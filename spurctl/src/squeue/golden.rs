@@ -163,3 +163,27 @@ pub const NEVER_SATISFIED: &str = r#"JOBID NAME STATE NODELIST(REASON)
 20 wrap PENDING (PartitionTimeLimit)
 7 dbg RUNNING gb003
 "#;
+
+/// `squeue -j 13 -o '%i %j %T %R'` (52-dependency-never-satisfied.txt).
+pub const DEPENDENCY_NEVER_SATISFIED: &str = r#"JOBID NAME STATE NODELIST(REASON)
+13 after-big PENDING (DependencyNeverSatisfied)
+"#;
+
+/// `scancel 8_9; squeue -r -j 8 -o '%i %T %R'` (54-scancel-array-task.txt).
+pub const ARRAY_TASK_CANCELLED: &str = r#"JOBID STATE NODELIST(REASON)
+8_2 PENDING (JobArrayTaskLimit)
+8_3 PENDING (JobArrayTaskLimit)
+8_4 PENDING (JobArrayTaskLimit)
+8_5 PENDING (JobArrayTaskLimit)
+8_6 PENDING (JobArrayTaskLimit)
+8_7 PENDING (JobArrayTaskLimit)
+8_8 PENDING (JobArrayTaskLimit)
+8_1 RUNNING gb001
+8_0 RUNNING gb001
+"#;
+
+/// `squeue -j 14,15 -o '%i %j %T %R'` (57-dependency-afterok-waiting.txt).
+pub const AFTEROK_WAITING: &str = r#"JOBID NAME STATE NODELIST(REASON)
+14 ok PENDING (None)
+15 after-ok PENDING (Dependency)
+"#;

@@ -286,6 +286,35 @@ fn single_job_reports_match_slurm() {
 }
 
 #[test]
+fn dependency_and_array_reports_match_slurm() {
+    let never = JobInfo {
+        dependency: Some("afterok:5(failed)".into()),
+        ..pending(13, "after-big", "DependencyNeverSatisfied", 1, None)
+    };
+    let fmt = "%i %j %T %R";
+    assert_eq!(
+        out(&["-j", "13", "-o", fmt], vec![never]),
+        golden::DEPENDENCY_NEVER_SATISFIED
+    );
+    let cancelled = vec![array_task(10, 1), array_task(9, 0), array_meta("2-8%2")];
+    assert_eq!(
+        out(&["-r", "-j", "8", "-o", "%i %T %R"], cancelled),
+        golden::ARRAY_TASK_CANCELLED
+    );
+    let waiting = vec![
+        pending(14, "ok", "None", 1, None),
+        JobInfo {
+            dependency: Some("afterok:14(unfulfilled)".into()),
+            ..pending(15, "after-ok", "Dependency", 1, None)
+        },
+    ];
+    assert_eq!(
+        out(&["-j", "14,15", "-o", fmt], waiting),
+        golden::AFTEROK_WAITING
+    );
+}
+
+#[test]
 fn cancelled_jobs_leave_the_default_report() {
     let jobs: Vec<JobInfo> = queue()
         .into_iter()

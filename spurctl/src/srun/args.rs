@@ -512,7 +512,7 @@ fn split_words(line: &str) -> Result<Vec<String>, String> {
 /// the task id and `%o` its offset within the line's ranks.
 pub fn parse_multi_prog(text: &str) -> Result<Vec<(u32, Vec<String>)>, String> {
     const ANY: u32 = u32::MAX;
-    let mut lines: Vec<(Vec<(u32, u32)>, Vec<String>)> = Vec::new();
+    let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -524,33 +524,23 @@ pub fn parse_multi_prog(text: &str) -> Result<Vec<(u32, Vec<String>)>, String> {
         if argv.is_empty() {
             return Err(format!("Invalid --multi-prog line {}: {line}", n + 1));
         }
-        let mut spans = Vec::new();
+        // `*` is kept as task ANY and filled in per task by the node;
+        // listed ranks get `%t` (the task) and `%o` (its offset on the
+        // line) now.
+        let mut offset = 0;
         for r in ranks.split(',') {
-            let span = if r == "*" {
-                (0, ANY)
+            let (a, b) = if r == "*" {
+                out.push((ANY, argv.clone()));
+                continue;
             } else if let Some((a, b)) = r.split_once('-') {
                 (
-                    a.parse().map_err(|_| format!("Invalid task range: {r}"))?,
-                    b.parse().map_err(|_| format!("Invalid task range: {r}"))?,
+                    a.parse::<u32>().map_err(|_| format!("Invalid task range: {r}"))?,
+                    b.parse::<u32>().map_err(|_| format!("Invalid task range: {r}"))?,
                 )
             } else {
                 let t = r.parse().map_err(|_| format!("Invalid task range: {r}"))?;
                 (t, t)
             };
-            spans.push(span);
-        }
-        lines.push((spans, argv));
-    }
-    // Expanded lazily per task by `command_for`; here every listed rank up
-    // to 4096 and the `*` line as rank ANY.
-    let mut out = Vec::new();
-    for (spans, argv) in &lines {
-        let mut offset = 0;
-        for &(a, b) in spans {
-            if b == ANY {
-                out.push((ANY, argv.clone()));
-                continue;
-            }
             for t in a..=b.min(a + 4096) {
                 let args = argv
                     .iter()

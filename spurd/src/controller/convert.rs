@@ -503,6 +503,8 @@ mod tests {
     };
 
     use super::topology_addr;
+    use super::{job_info, job_spec};
+    use crate::controller::store::JobMeta;
 
     #[test]
     fn a_tree_address_runs_from_the_top_switch_to_the_node() {
@@ -536,5 +538,97 @@ mod tests {
                 "switch.switch.node".to_string()
             )
         );
+    }
+
+    #[test]
+    fn arrays_and_dependencies_show_as_slurm_shows_them() {
+        let cluster = Cluster {
+            nodes: vec![NodeConfig::new("gb001", 4, 16000, 0)],
+            partitions: vec![Partition {
+                is_default: true,
+                ..Partition::new("batch", vec![NodeId(0)])
+            }],
+            qos: vec![],
+            topology: Topology::Flat,
+        };
+        let mut core = Core::new(cluster, SchedConfig::default()).expect("valid cluster");
+        let desc = |array: Option<&str>, dependency: Option<String>| spur_proto::JobDesc {
+            name: Some("arr".into()),
+            array: array.map(str::to_string),
+            dependency,
+            ..Default::default()
+        };
+        let spec = |d: &spur_proto::JobDesc| job_spec(d, 2001);
+        let arr = core
+            .submit_job(spec(&desc(Some("0-9%2"), None)), 100)
+            .expect("an array");
+        let after = Some(format!("afterok:{arr}"));
+        let dep = core
+            .submit_job(spec(&desc(None, after)), 100)
+            .expect("a dependent job");
+        let plain = core
+            .submit_job(spec(&desc(None, None)), 100)
+            .expect("a job");
+        core.schedule(101, &mut Vec::new());
+        let meta = JobMeta {
+            work_dir: "/w".into(),
+            ..JobMeta::default()
+        };
+        let info = |id| job_info(&core, core.job(id).expect("known"), &meta, "gb001", true);
+        // 16-squeue-array-compact.txt, 32-scontrol-show-job-array.txt.
+        let record = info(arr);
+        assert_eq!(
+            (
+                record.array_job_id,
+                record.array_task_id,
+                record.array_task_str.as_deref(),
+                record.array_task_throttle,
+                record.reason.as_str()
+            ),
+            (Some(arr.0), None, Some("2-9%2"), 2, "JobArrayTaskLimit")
+        );
+        let tasks: Vec<_> = core
+            .array_members(arr)
+            .into_iter()
+            .filter(|&j| j != arr)
+            .map(info)
+            .collect();
+        let view: Vec<_> = tasks
+            .iter()
+            .map(|t| {
+                (
+                    t.array_job_id,
+                    t.array_task_id,
+                    t.array_task_str.clone(),
+                    t.array_task_throttle,
+                )
+            })
+            .collect();
+        assert_eq!(
+            view,
+            [
+                (Some(arr.0), Some(0), None, 2),
+                (Some(arr.0), Some(1), None, 2)
+            ]
+        );
+        assert_eq!(tasks[0].stdout, format!("/w/slurm-{arr}_0.out"));
+        // 50-dependency-pending.txt: an array's id names all of its tasks.
+        let d = info(dep);
+        assert_eq!(
+            (d.reason.as_str(), d.dependency),
+            ("Dependency", Some(format!("afterok:{arr}_*(unfulfilled)")))
+        );
+        let p = info(plain);
+        assert_eq!(
+            (
+                p.array_job_id,
+                p.array_task_id,
+                p.array_task_str,
+                p.array_task_throttle,
+                p.dependency
+            ),
+            (None, None, None, 0, None)
+        );
+        assert_eq!(p.stdout, format!("/w/slurm-{plain}.out"));
     }
 }
