@@ -154,6 +154,9 @@ pub struct Job {
     /// What it still waits for (`--dependency`), with the state of each
     /// part; None once met.
     pub(crate) dependency: Option<Dependency>,
+    /// The job's running steps and what each holds of its allocation (not
+    /// kept across a controller restart: steps hold nothing after one).
+    pub(crate) steps: std::collections::BTreeMap<u32, crate::step::StepHold>,
 }
 
 /// The parts of a job fixed at submission, resolved by the core.
@@ -196,6 +199,7 @@ impl Job {
             signaled: false,
             expected_start: None,
             sched_nodes: Vec::new(),
+            steps: Default::default(),
             array: None,
             dependency: None,
         }
@@ -365,6 +369,7 @@ impl Job {
         };
         self.exit = Some(exit);
         self.end_time = Some(now);
+        self.steps.clear();
         Ok(std::mem::take(&mut self.alloc))
     }
 
@@ -380,6 +385,7 @@ impl Job {
         self.start_time = None;
         self.kill = None;
         self.reason = Pending::None;
+        self.steps.clear();
         Ok(std::mem::take(&mut self.alloc))
     }
 

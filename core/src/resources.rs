@@ -31,6 +31,16 @@ impl GpuSet {
         }
     }
 
+    /// The set of these indices (those of a node's range only).
+    pub fn from_indices(indices: impl IntoIterator<Item = u32>) -> GpuSet {
+        GpuSet(
+            indices
+                .into_iter()
+                .filter(|&i| i < MAX_GPUS_PER_NODE)
+                .fold(0, |set, i| set | (1 << i)),
+        )
+    }
+
     /// How many GPUs the set holds.
     pub fn len(self) -> u32 {
         self.0.count_ones()

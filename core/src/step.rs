@@ -1,13 +1,16 @@
-//! Job steps: how a step's tasks and GPUs are laid out over the running
-//! job's allocation (`srun` inside a job). Pure: the job's allocation and
-//! the request in, the layout out. Tasks are placed in blocks, node by
-//! node, as Slurm's default `--distribution=block` does.
+//! Job steps: how a step's tasks, CPUs and GPUs are laid out over the
+//! running job's allocation (`srun` inside a job), and what running steps
+//! hold of it. Tasks are placed in blocks, node by node, as Slurm's default
+//! `--distribution=block` does. As in Slurm 22.05, a step takes every CPU
+//! the job has free on its nodes unless `--exact`, and waits (Requested
+//! nodes are busy) while other steps hold them, unless `--overlap`.
 
 use thiserror::Error;
 
 use crate::core::Core;
 use crate::id::{JobId, NodeId};
 use crate::job::JobState;
+use crate::resources::GpuSet;
 
 /// What a step asks for (srun's options).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -28,6 +31,10 @@ pub struct StepShape {
     pub gpus: Option<u32>,
     /// `-w`: only these nodes (each must be the job's).
     pub nodelist: Vec<NodeId>,
+    /// `--exact`: only the CPUs the tasks need.
+    pub exact: bool,
+    /// `--overlap`: share what other steps hold, and let them share this.
+    pub overlap: bool,
 }
 
 /// One node's part of a step.
@@ -39,8 +46,17 @@ pub struct StepPart {
     pub tasks: Vec<u32>,
     /// GPU indices the step uses there (a subset of the job's).
     pub gpus: Vec<u32>,
-    /// The job's CPUs on the node.
+    /// CPUs the step holds there.
     pub cpus: u32,
+}
+
+/// What a running step holds of its job's allocation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepHold {
+    /// Per node: CPUs and GPU indices.
+    pub parts: Vec<(NodeId, u32, GpuSet)>,
+    /// Shared with other steps (`--overlap`).
+    pub overlap: bool,
 }
 
 /// Why a step cannot be created; the texts are Slurm's.
@@ -69,10 +85,15 @@ pub enum StepError {
     /// Zero tasks or nodes, or fewer tasks than nodes.
     #[error("Task count specification invalid")]
     TaskCount,
+    /// Other steps hold what this one needs; it can be created once they
+    /// end (ESLURM_NODES_BUSY).
+    #[error("Requested nodes are busy")]
+    Busy,
 }
 
 impl Core {
-    /// Lays a step out over running job `id`'s allocation.
+    /// Lays a step out over running job `id`'s allocation, given what its
+    /// running steps hold, without holding anything.
     pub fn layout_step(&self, id: JobId, shape: &StepShape) -> Result<Vec<StepPart>, StepError> {
         let job = self.job(id).ok_or(StepError::UnknownJob)?;
         match job.state() {
@@ -112,51 +133,116 @@ impl Core {
         if ntasks < nodes {
             return Err(StepError::TaskCount);
         }
-        // As even as the job's CPUs on each node allow, every node at
-        // least one task; with -n given, --ntasks-per-node is only a
-        // maximum, as in Slurm.
         let cpt = shape.cpus_per_task.max(1);
-        let room: Vec<u32> = allocs[..nodes as usize]
+        // What other steps hold, node by node (overlapping steps and
+        // --overlap requests count nothing).
+        let held = |node: NodeId| -> (u32, GpuSet) {
+            if shape.overlap {
+                return (0, GpuSet::EMPTY);
+            }
+            job.steps
+                .values()
+                .filter(|h| !h.overlap)
+                .flat_map(|h| h.parts.iter())
+                .filter(|(n, _, _)| *n == node)
+                .fold((0, GpuSet::EMPTY), |(c, g), (_, cpus, gpus)| {
+                    (c + cpus, g.union(*gpus))
+                })
+        };
+        // Never more tasks on a node than the job has CPUs there; then the
+        // nodes other steps leave room on, in the job's order.
+        let fits = |a: &&crate::node::NodeAlloc| held(a.node).0 < a.res.cpus;
+        let usable: Vec<_> = allocs.iter().copied().filter(fits).collect();
+        if usable.len() < nodes as usize {
+            let could = allocs.len() >= nodes as usize;
+            return Err(if could { StepError::Busy } else { StepError::NodeConfig });
+        }
+        let chosen = &usable[..nodes as usize];
+        let room: Vec<u32> = chosen
             .iter()
-            .map(|a| (a.res.cpus / cpt).max(1))
+            .map(|a| (a.res.cpus - held(a.node).0) / cpt)
             .collect();
-        let mut counts: Vec<u32> = (0..nodes)
-            .map(|i| (ntasks / nodes + u32::from(i < ntasks % nodes)).min(room[i as usize]))
-            .collect();
-        let mut left = ntasks - counts.iter().sum::<u32>();
-        for (count, &cap) in counts.iter_mut().zip(&room) {
-            let more = left.min(cap - *count);
-            *count += more;
-            left -= more;
-        }
-        if left > 0 {
-            return Err(StepError::TooManyCpus);
-        }
+        let capacity: Vec<u32> = chosen.iter().map(|a| a.res.cpus / cpt).collect();
+        let spread = |caps: &[u32]| -> Option<Vec<u32>> {
+            // As even as the caps allow, every node at least one task.
+            let mut counts: Vec<u32> = (0..nodes)
+                .map(|i| (ntasks / nodes + u32::from(i < ntasks % nodes)).min(caps[i as usize]))
+                .collect();
+            let mut left = ntasks - counts.iter().sum::<u32>();
+            for (count, &cap) in counts.iter_mut().zip(caps) {
+                let more = left.min(cap.saturating_sub(*count));
+                *count += more;
+                left -= more;
+            }
+            (left == 0 && counts.iter().all(|&c| c > 0)).then_some(counts)
+        };
+        let counts = match spread(&room) {
+            Some(c) => c,
+            None if spread(&capacity).is_some() => return Err(StepError::Busy),
+            None => return Err(StepError::TooManyCpus),
+        };
         let mut parts = Vec::with_capacity(nodes as usize);
         let mut next_task = 0;
         let gpus_each = shape.gpus.map(|g| g.div_ceil(nodes));
-        for (alloc, &count) in allocs.iter().zip(&counts) {
-            if count * cpt > alloc.res.cpus {
-                return Err(StepError::TooManyCpus);
-            }
-            let held: Vec<u32> = alloc.gpus.indices().collect();
+        for (alloc, &count) in chosen.iter().zip(&counts) {
+            let (cpus_held, gpus_held) = held(alloc.node);
+            let free_gpus: Vec<u32> = alloc.gpus.without(gpus_held).indices().collect();
             let want = match (shape.gpus_per_task, shape.gpus_per_node, gpus_each) {
                 (Some(g), _, _) => g * count,
                 (None, Some(g), _) => g,
                 (None, None, Some(g)) => g,
-                (None, None, None) => held.len() as u32,
+                // By default a step has every GPU the job has there that
+                // no other step holds.
+                (None, None, None) => free_gpus.len() as u32,
             };
-            if want as usize > held.len() {
+            if want > alloc.gpus.len() {
                 return Err(StepError::Gres);
             }
+            if want as usize > free_gpus.len() {
+                return Err(StepError::Busy);
+            }
+            let cpus = if shape.exact {
+                count * cpt
+            } else {
+                alloc.res.cpus - cpus_held
+            };
             parts.push(StepPart {
                 node: alloc.node,
                 tasks: (next_task..next_task + count).collect(),
-                gpus: held[..want as usize].to_vec(),
-                cpus: alloc.res.cpus,
+                gpus: free_gpus[..want as usize].to_vec(),
+                cpus,
             });
             next_task += count;
         }
         Ok(parts)
+    }
+
+    /// Lays a step out and holds what it takes until [`Core::end_step`].
+    pub fn start_step(
+        &mut self,
+        id: JobId,
+        step: u32,
+        shape: &StepShape,
+    ) -> Result<Vec<StepPart>, StepError> {
+        let parts = self.layout_step(id, shape)?;
+        let hold = StepHold {
+            parts: parts
+                .iter()
+                .map(|p| (p.node, p.cpus, GpuSet::from_indices(p.gpus.iter().copied())))
+                .collect(),
+            overlap: shape.overlap,
+        };
+        if let Some(job) = self.jobs.get_mut(&id) {
+            job.steps.insert(step, hold);
+        }
+        Ok(parts)
+    }
+
+    /// A step ended: what it held is the job's again. False if it held
+    /// nothing (already ended, or started before a restart).
+    pub fn end_step(&mut self, id: JobId, step: u32) -> bool {
+        self.jobs
+            .get_mut(&id)
+            .is_some_and(|j| j.steps.remove(&step).is_some())
     }
 }

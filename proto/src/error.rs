@@ -39,6 +39,8 @@ pub enum ErrorCode {
     BadTaskCount,
     /// ESLURM_TOO_MANY_REQUESTED_CPUS.
     TooManyCpus,
+    /// ESLURM_NODES_BUSY: a step waits for the job's other steps.
+    NodesBusy,
     /// ESLURM_INVALID_ARRAY: a bad `--array`.
     InvalidArray,
     /// ESLURM_DEPENDENCY: a bad `--dependency` or `Dependency=`.
@@ -116,6 +118,7 @@ impl ErrorCode {
             ErrorCode::JobPending => "Job is pending execution",
             ErrorCode::BadTaskCount => "Task count specification invalid",
             ErrorCode::TooManyCpus => "More processors requested than permitted",
+            ErrorCode::NodesBusy => "Requested nodes are busy",
             ErrorCode::InvalidArray => "Invalid job array specification",
             ErrorCode::Dependency => "Job dependency problem",
             ErrorCode::CircularDependency => "Circular job dependency",

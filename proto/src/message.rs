@@ -370,6 +370,14 @@ pub enum FromAgent {
         /// Why, for the controller's log.
         error: String,
     },
+    /// A step's tasks on this node have all ended (its `spurd step`
+    /// process is gone), whatever srun reports.
+    StepEnded {
+        /// The job.
+        job_id: u32,
+        /// The step.
+        step_id: u32,
+    },
 }
 
 /// Everything a node needs to start a batch script.

@@ -36,6 +36,11 @@ pub struct StepRequest {
     pub time_limit: Option<u64>,
     /// `-w`: these nodes of the job.
     pub nodelist: Vec<String>,
+    /// `--exact`: only the CPUs the tasks need (else every free CPU of
+    /// the job on the step's nodes).
+    pub exact: bool,
+    /// `--overlap`: share resources with the job's other steps.
+    pub overlap: bool,
 }
 
 /// One node's part of a step.

@@ -50,6 +50,8 @@ const TASK_SCRIPT: &str = "#!/bin/bash\n#SBATCH -J arr\n\
      echo \"$SLURM_ARRAY_JOB_ID $SLURM_ARRAY_TASK_ID $SLURM_ARRAY_TASK_COUNT \
      $SLURM_ARRAY_TASK_MIN $SLURM_ARRAY_TASK_MAX $SLURM_ARRAY_TASK_STEP $SLURM_JOB_ID\" \
      > env-$SLURM_ARRAY_TASK_ID.txt\n\
+     srun -n1 sh -c 'echo \"$SLURM_ARRAY_JOB_ID $SLURM_ARRAY_TASK_ID $SLURM_ARRAY_TASK_COUNT\"' \
+     > step-$SLURM_ARRAY_TASK_ID.txt\n\
      sleep 1.5\n\
      echo \"$start $(date +%s.%N)\" > times-$SLURM_ARRAY_TASK_ID.txt\n\
      echo task $SLURM_ARRAY_TASK_ID\n";
@@ -127,6 +129,11 @@ fn an_array_runs_two_tasks_at_a_time_with_slurms_ids_environment_and_files() {
         assert_eq!(
             read(&c, &format!("env-{task}.txt")),
             format!("{n} {task} 6 0 5 1 {id}\n")
+        );
+        // Its steps' tasks are told too.
+        assert_eq!(
+            read(&c, &format!("step-{task}.txt")),
+            format!("{n} {task} 6\n")
         );
         // The default output file of an array task is slurm-%A_%a.out.
         assert_eq!(
@@ -275,7 +282,7 @@ fn bad_arrays_and_dependencies_get_slurms_errors() {
 
 #[test]
 fn scancel_takes_tasks_out_and_the_throttle_changes_while_the_array_runs() {
-    let c = Cluster::start(Options {
+    let mut c = Cluster::start(Options {
         nodes: 2,
         ..Options::default()
     });
@@ -314,6 +321,21 @@ fn scancel_takes_tasks_out_and_the_throttle_changes_while_the_array_runs() {
         show.contains("ArrayTaskThrottle=3 JobName=wrap\n"),
         "every task shows the throttle: {show}"
     );
+    // Both survive a restart of the controller.
+    c.kill_controller();
+    c.start_controller();
+    c.wait_for(Duration::from_secs(20), "the controller back", |c| {
+        c.run("squeue", &["-h", "-j", &n.to_string()])
+            .status
+            .success()
+    });
+    let again = ok(&c, "scontrol", &["show", "job", &ns]);
+    assert!(
+        again.starts_with(&format!(
+            "JobId={n} ArrayJobId={n} ArrayTaskId=3-4,7%3 ArrayTaskThrottle=3 "
+        )),
+        "{again}"
+    );
     // One running task, and one still in the record held on its own.
     ok(&c, "scancel", &[&format!("{n}_0")]);
     ok(&c, "scontrol", &["uhold", &format!("{n}_7")]);
@@ -340,4 +362,14 @@ fn scancel_takes_tasks_out_and_the_throttle_changes_while_the_array_runs() {
     // Tasks 5 and 6 left the record without ever being jobs.
     let tasks: Vec<String> = rows(&c, n, "%K");
     assert!(!tasks.iter().any(|t| t == "5" || t == "6"), "{tasks:?}");
+    // An update of the whole array answers per group of tasks, as
+    // slurmctld's job_array_resp_msg does.
+    let out = c.run(
+        "scontrol",
+        &["update", &format!("JobId={n}"), "TimeLimit=5"],
+    );
+    assert_eq!(
+        (out.status.code(), text(&out.stderr)),
+        (Some(1), format!("{n}_0-4,7: Job has already finished\n"))
+    );
 }

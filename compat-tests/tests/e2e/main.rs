@@ -861,3 +861,40 @@ fn salloc_runs_a_command_in_its_allocation_and_srun_runs_outside_one() {
     assert!(!status.success());
     c.wait_state(3, "CANCELLED");
 }
+
+#[test]
+fn steps_wait_for_the_cpus_other_steps_hold_unless_exact_or_overlap() {
+    let c = Cluster::start(Options::default());
+    let id = c.submit(
+        &["-N", "1", "-n", "2", "-o", "steps.out"],
+        "#!/bin/sh\n\
+         srun -n1 sh -c 'sleep 1; echo first' &\n\
+         sleep 0.3\n\
+         srun -n1 sh -c 'echo second'\n\
+         wait\n\
+         srun -n1 --exact sh -c 'sleep 1; echo third' &\n\
+         sleep 0.3\n\
+         srun -n1 --exact sh -c 'echo fourth'\n\
+         wait\n\
+         srun -n1 sh -c 'sleep 1; echo fifth' &\n\
+         sleep 0.3\n\
+         srun -n1 --overlap sh -c 'echo sixth'\n\
+         wait\n",
+    );
+    c.wait_state(id, "COMPLETED");
+    let out = std::fs::read_to_string(c.dir.path().join("steps.out")).expect("output");
+    let order: Vec<&str> = out
+        .lines()
+        .filter(|l| !l.starts_with("srun:"))
+        .collect();
+    // The second step waits for the first, which holds both CPUs; --exact
+    // steps take one CPU each and --overlap shares: those run at once.
+    assert_eq!(order, vec!["first", "second", "fourth", "third", "sixth", "fifth"], "{out}");
+    for line in [
+        format!("srun: Job {id} step creation temporarily disabled, retrying (Requested nodes are busy)"),
+        format!("srun: Step created for StepId={id}.1"),
+    ] {
+        assert!(out.lines().any(|l| l == line), "{out}");
+    }
+    assert_eq!(out.matches("temporarily disabled").count(), 1, "{out}");
+}

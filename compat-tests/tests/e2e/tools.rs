@@ -78,3 +78,99 @@ fn parsl_and_snakemake_srun_lines_run_their_tasks() {
     assert!(out.contains("mpi-prefix-ok\n"), "{out}");
     assert!(out.contains("from-stdin 0\n"), "{out}");
 }
+
+/// How submitit, snakemake and Parsl poll: sacct and squeue lines they
+/// run, byte for byte, and what they parse out of the answer; srun steps
+/// show in sacct as N.0, N.1 beside N.batch.
+#[test]
+fn the_status_queries_of_submitit_snakemake_and_parsl_see_jobs_and_steps() {
+    let c = Cluster::start(Options::default());
+    let ok = c.submit(
+        &["--job-name", "run-uuid-1", "-N", "2"],
+        "#!/bin/sh\nsrun true\nsrun -n 1 sh -c 'exit 2'\nexit 0\n",
+    );
+    let failed = c.submit(&["--job-name", "run-uuid-1", "--wrap", "exit 7"], "");
+    c.wait_state(ok, "COMPLETED");
+    c.wait_state(failed, "FAILED");
+
+    // submitit: `sacct -o JobID,State,NodeList --parsable2 -j A -j B`.
+    let (a, b) = (ok.to_string(), failed.to_string());
+    let out = c.run(
+        "sacct",
+        &["-o", "JobID,State,NodeList", "--parsable2", "-j", &a, "-j", &b],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let got = text(&out.stdout);
+    let rows: Vec<&str> = got.lines().collect();
+    assert_eq!(rows[0], "JobID|State|NodeList", "{got}");
+    for want in [
+        format!("{ok}|COMPLETED|n[01-02]"),
+        format!("{ok}.batch|COMPLETED|n01"),
+        format!("{ok}.0|COMPLETED|n[01-02]"),
+        format!("{ok}.1|FAILED|n01"),
+        format!("{failed}|FAILED|n01"),
+    ] {
+        assert!(rows.contains(&want.as_str()), "missing {want:?} in\n{got}");
+    }
+
+    // snakemake: `sacct -X --parsable2 --clusters all --noheader
+    // --format=JobIdRaw,State --starttime ... --endtime now --name <uuid>`.
+    let out = c.run(
+        "sacct",
+        &[
+            "-X",
+            "--parsable2",
+            "--clusters",
+            "all",
+            "--noheader",
+            "--format=JobIdRaw,State",
+            "--starttime",
+            "2020-01-01T00:00",
+            "--endtime",
+            "now",
+            "--name",
+            "run-uuid-1",
+        ],
+    );
+    assert_eq!(
+        text(&out.stdout),
+        format!("{ok}|COMPLETED\n{failed}|FAILED\n"),
+        "{}",
+        text(&out.stderr)
+    );
+    // snakemake's squeue fallback: `squeue --format=%i|%T --states=all
+    // --noheader --name <uuid>`.
+    let out = c.run(
+        "squeue",
+        &["--format=%i|%T", "--states=all", "--noheader", "--name", "run-uuid-1"],
+    );
+    let mut lines: Vec<String> = text(&out.stdout).lines().map(str::to_string).collect();
+    lines.sort();
+    let mut want = vec![format!("{ok}|COMPLETED"), format!("{failed}|FAILED")];
+    want.sort();
+    assert_eq!(lines, want);
+
+    // Parsl: `sacct -X --noheader --format=jobid,state%20 --job 'a,b'`,
+    // split on whitespace, and `squeue --noheader --format='%i %t' --job`.
+    let both = format!("{ok},{failed}");
+    let out = c.run(
+        "sacct",
+        &["-X", "--noheader", "--format=jobid,state%20", "--job", &both],
+    );
+    let states: Vec<Vec<String>> = text(&out.stdout)
+        .lines()
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect();
+    assert_eq!(
+        states,
+        vec![vec![a.clone(), "COMPLETED".into()], vec![b.clone(), "FAILED".into()]]
+    );
+    let out = c.run("sacct", &["-X"]);
+    assert!(out.status.success(), "Parsl's probe `sacct -X` must exit 0");
+    let out = c.run("squeue", &["--noheader", "--format=%i %t", "--job", &both, "-t", "all"]);
+    let mut short: Vec<String> = text(&out.stdout).lines().map(str::to_string).collect();
+    short.sort();
+    let mut want = vec![format!("{ok} CD"), format!("{failed} F")];
+    want.sort();
+    assert_eq!(short, want);
+}

@@ -113,3 +113,41 @@ fn steps_beyond_the_job_are_refused_with_slurms_errors() {
         Err(StepError::Pending)
     );
 }
+
+#[test]
+fn a_step_holds_the_jobs_cpus_until_it_ends_unless_exact_or_overlap() {
+    let mut env = TestEnv::nvl72(1);
+    let job = running(&mut env, 1);
+    let one = StepShape {
+        ntasks: Some(1),
+        ..Default::default()
+    };
+    // Without --exact a step takes every CPU and GPU the job has there.
+    let first = env.core.start_step(job, 0, &one).expect("fits");
+    assert_eq!(first[0].cpus, 144);
+    assert_eq!(first[0].gpus, vec![0, 1, 2, 3]);
+    assert_eq!(env.core.start_step(job, 1, &one), Err(StepError::Busy));
+    let shared = StepShape {
+        overlap: true,
+        ..one.clone()
+    };
+    assert!(env.core.start_step(job, 1, &shared).is_ok());
+    assert!(env.core.end_step(job, 0));
+    assert!(!env.core.end_step(job, 0), "a step ends once");
+    // --exact steps share the node, each with its own CPUs and GPUs.
+    let exact = StepShape {
+        ntasks: Some(1),
+        cpus_per_task: 70,
+        gpus_per_task: Some(2),
+        exact: true,
+        ..Default::default()
+    };
+    let a = env.core.start_step(job, 2, &exact).expect("fits");
+    let b = env.core.start_step(job, 3, &exact).expect("fits beside it");
+    assert_eq!((a[0].cpus, b[0].cpus), (70, 70));
+    assert_eq!((a[0].gpus.clone(), b[0].gpus.clone()), (vec![0, 1], vec![2, 3]));
+    assert_eq!(env.core.start_step(job, 4, &exact), Err(StepError::Busy));
+    // The job's end frees everything.
+    env.core.end_step(job, 2);
+    assert!(env.core.start_step(job, 4, &exact).is_ok());
+}

@@ -209,7 +209,9 @@ fn job<'a>(j: &'a JobInfo, cluster: &'a str) -> Job<'a> {
         account: s(&j.account),
         array_job_id: j.array_job_id.unwrap_or(0),
         array_task_id: j.array_task_id,
-        array_max_tasks: max_tasks(j.array_task_str.as_deref()),
+        // The array's throttle, on every job of it (slurmctld packs the
+        // array's max_run_tasks with each task).
+        array_max_tasks: j.array_task_throttle,
         array_task_string: s(&j.array_task_str),
         batch_flag: j.batch,
         batch_host: s(&j.batch_host),
@@ -293,14 +295,6 @@ fn requests<'a>(out: &mut Job<'a>, j: &'a JobInfo, started: bool) {
     out.tres_per_task = s(&j.tres_per_task);
     out.tres_req_str = &j.tres;
     out.tres_alloc_str = if started { &j.tres } else { "" };
-}
-
-/// `%N` of an array's task string (`2-9%2` -> 2).
-fn max_tasks(tasks: Option<&str>) -> u32 {
-    tasks
-        .and_then(|t| t.split_once('%'))
-        .and_then(|(_, n)| n.parse().ok())
-        .unwrap_or(0)
 }
 
 /// `billing=N` of the TRES string, else the CPUs.

@@ -115,6 +115,7 @@ fn array_meta(tasks: &str) -> JobInfo {
     JobInfo {
         array_job_id: Some(8),
         array_task_str: Some(tasks.into()),
+        array_task_throttle: 2,
         ..pending(8, "arr", "JobArrayTaskLimit", 1, Some(300))
     }
 }
@@ -123,6 +124,7 @@ fn array_task(id: u32, task: u32) -> JobInfo {
     JobInfo {
         array_job_id: Some(8),
         array_task_id: Some(task),
+        array_task_throttle: 2,
         priority: prio(8),
         ..running(id, "arr", "gb001", 1, Some(300))
     }
@@ -483,6 +485,18 @@ fn json_has_slurms_shape() {
     let pending = jobs.iter().find(|j| j["job_id"] == 11).expect("job 11");
     assert!(pending.get("job_resources").is_none());
     assert_eq!(pending["time_limit"], 60);
+    // Every job of array 8 carries its throttle.
+    for id in [8, 9, 10] {
+        let job = jobs.iter().find(|j| j["job_id"] == id).expect("array 8");
+        assert_eq!(
+            (job["array_job_id"].clone(), job["array_max_tasks"].clone()),
+            (8.into(), 2.into())
+        );
+    }
+    assert_eq!(
+        jobs.iter().find(|j| j["job_id"] == 1).expect("job 1")["array_max_tasks"],
+        0
+    );
 }
 
 /// The keys of a running job in recording 18, in order.

@@ -146,6 +146,10 @@ pub struct SrunArgs {
     pub time_limit: Option<u64>,
     /// `-K`.
     pub kill_on_bad_exit: bool,
+    /// `--exact`.
+    pub exact: bool,
+    /// `--overlap`.
+    pub overlap: bool,
     /// `-W`.
     pub wait: Option<u64>,
     /// The tasks' environment from srun's side.
@@ -181,6 +185,8 @@ impl SrunArgs {
             gpus: self.gpus,
             time_limit: self.time_limit,
             nodelist: self.nodelist.clone(),
+            exact: self.exact,
+            overlap: self.overlap,
         }
     }
 }
@@ -274,8 +280,6 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
         (cli.cpu_bind.is_some(), "--cpu-bind", true),
         (cli.gpu_bind.is_some(), "--gpu-bind", true),
         (cli.distribution.is_some(), "--distribution", true),
-        (cli.exact, "--exact", true),
-        (cli.overlap, "--overlap", true),
         (cli.unbuffered, "--unbuffered", true),
         (cli.mem.is_some(), "--mem", false),
         (cli.mem_per_cpu.is_some(), "--mem-per-cpu", false),
@@ -387,6 +391,8 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
         name,
         time_limit,
         kill_on_bad_exit: cli.kill_on_bad_exit.is_some_and(|k| k != 0),
+        exact: cli.exact || var("SLURM_EXACT").is_some(),
+        overlap: cli.overlap || var("SLURM_OVERLAP").is_some(),
         wait: cli.wait.filter(|&w| w > 0),
         env: task_env,
         cwd,

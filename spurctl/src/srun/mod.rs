@@ -12,7 +12,7 @@ mod session;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use spur_proto::{ClientRequest, ClientResponse};
+use spur_proto::{ClientRequest, ClientResponse, ErrorCode};
 
 use crate::controller::{self, RequestError};
 
@@ -49,8 +49,32 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
 /// Runs one step in job `job_id`; srun's exit status.
 fn step(opts: &SrunArgs, job_id: u32) -> u8 {
     let req = opts.step_request(job_id);
-    let (grant, signature) = match controller::request(&ClientRequest::StepCreate(req)) {
-        Ok(ClientResponse::StepCreated { grant, signature }) => (grant, signature),
+    let mut waited = false;
+    let mut pause = std::time::Duration::from_millis(20);
+    let created = loop {
+        match controller::request(&ClientRequest::StepCreate(req.clone())) {
+            // Other steps hold what this one needs: wait for them, as
+            // Slurm's srun does.
+            Err(RequestError::Refused(e)) if e.code == ErrorCode::NodesBusy => {
+                if !waited && !opts.quiet {
+                    eprintln!(
+                        "srun: Job {job_id} step creation temporarily disabled, retrying ({e})"
+                    );
+                }
+                waited = true;
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_secs(1));
+            }
+            other => break other,
+        }
+    };
+    let (grant, signature) = match created {
+        Ok(ClientResponse::StepCreated { grant, signature }) => {
+            if waited && !opts.quiet {
+                eprintln!("srun: Step created for StepId={job_id}.{}", grant.step_id);
+            }
+            (grant, signature)
+        }
         Ok(_) => {
             eprintln!("srun: error: Unable to create step for job {job_id}: Unexpected message received");
             return 1;

@@ -18,7 +18,6 @@ use spur_proto::{frame, FromStep, Hello, Role, TaskLaunch, ToStep, PROTOCOL_VERS
 use super::stepd;
 
 /// What the launcher needs of the agent's settings.
-#[derive(Debug, Clone)]
 pub struct Launcher {
     /// This node's name.
     pub node: String,
@@ -28,6 +27,8 @@ pub struct Launcher {
     pub spool: PathBuf,
     /// The `spurd` executable.
     pub exe: PathBuf,
+    /// Told when a step's process ends (job, step), for the controller.
+    pub ended: Box<dyn Fn(u32, u32) + Send + Sync>,
 }
 
 /// Binds the node's port.
@@ -101,12 +102,15 @@ async fn connection(mut stream: TcpStream, launcher: &Launcher) -> Result<()> {
     drop(socket);
     info!(job = grant.job_id, step = grant.step_id, tasks = launch.grant.nodes[launch.node_index as usize].tasks.len(), "step started");
     let job_dir = super::job_dir(&launcher.spool, grant.job_id);
-    tokio::task::spawn_blocking(move || {
+    let (job_id, step_id) = (grant.job_id, grant.step_id);
+    let waited = tokio::task::spawn_blocking(move || {
         let _ = child.wait();
         let _ = std::fs::remove_dir_all(&dir);
         // A node that runs only steps of the job keeps no folder for it.
         let _ = std::fs::remove_dir(&job_dir);
     });
+    let _ = waited.await;
+    (launcher.ended)(job_id, step_id);
     Ok(())
 }
 

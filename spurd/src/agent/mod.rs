@@ -118,6 +118,8 @@ impl Settings {
 #[derive(Debug)]
 enum Event {
     Ended(JobEnd),
+    /// The node's part of a step ended.
+    StepEnded { job_id: u32, step_id: u32 },
 }
 
 /// The agent's jobs and the ends the controller has not acknowledged.
@@ -145,6 +147,12 @@ pub async fn run(
             key: settings.key.clone(),
             spool: settings.spool.clone(),
             exe: settings.exe.clone(),
+            ended: {
+                let events = events_tx.clone();
+                Box::new(move |job_id, step_id| {
+                    let _ = events.send(Event::StepEnded { job_id, step_id });
+                })
+            },
         }),
     ));
     let (relay_tx, mut relayed) = mpsc::unbounded_channel();
@@ -260,10 +268,16 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
                     break Err(e.into());
                 }
             }
-            Some(Event::Ended(end)) = ch.events.recv() => {
-                jobs.running.remove(&end.job_id);
-                jobs.unacked.insert(end.job_id, end);
-                if let Err(e) = frame::write(&mut wr, &FromAgent::JobEnded(end)).await {
+            Some(event) = ch.events.recv() => {
+                let msg = match event {
+                    Event::Ended(end) => {
+                        jobs.running.remove(&end.job_id);
+                        jobs.unacked.insert(end.job_id, end);
+                        FromAgent::JobEnded(end)
+                    }
+                    Event::StepEnded { job_id, step_id } => FromAgent::StepEnded { job_id, step_id },
+                };
+                if let Err(e) = frame::write(&mut wr, &msg).await {
                     break Err(e.into());
                 }
             }

@@ -113,6 +113,8 @@ pub struct Controller {
     pub(super) conns: HashMap<u64, NodeId>,
     /// Steps that run, by job and step id.
     pub(super) steps: std::collections::BTreeMap<(u32, u32), super::store::StepRow>,
+    /// Nodes of each step whose part has not ended yet.
+    pub(super) step_nodes: HashMap<(u32, u32), u32>,
     pub(super) started_at: u64,
     /// This turn's work, committed together.
     pub(super) turn: TurnState,
@@ -173,6 +175,7 @@ impl Controller {
             live,
             conns: HashMap::new(),
             steps: std::collections::BTreeMap::new(),
+            step_nodes: HashMap::new(),
             started_at,
             turn: TurnState::default(),
             sched_due: true,

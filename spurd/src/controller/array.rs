@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use tracing::info;
 
-use spur_core::{CoreError, Input, JobId, JobState, TaskLocation, TaskSet};
+use spur_core::{CoreError, Input, Job, JobId, JobState, Outcome, TaskLocation, TaskSet};
 use spur_proto::{ArrayTasks, ClientResponse, ErrorCode, ProtoError, SignalTarget, ToAgent};
 
 use super::actor::Controller;
@@ -49,10 +49,7 @@ impl Controller {
     ) -> Result<(), ProtoError> {
         let array = JobId(t.array_job_id);
         self.authorize(uid, array)?;
-        let tasks: TaskSet = t.tasks.parse().map_err(|_| ErrorCode::InvalidJobId)?;
-        if tasks.is_empty() {
-            return Err(ErrorCode::InvalidJobId.into());
-        }
+        let tasks = self.task_set(&t.tasks)?;
         let Some(signal) = target.signal else {
             return self.cancel_tasks(uid, array, tasks);
         };
@@ -69,6 +66,17 @@ impl Controller {
             }
         }
         result
+    }
+
+    /// Task ids as a request gives them (`1-3,7`); as slurmctld does, none
+    /// may reach MaxArraySize, which also bounds the work one request
+    /// asks for.
+    fn task_set(&self, text: &str) -> Result<TaskSet, ProtoError> {
+        let tasks: TaskSet = text.parse().map_err(|_| ErrorCode::InvalidJobId)?;
+        match tasks.last() {
+            Some(last) if last < self.core.config().max_array_size => Ok(tasks),
+            _ => Err(ErrorCode::InvalidJobId.into()),
+        }
     }
 
     fn cancel_tasks(&mut self, uid: u32, array: JobId, tasks: TaskSet) -> Result<(), ProtoError> {
@@ -92,6 +100,39 @@ impl Controller {
         }
         info!(job = array.0, tasks = %text, uid, "array tasks cancelled");
         r.map(drop).map_err(|e| core_error(&e))
+    }
+
+    /// The SLURM_ARRAY_* variables of `job` (none outside an array), for
+    /// its batch script and its steps' tasks alike.
+    pub(super) fn array_env(&self, job: &Job) -> Vec<(String, String)> {
+        let task = job.array_job_id().map(|a| a.0).zip(job.array_task_id());
+        // Any id an accepted expression holds is below u32::MAX, whatever
+        // MaxArraySize is now.
+        let spec = job
+            .spec
+            .array
+            .as_deref()
+            .and_then(|text| spur_core::parse_array(text, u32::MAX).ok().flatten());
+        super::env::array_vars(task, spec.as_ref())
+    }
+
+    /// `scontrol requeue N`: job N, or every job of array N that runs; an
+    /// error only when none could be requeued.
+    pub(super) fn requeue(&mut self, id: JobId) -> Result<Outcome, CoreError> {
+        let mut first_error = None;
+        let mut requeued = false;
+        for m in self.members(id) {
+            match self.apply(Input::Requeue(m)) {
+                Ok(_) => requeued = true,
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match first_error {
+            Some(e) if !requeued => Err(e),
+            _ => Ok(Outcome::Done),
+        }
     }
 
     /// Sends `signal` to a running job's batch host (and its steps).
@@ -173,7 +214,7 @@ impl Controller {
     ) -> Result<ClientResponse, ProtoError> {
         let array = JobId(t.array_job_id);
         self.authorize(uid, array)?;
-        let tasks: TaskSet = t.tasks.parse().map_err(|_| ErrorCode::InvalidJobId)?;
+        let tasks = self.task_set(&t.tasks)?;
         let mut found = Vec::new();
         for task in tasks.iter() {
             let mut effects = std::mem::take(&mut self.turn.effects);

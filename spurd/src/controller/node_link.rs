@@ -131,6 +131,7 @@ impl Controller {
                 warn!(job = job_id, %error, "batch script could not be started");
                 self.job_ended(JobId(job_id), ExitStatus { code: 1, signal: 0 });
             }
+            FromAgent::StepEnded { job_id, step_id } => self.step_node_ended(job_id, step_id),
             FromAgent::Register(_) => warn!("second registration on one connection ignored"),
             _ => warn!("unexpected message from agent"),
         }
@@ -172,15 +173,8 @@ impl Controller {
         let info = super::convert::job_info(&self.core, job, &meta, "", true);
         let tasks: Vec<u32> = job.allocation().iter().map(|a| a.tasks).collect();
         let mut env = super::env::batch_env(&info, &payload.env, &tasks, &self.facts);
+        env.extend(self.array_env(job));
         let array = info.array_job_id.zip(info.array_task_id);
-        // Any id an accepted expression holds is below u32::MAX, whatever
-        // MaxArraySize is now.
-        let spec = job
-            .spec
-            .array
-            .as_deref()
-            .and_then(|text| spur_core::parse_array(text, u32::MAX).ok().flatten());
-        env.extend(super::env::array_vars(array, spec.as_ref()));
         if let Some(first) = job.allocation().first() {
             let (addr, pattern) = super::convert::topology_addr(&self.core, first.node);
             env.push(("SLURM_TOPOLOGY_ADDR".into(), addr));

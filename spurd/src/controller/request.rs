@@ -74,9 +74,7 @@ impl Controller {
             ClientRequest::Release { jobs } => {
                 Ok(self.per_job(uid, &jobs, |c, id| c.apply(Input::Release(id))))
             }
-            ClientRequest::Requeue { jobs } => {
-                Ok(self.per_job(uid, &jobs, |c, id| c.apply(Input::Requeue(id))))
-            }
+            ClientRequest::Requeue { jobs } => Ok(self.per_job(uid, &jobs, |c, id| c.requeue(id))),
             ClientRequest::UpdateJob(update) => self.update_job(uid, &update),
             ClientRequest::StepCreate(req) => self.create_step(uid, &req),
             ClientRequest::ReleaseAllocation {
@@ -373,13 +371,27 @@ impl Controller {
         let results = self
             .members(id)
             .into_iter()
-            .map(|m| (m, self.update_one(uid, m, u)))
+            .map(|m| {
+                // The throttle was all an ended record of the array could
+                // take.
+                let ended = self.core.job(m).is_some_and(|j| j.state().is_finished());
+                let r = if m == id && ended && u.array_task_throttle.is_some() {
+                    Ok(())
+                } else {
+                    self.update_one(uid, m, u)
+                };
+                (m, r)
+            })
             .collect();
         Ok(self.per_tasks(id, results))
     }
 
-    /// The fields of `u` other than the throttle, for one job.
+    /// The fields of `u` other than the throttle, for one job; nothing of
+    /// an ended job changes (slurmctld's _update_job).
     fn update_one(&mut self, uid: u32, id: JobId, u: &JobUpdate) -> Result<(), ProtoError> {
+        if self.core.job(id).is_some_and(|j| j.state().is_finished()) {
+            return Err(ErrorCode::JobFinished.into());
+        }
         // Whatever part of the update applies is saved (Slurm applies
         // the fields one by one, too).
         self.turn.dirty.insert(id);
@@ -434,11 +446,8 @@ impl Controller {
                 .map_err(|e| core_error(&e))?;
         }
         if let Some(dependency) = &u.dependency {
-            let state = self.core.job(id).map(|j| j.state());
-            match state {
-                Some(s) if s.is_finished() => return Err(ErrorCode::JobFinished.into()),
-                Some(JobState::Pending) => {}
-                _ => return Err(ErrorCode::JobNotPending.into()),
+            if self.core.job(id).map(|j| j.state()) != Some(JobState::Pending) {
+                return Err(ErrorCode::JobNotPending.into());
             }
             self.apply(Input::SetDependency {
                 job: id,

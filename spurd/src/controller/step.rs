@@ -20,6 +20,7 @@ fn step_error(e: &StepError) -> ProtoError {
         StepError::TooManyCpus => ErrorCode::TooManyCpus,
         StepError::Gres => ErrorCode::InvalidGres,
         StepError::TaskCount => ErrorCode::BadTaskCount,
+        StepError::Busy => ErrorCode::NodesBusy,
         _ => ErrorCode::NodeConfigUnavailable,
     })
 }
@@ -39,11 +40,7 @@ impl Controller {
         let nodelist = req
             .nodelist
             .iter()
-            .map(|n| {
-                self.core
-                    .node_id(n)
-                    .ok_or(ErrorCode::NodeConfigUnavailable)
-            })
+            .map(|n| self.core.node_id(n).ok_or(ErrorCode::NodeConfigUnavailable))
             .collect::<Result<Vec<_>, _>>()?;
         let shape = StepShape {
             ntasks: req.ntasks,
@@ -54,13 +51,21 @@ impl Controller {
             gpus_per_node: req.gpus_per_node,
             gpus: req.gpus,
             nodelist,
+            exact: req.exact,
+            overlap: req.overlap,
         };
+        let step_id = self
+            .metas
+            .get(&id)
+            .ok_or(ErrorCode::InvalidJobId)?
+            .next_step;
         let parts = self
             .core
-            .layout_step(id, &shape)
+            .start_step(id, step_id, &shape)
             .map_err(|e| step_error(&e))?;
+        self.step_nodes
+            .insert((req.job_id, step_id), parts.len() as u32);
         let meta = self.metas.get_mut(&id).ok_or(ErrorCode::InvalidJobId)?;
-        let step_id = meta.next_step;
         meta.next_step += 1;
         self.turn.meta_dirty.insert(id);
         let meta: JobMeta = meta.clone();
@@ -72,7 +77,8 @@ impl Controller {
             .collect();
         let hostlist = spur_conf::hostlist::compress(&names);
         let tasks: Vec<u32> = parts.iter().map(|p| p.tasks.len() as u32).collect();
-        let env = super::env::step_env(&info, step_id, &hostlist, &tasks, &self.facts);
+        let mut env = super::env::step_env(&info, step_id, &hostlist, &tasks, &self.facts);
+        env.extend(self.array_env(job));
         let nodes = parts
             .into_iter()
             .zip(names)
@@ -184,11 +190,21 @@ impl Controller {
         exit_code: i32,
         signal: i32,
     ) -> Result<ClientResponse, ProtoError> {
-        let job = self.core.job(JobId(job_id)).ok_or(ErrorCode::InvalidJobId)?;
+        let job = self
+            .core
+            .job(JobId(job_id))
+            .ok_or(ErrorCode::InvalidJobId)?;
         if job.spec.user.0 != uid && !self.is_operator(uid) {
             return Err(ErrorCode::AccessDenied.into());
         }
-        info!(job = job_id, step = step_id, exit_code, signal, "step ended");
+        info!(
+            job = job_id,
+            step = step_id,
+            exit_code,
+            signal,
+            "step ended"
+        );
+        self.release_step(job_id, step_id);
         if let Some(mut row) = self.steps.remove(&(job_id, step_id)) {
             row.state = match (exit_code, signal) {
                 (0, 0) => JobState::Completed,
@@ -203,6 +219,26 @@ impl Controller {
         Ok(ClientResponse::Done)
     }
 
+    /// What a step holds of its job is free again: srun reported its end,
+    /// or every node did.
+    fn release_step(&mut self, job_id: u32, step_id: u32) {
+        self.step_nodes.remove(&(job_id, step_id));
+        if self.core.end_step(JobId(job_id), step_id) {
+            // Steps waiting in srun retry on their own.
+            info!(job = job_id, step = step_id, "step released its resources");
+        }
+    }
+
+    /// A node's part of a step ended (its agent says so).
+    pub(super) fn step_node_ended(&mut self, job_id: u32, step_id: u32) {
+        let left = self.step_nodes.get_mut(&(job_id, step_id));
+        match left {
+            Some(n) if *n > 1 => *n -= 1,
+            Some(_) => self.release_step(job_id, step_id),
+            None => {}
+        }
+    }
+
     /// Ends the steps of `job` that srun never reported (the job ended
     /// under them): they end as the job did, or CANCELLED.
     pub(super) fn end_steps(&mut self, job: JobId) {
@@ -215,6 +251,7 @@ impl Controller {
             .range((job.0, 0)..=(job.0, u32::MAX))
             .map(|(k, _)| *k)
             .collect();
+        self.step_nodes.retain(|(j, _), _| *j != job.0);
         for key in ids {
             if let Some(mut row) = self.steps.remove(&key) {
                 row.state = state;
