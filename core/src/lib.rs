@@ -52,6 +52,6 @@ pub use reason::Pending;
 pub use record::{JobRecord, RestoreError};
 pub use resources::{GpuSet, Resources, Time};
 pub use sanity::SanityError;
-pub use step::{StepError, StepHold, StepPart, StepShape};
 pub use spec::{Exclusive, JobSpec, MemRequest, SegmentLayout, SubmitError, SwitchesRequest};
+pub use step::{StepError, StepHold, StepPart, StepShape};
 pub use topology::{BaseBlock, BlockTopology, SwitchSpec, Topology, TreeTopology};

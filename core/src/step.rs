@@ -155,7 +155,11 @@ impl Core {
         let usable: Vec<_> = allocs.iter().copied().filter(fits).collect();
         if usable.len() < nodes as usize {
             let could = allocs.len() >= nodes as usize;
-            return Err(if could { StepError::Busy } else { StepError::NodeConfig });
+            return Err(if could {
+                StepError::Busy
+            } else {
+                StepError::NodeConfig
+            });
         }
         let chosen = &usable[..nodes as usize];
         let room: Vec<u32> = chosen

@@ -203,10 +203,18 @@ pub fn allocation_env(job: &JobInfo, host: &Host) -> Vec<(String, String)> {
     }
     set("SLURM_SUBMIT_DIR", host.cwd.clone());
     set("SLURM_SUBMIT_HOST", host.hostname.clone());
-    if let Some(g) = job.tres_per_job.as_deref().and_then(|t| t.rsplit(':').next()) {
+    if let Some(g) = job
+        .tres_per_job
+        .as_deref()
+        .and_then(|t| t.rsplit(':').next())
+    {
         set("SLURM_GPUS", g.to_string());
     }
-    if let Some(g) = job.tres_per_node.as_deref().and_then(|t| t.rsplit(':').next()) {
+    if let Some(g) = job
+        .tres_per_node
+        .as_deref()
+        .and_then(|t| t.rsplit(':').next())
+    {
         set("SLURM_GPUS_PER_NODE", g.to_string());
     }
     if job.ntasks_per_node > 0 {

@@ -669,7 +669,10 @@ fn srun_in_a_batch_job_runs_every_task_with_its_rank_and_gpus() {
     );
     c.wait_state(id, "COMPLETED");
     let out = std::fs::read_to_string(c.dir.path().join("steps.out")).expect("output");
-    let mut labelled: Vec<&str> = out.lines().filter(|l| l.starts_with(char::is_numeric)).collect();
+    let mut labelled: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with(char::is_numeric))
+        .collect();
     labelled.sort_unstable();
     assert_eq!(
         labelled,
@@ -739,11 +742,21 @@ fn srun_feeds_task_zero_writes_per_task_files_and_runs_multi_prog() {
     assert_eq!(read("task-0-n01.out"), "fed to task zero\nrank 0\n");
     assert_eq!(read("task-1-n02.out"), "rank 1\n");
     let out = read("batch.out");
-    let mut multi: Vec<&str> = out.lines().filter(|l| l.contains("leader") || l.contains("worker")).collect();
+    let mut multi: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("leader") || l.contains("worker"))
+        .collect();
     multi.sort_unstable();
-    assert_eq!(multi, vec!["0: leader", "1: worker 1", "2: worker 2", "3: worker 3"], "{out}");
+    assert_eq!(
+        multi,
+        vec!["0: leader", "1: worker 1", "2: worker 2", "3: worker 3"],
+        "{out}"
+    );
     // -K: the failing task ends the others at once, long before 30 s.
-    assert!(out.contains("srun: error: n01: task 1: Exited with exit code 4\n"), "{out}");
+    assert!(
+        out.contains("srun: error: n01: task 1: Exited with exit code 4\n"),
+        "{out}"
+    );
     assert!(out.contains("killed=137\n"), "{out}");
 }
 
@@ -758,7 +771,11 @@ fn two_interrupts_within_a_second_end_the_step_and_scancel_ends_steps_on_every_n
     let mut srun = c
         .command(
             "srun",
-            &["sh", "-c", "echo $$ > step-pid-$SLURM_PROCID; echo started; exec sleep 300"],
+            &[
+                "sh",
+                "-c",
+                "echo $$ > step-pid-$SLURM_PROCID; echo started; exec sleep 300",
+            ],
         )
         .env("SLURM_JOB_ID", holder.to_string())
         .stdin(std::process::Stdio::null())
@@ -782,13 +799,21 @@ fn two_interrupts_within_a_second_end_the_step_and_scancel_ends_steps_on_every_n
     unsafe { libc::kill(pid, libc::SIGINT) };
     let out = srun.wait_with_output().expect("srun ends");
     let err = text(&out.stderr);
-    assert!(err.contains("srun: interrupt (one more within 1 sec to abort)\n"), "{err}");
-    assert!(err.contains(&format!("srun: StepId={holder}.0 tasks 0-1: running\n")), "{err}");
+    assert!(
+        err.contains("srun: interrupt (one more within 1 sec to abort)\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("srun: StepId={holder}.0 tasks 0-1: running\n")),
+        "{err}"
+    );
     assert!(err.contains("srun: forcing job termination\n"), "{err}");
     assert_eq!(out.status.code(), Some(137), "{err}");
-    c.wait_for(std::time::Duration::from_secs(5), "the step's tasks to end", |_| {
-        pids.iter().all(|&p| !alive(p))
-    });
+    c.wait_for(
+        std::time::Duration::from_secs(5),
+        "the step's tasks to end",
+        |_| pids.iter().all(|&p| !alive(p)),
+    );
 
     // A step of a cancelled job ends on every node.
     let id = c.submit(
@@ -803,9 +828,11 @@ fn two_interrupts_within_a_second_end_the_step_and_scancel_ends_steps_on_every_n
     let out = c.run("scancel", &[&id.to_string()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     c.wait_state(id, "CANCELLED");
-    c.wait_for(std::time::Duration::from_secs(10), "the cancelled job's tasks to end", |_| {
-        pids.iter().all(|&p| !alive(p))
-    });
+    c.wait_for(
+        std::time::Duration::from_secs(10),
+        "the cancelled job's tasks to end",
+        |_| pids.iter().all(|&p| !alive(p)),
+    );
     let out = c.run("scancel", &[&holder.to_string()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
@@ -841,10 +868,25 @@ fn salloc_runs_a_command_in_its_allocation_and_srun_runs_outside_one() {
 
     // srun outside an allocation: an allocation of its own, one step, and
     // the allocation is given back.
-    let out = c.run("srun", &["-N3", "-n3", "-l", "sh", "-c", "echo $SLURM_JOB_ID $SLURM_STEP_ID"]);
+    let out = c.run(
+        "srun",
+        &[
+            "-N3",
+            "-n3",
+            "-l",
+            "sh",
+            "-c",
+            "echo $SLURM_JOB_ID $SLURM_STEP_ID",
+        ],
+    );
     let mut lines: Vec<String> = text(&out.stdout).lines().map(str::to_string).collect();
     lines.sort();
-    assert_eq!(lines, vec!["0: 2 0", "1: 2 0", "2: 2 0"], "{}", text(&out.stderr));
+    assert_eq!(
+        lines,
+        vec!["0: 2 0", "1: 2 0", "2: 2 0"],
+        "{}",
+        text(&out.stderr)
+    );
     assert!(out.status.success());
     c.wait_state(2, "COMPLETED");
 
@@ -883,13 +925,14 @@ fn steps_wait_for_the_cpus_other_steps_hold_unless_exact_or_overlap() {
     );
     c.wait_state(id, "COMPLETED");
     let out = std::fs::read_to_string(c.dir.path().join("steps.out")).expect("output");
-    let order: Vec<&str> = out
-        .lines()
-        .filter(|l| !l.starts_with("srun:"))
-        .collect();
+    let order: Vec<&str> = out.lines().filter(|l| !l.starts_with("srun:")).collect();
     // The second step waits for the first, which holds both CPUs; --exact
     // steps take one CPU each and --overlap shares: those run at once.
-    assert_eq!(order, vec!["first", "second", "fourth", "third", "sixth", "fifth"], "{out}");
+    assert_eq!(
+        order,
+        vec!["first", "second", "fourth", "third", "sixth", "fifth"],
+        "{out}"
+    );
     for line in [
         format!("srun: Job {id} step creation temporarily disabled, retrying (Requested nodes are busy)"),
         format!("srun: Step created for StepId={id}.1"),
@@ -897,4 +940,97 @@ fn steps_wait_for_the_cpus_other_steps_hold_unless_exact_or_overlap() {
         assert!(out.lines().any(|l| l == line), "{out}");
     }
     assert_eq!(out.matches("temporarily disabled").count(), 1, "{out}");
+}
+
+#[test]
+fn a_direct_srun_task_gets_every_variable_slurm_sets() {
+    let c = Cluster::start(Options::default());
+    let out = c.run(
+        "srun",
+        &[
+            "-N1",
+            "-n1",
+            "--gpus=1",
+            "-A",
+            "research",
+            "bash",
+            "-c",
+            "env | sort | grep -E '^(SLURM|CUDA|GPU)'",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let names = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter_map(|l| l.split_once('=').map(|(k, _)| k.to_string()))
+            .filter(|k| k.starts_with("SLURM") || k.starts_with("CUDA") || k.starts_with("GPU"))
+            .collect()
+    };
+    // The names in slurm-reference/83-srun-env-direct.txt (Slurm 22.05.8,
+    // `srun -N1 -n1 --gpus=1` in an account), in `sort` order.
+    let reference = [
+        "CUDA_VISIBLE_DEVICES",
+        "GPU_DEVICE_ORDINAL",
+        "SLURMD_NODENAME",
+        "SLURM_CLUSTER_NAME",
+        "SLURM_CONF",
+        "SLURM_CPUS_ON_NODE",
+        "SLURM_GPUS_ON_NODE",
+        "SLURM_GTIDS",
+        "SLURM_JOBID",
+        "SLURM_JOB_ACCOUNT",
+        "SLURM_JOB_CPUS_PER_NODE",
+        "SLURM_JOB_GID",
+        "SLURM_JOB_ID",
+        "SLURM_JOB_NAME",
+        "SLURM_JOB_NODELIST",
+        "SLURM_JOB_NUM_NODES",
+        "SLURM_JOB_PARTITION",
+        "SLURM_JOB_QOS",
+        "SLURM_JOB_UID",
+        "SLURM_JOB_USER",
+        "SLURM_LAUNCH_NODE_IPADDR",
+        "SLURM_LOCALID",
+        "SLURM_NNODES",
+        "SLURM_NODEID",
+        "SLURM_NODELIST",
+        "SLURM_NPROCS",
+        "SLURM_NTASKS",
+        "SLURM_PRIO_PROCESS",
+        "SLURM_PROCID",
+        "SLURM_SRUN_COMM_HOST",
+        "SLURM_SRUN_COMM_PORT",
+        "SLURM_STEPID",
+        "SLURM_STEP_GPUS",
+        "SLURM_STEP_ID",
+        "SLURM_STEP_LAUNCHER_PORT",
+        "SLURM_STEP_NODELIST",
+        "SLURM_STEP_NUM_NODES",
+        "SLURM_STEP_NUM_TASKS",
+        "SLURM_STEP_TASKS_PER_NODE",
+        "SLURM_SUBMIT_DIR",
+        "SLURM_SUBMIT_HOST",
+        "SLURM_TASKS_PER_NODE",
+        "SLURM_TASK_PID",
+        "SLURM_TOPOLOGY_ADDR",
+        "SLURM_TOPOLOGY_ADDR_PATTERN",
+        "SLURM_UMASK",
+        "SLURM_WORKING_CLUSTER",
+    ];
+    let got = text(&out.stdout);
+    assert_eq!(names(&got), reference, "{got}");
+    let value = |k: &str| {
+        got.lines()
+            .find_map(|l| l.strip_prefix(&format!("{k}=")))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(value("CUDA_VISIBLE_DEVICES"), "0");
+    assert_eq!(value("SLURM_STEP_GPUS"), "0");
+    assert_eq!(value("SLURM_JOB_NAME"), "bash");
+    assert_eq!(value("SLURM_JOB_ACCOUNT"), "research");
+    assert_eq!(value("SLURM_STEP_ID"), "0");
+    assert_eq!(
+        value("SLURM_TASK_PID").parse::<u32>().map(|p| p > 1),
+        Ok(true)
+    );
 }

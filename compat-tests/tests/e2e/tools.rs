@@ -39,11 +39,11 @@ fn a_submitit_script_runs_and_writes_one_log_per_task() {
         .unwrap_or_else(|| panic!("sbatch said {said:?}, {}", text(&out.stderr)));
     c.wait_state(id, "COMPLETED");
     for task in 0..4 {
-        let log = std::fs::read_to_string(logs.join(format!("{id}_{task}_log.out")))
-            .unwrap_or_default();
+        let log =
+            std::fs::read_to_string(logs.join(format!("{id}_{task}_log.out"))).unwrap_or_default();
         assert_eq!(log, format!("task {task} of 4 on {} slurm\n", task / 2));
-        let err = std::fs::read_to_string(logs.join(format!("{id}_{task}_log.err")))
-            .unwrap_or_default();
+        let err =
+            std::fs::read_to_string(logs.join(format!("{id}_{task}_log.err"))).unwrap_or_default();
         assert_eq!(err, format!("err {}\n", task % 2));
     }
 }
@@ -74,7 +74,11 @@ fn parsl_and_snakemake_srun_lines_run_their_tasks() {
     let out = std::fs::read_to_string(c.dir.path().join("parsl.stdout")).expect("stdout");
     let mut workers: Vec<&str> = out.lines().filter(|l| l.contains("worker")).collect();
     workers.sort_unstable();
-    assert_eq!(workers, vec!["0: worker 0 of 2", "1: worker 1 of 2"], "{out}");
+    assert_eq!(
+        workers,
+        vec!["0: worker 0 of 2", "1: worker 1 of 2"],
+        "{out}"
+    );
     assert!(out.contains("mpi-prefix-ok\n"), "{out}");
     assert!(out.contains("from-stdin 0\n"), "{out}");
 }
@@ -97,7 +101,15 @@ fn the_status_queries_of_submitit_snakemake_and_parsl_see_jobs_and_steps() {
     let (a, b) = (ok.to_string(), failed.to_string());
     let out = c.run(
         "sacct",
-        &["-o", "JobID,State,NodeList", "--parsable2", "-j", &a, "-j", &b],
+        &[
+            "-o",
+            "JobID,State,NodeList",
+            "--parsable2",
+            "-j",
+            &a,
+            "-j",
+            &b,
+        ],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let got = text(&out.stdout);
@@ -142,7 +154,13 @@ fn the_status_queries_of_submitit_snakemake_and_parsl_see_jobs_and_steps() {
     // --noheader --name <uuid>`.
     let out = c.run(
         "squeue",
-        &["--format=%i|%T", "--states=all", "--noheader", "--name", "run-uuid-1"],
+        &[
+            "--format=%i|%T",
+            "--states=all",
+            "--noheader",
+            "--name",
+            "run-uuid-1",
+        ],
     );
     let mut lines: Vec<String> = text(&out.stdout).lines().map(str::to_string).collect();
     lines.sort();
@@ -155,7 +173,13 @@ fn the_status_queries_of_submitit_snakemake_and_parsl_see_jobs_and_steps() {
     let both = format!("{ok},{failed}");
     let out = c.run(
         "sacct",
-        &["-X", "--noheader", "--format=jobid,state%20", "--job", &both],
+        &[
+            "-X",
+            "--noheader",
+            "--format=jobid,state%20",
+            "--job",
+            &both,
+        ],
     );
     let states: Vec<Vec<String>> = text(&out.stdout)
         .lines()
@@ -163,11 +187,17 @@ fn the_status_queries_of_submitit_snakemake_and_parsl_see_jobs_and_steps() {
         .collect();
     assert_eq!(
         states,
-        vec![vec![a.clone(), "COMPLETED".into()], vec![b.clone(), "FAILED".into()]]
+        vec![
+            vec![a.clone(), "COMPLETED".into()],
+            vec![b.clone(), "FAILED".into()]
+        ]
     );
     let out = c.run("sacct", &["-X"]);
     assert!(out.status.success(), "Parsl's probe `sacct -X` must exit 0");
-    let out = c.run("squeue", &["--noheader", "--format=%i %t", "--job", &both, "-t", "all"]);
+    let out = c.run(
+        "squeue",
+        &["--noheader", "--format=%i %t", "--job", &both, "-t", "all"],
+    );
     let mut short: Vec<String> = text(&out.stdout).lines().map(str::to_string).collect();
     short.sort();
     let mut want = vec![format!("{ok} CD"), format!("{failed} F")];

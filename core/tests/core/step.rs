@@ -28,7 +28,15 @@ fn tasks_fill_the_jobs_nodes_in_blocks_with_all_their_gpus() {
         )
         .expect("fits");
     let tasks: Vec<Vec<u32>> = parts.iter().map(|p| p.tasks.clone()).collect();
-    assert_eq!(tasks, vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7], vec![8, 9, 10, 11], vec![12, 13, 14, 15]]);
+    assert_eq!(
+        tasks,
+        vec![
+            vec![0, 1, 2, 3],
+            vec![4, 5, 6, 7],
+            vec![8, 9, 10, 11],
+            vec![12, 13, 14, 15]
+        ]
+    );
     assert!(parts.iter().all(|p| p.gpus == vec![0, 1, 2, 3]));
     // Seven tasks over three nodes: the first nodes take one more.
     let parts = env
@@ -145,7 +153,10 @@ fn a_step_holds_the_jobs_cpus_until_it_ends_unless_exact_or_overlap() {
     let a = env.core.start_step(job, 2, &exact).expect("fits");
     let b = env.core.start_step(job, 3, &exact).expect("fits beside it");
     assert_eq!((a[0].cpus, b[0].cpus), (70, 70));
-    assert_eq!((a[0].gpus.clone(), b[0].gpus.clone()), (vec![0, 1], vec![2, 3]));
+    assert_eq!(
+        (a[0].gpus.clone(), b[0].gpus.clone()),
+        (vec![0, 1], vec![2, 3])
+    );
     assert_eq!(env.core.start_step(job, 4, &exact), Err(StepError::Busy));
     // The job's end frees everything.
     env.core.end_step(job, 2);

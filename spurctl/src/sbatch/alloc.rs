@@ -28,8 +28,15 @@ pub struct Allocation {
 
 /// What the command line asks for: an allocation, or text to print and
 /// the exit status (`--help`, `--version`, or an error).
-pub fn parse(prog: &'static str, words: &[OsString], host: &Host) -> Result<Allocation, (String, u8)> {
-    let rename = |text: String| text.replace("sbatch: ", &format!("{prog}: ")).replace("sbatch --", &format!("{prog} --"));
+pub fn parse(
+    prog: &'static str,
+    words: &[OsString],
+    host: &Host,
+) -> Result<Allocation, (String, u8)> {
+    let rename = |text: String| {
+        text.replace("sbatch: ", &format!("{prog}: "))
+            .replace("sbatch --", &format!("{prog} --"))
+    };
     let fail = |e: super::error::SbatchError| {
         let code = match e.exit_code() {
             spur_proto::ExitCode::Usage => 255,

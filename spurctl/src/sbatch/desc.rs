@@ -450,7 +450,7 @@ impl Builder {
 }
 
 /// This process's file mode creation mask.
-fn current_umask() -> u32 {
+pub(crate) fn current_umask() -> u32 {
     // SAFETY: umask cannot fail; it is set back at once to what it was.
     unsafe {
         let mask = libc::umask(0o022);

@@ -8,16 +8,16 @@
 pub mod alloc;
 mod args;
 pub(crate) mod begin;
-mod desc;
+pub(crate) mod desc;
 mod directive;
-mod error;
+pub(crate) mod error;
 mod export;
 mod gres;
 mod layer;
 mod script;
 mod submit;
 mod unacted;
-mod value;
+pub(crate) mod value;
 
 #[cfg(test)]
 mod tests;

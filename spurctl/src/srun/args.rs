@@ -100,10 +100,26 @@ pub struct Cli {
     constraint: Option<String>,
     #[arg(short = 'x', long = "exclude")]
     exclude: Option<String>,
-    #[arg(long = "exclusive", num_args = 0..=1, require_equals = true, default_missing_value = "node")]
+    #[arg(long = "exclusive", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     exclusive: Option<String>,
     #[arg(long = "comment")]
     comment: Option<String>,
+    #[arg(long = "time-min")]
+    time_min: Option<String>,
+    #[arg(long = "begin")]
+    begin: Option<String>,
+    #[arg(long = "nice", num_args = 0..=1, require_equals = true, default_missing_value = "100")]
+    nice: Option<String>,
+    #[arg(long = "priority")]
+    priority: Option<String>,
+    #[arg(short = 'H', long = "hold", action = ArgAction::SetTrue)]
+    hold: bool,
+    #[arg(long = "mem-per-gpu")]
+    mem_per_gpu: Option<String>,
+    #[arg(long = "cpus-per-gpu")]
+    cpus_per_gpu: Option<u32>,
+    #[arg(long = "signal")]
+    signal: Option<String>,
     /// The program and its arguments (everything from the first word that
     /// is not an option is the program's).
     command: Vec<String>,
@@ -132,6 +148,8 @@ pub struct SrunArgs {
     pub nodelist: Vec<String>,
     /// `-l`.
     pub label: bool,
+    /// `-u`: output passed on as it comes, not line by line.
+    pub unbuffered: bool,
     /// `-o`.
     pub output: Option<String>,
     /// `-e`.
@@ -251,7 +269,9 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
         (Some(g), _) => Some(count("--gpus-per-node", g)?),
         (None, Some(g)) if g.starts_with("gpu") => Some(count("--gres", g)?),
         (None, Some(g)) if g != "none" => {
-            return Err(fail(&format!("Invalid generic resource (gres) specification: {g}")))
+            return Err(fail(&format!(
+                "Invalid generic resource (gres) specification: {g}"
+            )))
         }
         _ => None,
     };
@@ -280,7 +300,6 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
         (cli.cpu_bind.is_some(), "--cpu-bind", true),
         (cli.gpu_bind.is_some(), "--gpu-bind", true),
         (cli.distribution.is_some(), "--distribution", true),
-        (cli.unbuffered, "--unbuffered", true),
         (cli.mem.is_some(), "--mem", false),
         (cli.mem_per_cpu.is_some(), "--mem-per-cpu", false),
         (cli.partition.is_some(), "--partition", false),
@@ -290,6 +309,14 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
         (cli.exclude.is_some(), "--exclude", false),
         (cli.exclusive.is_some(), "--exclusive", false),
         (cli.comment.is_some(), "--comment", false),
+        (cli.time_min.is_some(), "--time-min", false),
+        (cli.begin.is_some(), "--begin", false),
+        (cli.nice.is_some(), "--nice", false),
+        (cli.priority.is_some(), "--priority", false),
+        (cli.hold, "--hold", false),
+        (cli.mem_per_gpu.is_some(), "--mem-per-gpu", false),
+        (cli.cpus_per_gpu.is_some(), "--cpus-per-gpu", false),
+        (cli.signal.is_some(), "--signal", false),
     ] {
         if given && (inside || outside_too) {
             warnings.push(format!(
@@ -314,7 +341,7 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
     } else {
         Vec::new()
     };
-    let task_env = match cli.export.as_deref() {
+    let mut task_env = match cli.export.as_deref() {
         None | Some("ALL") => env.clone(),
         Some(spec) => {
             let mut out: Vec<(String, String)> = Vec::new();
@@ -350,19 +377,27 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
             }
         }
     };
+    // The tasks create files with srun's umask, as in Slurm.
+    if !task_env.iter().any(|(k, _)| k == "SLURM_UMASK") {
+        let umask = crate::sbatch::desc::current_umask();
+        task_env.push(("SLURM_UMASK".into(), format!("{umask:04o}")));
+    }
     let name = cli.job_name.clone().unwrap_or_else(|| {
         std::path::Path::new(&cli.command[0])
             .file_name()
             .map_or_else(|| cli.command[0].clone(), |n| n.to_string_lossy().into())
     });
-    let allocation = allocation_desc(&cli, &AllocationCounts {
-        nodes: nodes_final,
-        ntasks,
-        ntasks_per_node,
-        time_limit,
-        name: &name,
-        cwd: &cwd,
-    })
+    let allocation = allocation_desc(
+        &cli,
+        &AllocationCounts {
+            nodes: nodes_final,
+            ntasks,
+            ntasks_per_node,
+            time_limit,
+            name: &name,
+            cwd: &cwd,
+        },
+    )
     .map_err(|e| fail(&e))?;
     Ok(SrunArgs {
         allocation,
@@ -377,13 +412,18 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
             .map(|g| count("--gpus-per-task", g))
             .transpose()?,
         gpus_per_node,
-        gpus: cli.gpus.as_deref().map(|g| count("--gpus", g)).transpose()?,
+        gpus: cli
+            .gpus
+            .as_deref()
+            .map(|g| count("--gpus", g))
+            .transpose()?,
         nodelist: match &cli.nodelist {
             Some(list) => spur_conf::hostlist::expand(list)
                 .map_err(|_| fail(&format!("Invalid node name specified: {list}")))?,
             None => Vec::new(),
         },
         label: cli.label,
+        unbuffered: cli.unbuffered,
         output: cli.output,
         error: cli.error,
         input: cli.input,
@@ -414,6 +454,15 @@ struct AllocationCounts<'a> {
     cwd: &'a str,
 }
 
+/// An sbatch value error as srun words it (without `srun: error: `,
+/// which [`fail`] adds).
+fn sbatch_text(e: crate::sbatch::error::ValueError) -> String {
+    let text = e.to_string();
+    text.strip_prefix("sbatch: error: ")
+        .unwrap_or(&text)
+        .to_string()
+}
+
 /// The interactive job srun asks for when it runs outside an allocation.
 fn allocation_desc(cli: &Cli, c: &AllocationCounts<'_>) -> Result<spur_proto::JobDesc, String> {
     let gpus = |t: &Option<String>| -> Result<Option<u32>, String> {
@@ -429,7 +478,10 @@ fn allocation_desc(cli: &Cli, c: &AllocationCounts<'_>) -> Result<spur_proto::Jo
     };
     let mem = |t: &Option<String>| -> Result<Option<u64>, String> {
         t.as_deref()
-            .map(|m| spur_conf::parse_memory_mb(m).map_err(|_| format!("Invalid --mem specification: {m}")))
+            .map(|m| {
+                spur_conf::parse_memory_mb(m)
+                    .map_err(|_| format!("Invalid --mem specification: {m}"))
+            })
             .transpose()
     };
     let hosts = |t: &Option<String>| -> Result<Vec<String>, String> {
@@ -472,9 +524,41 @@ fn allocation_desc(cli: &Cli, c: &AllocationCounts<'_>) -> Result<spur_proto::Jo
     } else if let Some(mb) = mem(&cli.mem_per_cpu)? {
         desc.mem = spur_proto::MemSpec::PerCpu(mb);
     }
-    if cli.exclusive.is_some() {
-        desc.exclusive = spur_proto::ExclusiveMode::Node;
+    if let Some(mb) = mem(&cli.mem_per_gpu)? {
+        desc.mem = spur_proto::MemSpec::PerGpu(mb);
     }
+    if let Some(e) = &cli.exclusive {
+        desc.exclusive = match crate::sbatch::value::exclusive(e).map_err(sbatch_text)? {
+            crate::sbatch::value::Exclusive::Mode(m) => m,
+            crate::sbatch::value::Exclusive::Mcs => spur_proto::ExclusiveMode::Node,
+            crate::sbatch::value::Exclusive::Oversubscribe => spur_proto::ExclusiveMode::No,
+        };
+    }
+    // sbatch's readers, with sbatch's words in srun's name.
+    use crate::sbatch::value;
+    if let Some(t) = &cli.time_min {
+        desc.time_min = match value::time("--time-min", t).map_err(sbatch_text)? {
+            value::TimeValue::Secs(s) => Some(s),
+            value::TimeValue::Unlimited => None,
+        };
+    }
+    if let Some(b) = &cli.begin {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        desc.begin = Some(crate::sbatch::begin::parse_begin(b, now).map_err(sbatch_text)?);
+    }
+    if let Some(n) = &cli.nice {
+        desc.nice = value::nice(n).map_err(sbatch_text)?;
+    }
+    if let Some(p) = &cli.priority {
+        desc.priority = Some(value::priority(p).map_err(sbatch_text)?);
+    }
+    if let Some(s) = &cli.signal {
+        desc.signal = Some(value::signal(s).map_err(sbatch_text)?.0);
+    }
+    desc.hold = cli.hold;
+    desc.cpus_per_gpu = cli.cpus_per_gpu;
     Ok(desc)
 }
 
@@ -540,8 +624,10 @@ pub fn parse_multi_prog(text: &str) -> Result<Vec<(u32, Vec<String>)>, String> {
                 continue;
             } else if let Some((a, b)) = r.split_once('-') {
                 (
-                    a.parse::<u32>().map_err(|_| format!("Invalid task range: {r}"))?,
-                    b.parse::<u32>().map_err(|_| format!("Invalid task range: {r}"))?,
+                    a.parse::<u32>()
+                        .map_err(|_| format!("Invalid task range: {r}"))?,
+                    b.parse::<u32>()
+                        .map_err(|_| format!("Invalid task range: {r}"))?,
                 )
             } else {
                 let t = r.parse().map_err(|_| format!("Invalid task range: {r}"))?;
@@ -550,7 +636,10 @@ pub fn parse_multi_prog(text: &str) -> Result<Vec<(u32, Vec<String>)>, String> {
             for t in a..=b.min(a + 4096) {
                 let args = argv
                     .iter()
-                    .map(|w| w.replace("%t", &t.to_string()).replace("%o", &offset.to_string()))
+                    .map(|w| {
+                        w.replace("%t", &t.to_string())
+                            .replace("%o", &offset.to_string())
+                    })
                     .collect();
                 out.push((t, args));
                 offset += 1;
@@ -627,6 +716,42 @@ mod tests {
     }
 
     #[test]
+    fn outside_an_allocation_srun_asks_for_what_sbatch_would() {
+        let a = resolve_with(
+            &[
+                "-N2",
+                "-p",
+                "gpu",
+                "-t",
+                "30",
+                "--time-min=10",
+                "--nice=5",
+                "-H",
+                "--exclusive",
+                "--mem-per-gpu=4G",
+                "--signal=USR1@60",
+                "true",
+            ],
+            &[],
+        );
+        let d = &a.allocation;
+        assert_eq!(d.min_nodes, Some(2));
+        assert_eq!(d.partitions, vec!["gpu".to_string()]);
+        assert_eq!((d.time_limit, d.time_min), (Some(1800), Some(600)));
+        assert_eq!((d.nice, d.hold), (5, true));
+        assert_eq!(d.exclusive, spur_proto::ExclusiveMode::Node);
+        assert_eq!(d.mem, spur_proto::MemSpec::PerGpu(4096));
+        assert_eq!(
+            d.signal.map(|s| (s.signal, s.before)),
+            Some((libc::SIGUSR1, 60))
+        );
+        assert!(d.interactive);
+        assert!(a.warnings.is_empty(), "{:?}", a.warnings);
+        let bad = Cli::try_parse_from(["srun", "--time-min=abc", "true"]).expect("parses");
+        assert!(resolve(bad, Vec::new()).is_err());
+    }
+
+    #[test]
     fn pmi_is_accepted_with_a_warning() {
         let a = resolve_with(&["--mpi=pmix", "true"], &[]);
         assert_eq!(a.warnings.len(), 1);
@@ -642,7 +767,13 @@ mod tests {
             got[2],
             (
                 2,
-                vec!["echo".into(), "rank".into(), "2".into(), "offset".into(), "1".into()]
+                vec![
+                    "echo".into(),
+                    "rank".into(),
+                    "2".into(),
+                    "offset".into(),
+                    "1".into()
+                ]
             )
         );
         assert!(parse_multi_prog("0\n").is_err());

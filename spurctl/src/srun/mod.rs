@@ -76,7 +76,9 @@ fn step(opts: &SrunArgs, job_id: u32) -> u8 {
             (grant, signature)
         }
         Ok(_) => {
-            eprintln!("srun: error: Unable to create step for job {job_id}: Unexpected message received");
+            eprintln!(
+                "srun: error: Unable to create step for job {job_id}: Unexpected message received"
+            );
             return 1;
         }
         Err(RequestError::Refused(e)) => {

@@ -90,12 +90,18 @@ struct Sink {
 /// Output of all tasks: line-assembled, labelled with `-l`.
 struct Output {
     label_width: Option<usize>,
+    unbuffered: bool,
     partial: BTreeMap<(u32, bool), Vec<u8>>,
     sinks: BTreeMap<(u32, bool), Sink>,
 }
 
 impl Output {
     fn write(&mut self, task: u32, stderr: bool, data: &[u8]) {
+        if self.unbuffered {
+            // -u: as it comes (a label starts each piece, as in Slurm).
+            self.emit(task, stderr, data);
+            return;
+        }
         let buf = self.partial.entry((task, stderr)).or_default();
         buf.extend_from_slice(data);
         let Some(end) = buf.iter().rposition(|&b| b == b'\n') else {
@@ -128,10 +134,7 @@ impl Output {
         }
         let sink = self.sinks.get_mut(&(task, stderr));
         match sink {
-            Some(Sink {
-                file: Some(f),
-                ..
-            }) => {
+            Some(Sink { file: Some(f), .. }) => {
                 let _ = f.write_all(&out);
             }
             Some(Sink { stderr: true, .. }) => {
@@ -146,7 +149,11 @@ impl Output {
     }
 }
 
-fn open_sink(path: &str, mode: OpenMode, opened: &mut BTreeMap<String, std::fs::File>) -> Option<std::fs::File> {
+fn open_sink(
+    path: &str,
+    mode: OpenMode,
+    opened: &mut BTreeMap<String, std::fs::File>,
+) -> Option<std::fs::File> {
     if let Some(f) = opened.get(path) {
         return f.try_clone().ok();
     }
@@ -296,6 +303,7 @@ pub fn run(opts: &SrunArgs, grant: StepGrant, signature: Vec<u8>) -> Outcome {
         label_width: opts
             .label
             .then(|| ntasks.saturating_sub(1).to_string().len()),
+        unbuffered: opts.unbuffered,
         partial: BTreeMap::new(),
         sinks: sinks(opts, &grant),
     };
@@ -473,7 +481,12 @@ pub fn run(opts: &SrunArgs, grant: StepGrant, signature: Vec<u8>) -> Outcome {
 }
 
 /// Slurm's lines for tasks that failed, and the outcome.
-fn report(grant: &StepGrant, exits: &BTreeMap<u32, (i32, i32)>, quiet: bool, step_id: u32) -> Outcome {
+fn report(
+    grant: &StepGrant,
+    exits: &BTreeMap<u32, (i32, i32)>,
+    quiet: bool,
+    step_id: u32,
+) -> Outcome {
     let mut exit_code = 0;
     let mut signal = 0;
     for node in &grant.nodes {
@@ -527,12 +540,16 @@ mod tests {
     fn labelled_output_is_whole_lines_padded_to_the_widest_task() {
         let mut out = Output {
             label_width: Some(2),
+            unbuffered: false,
             partial: BTreeMap::new(),
             sinks: BTreeMap::new(),
         };
         out.write(3, false, b"ab");
         assert_eq!(out.partial.get(&(3, false)).map(Vec::len), Some(2));
         out.write(3, false, b"c\nde");
-        assert_eq!(out.partial.get(&(3, false)).map(Vec::as_slice), Some(&b"de"[..]));
+        assert_eq!(
+            out.partial.get(&(3, false)).map(Vec::as_slice),
+            Some(&b"de"[..])
+        );
     }
 }

@@ -73,7 +73,13 @@ async fn connection(mut stream: TcpStream, launcher: &Launcher) -> Result<()> {
         bail!("srun did not start with a launch");
     };
     if let Err(message) = check(&launch, launcher) {
-        frame::write(&mut stream, &FromStep::Failed { message: message.clone() }).await?;
+        frame::write(
+            &mut stream,
+            &FromStep::Failed {
+                message: message.clone(),
+            },
+        )
+        .await?;
         bail!(message);
     }
     let grant = &launch.grant;
@@ -100,7 +106,12 @@ async fn connection(mut stream: TcpStream, launcher: &Launcher) -> Result<()> {
     }
     let mut child = cmd.spawn().context("while starting the step process")?;
     drop(socket);
-    info!(job = grant.job_id, step = grant.step_id, tasks = launch.grant.nodes[launch.node_index as usize].tasks.len(), "step started");
+    info!(
+        job = grant.job_id,
+        step = grant.step_id,
+        tasks = launch.grant.nodes[launch.node_index as usize].tasks.len(),
+        "step started"
+    );
     let job_dir = super::job_dir(&launcher.spool, grant.job_id);
     let (job_id, step_id) = (grant.job_id, grant.step_id);
     let waited = tokio::task::spawn_blocking(move || {

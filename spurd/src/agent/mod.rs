@@ -119,7 +119,10 @@ impl Settings {
 enum Event {
     Ended(JobEnd),
     /// The node's part of a step ended.
-    StepEnded { job_id: u32, step_id: u32 },
+    StepEnded {
+        job_id: u32,
+        step_id: u32,
+    },
 }
 
 /// The agent's jobs and the ends the controller has not acknowledged.

@@ -173,8 +173,12 @@ impl Step {
                 .join(","),
         );
         if let Ok(peer) = srun.peer_addr() {
+            // srun talks to the step over this connection: its address and
+            // port are where the step reaches srun.
             set("SLURM_LAUNCH_NODE_IPADDR", peer.ip().to_string());
             set("SLURM_SRUN_COMM_HOST", peer.ip().to_string());
+            set("SLURM_SRUN_COMM_PORT", peer.port().to_string());
+            set("SLURM_STEP_LAUNCHER_PORT", peer.port().to_string());
         }
         if !node.gpus.is_empty() {
             set("CUDA_VISIBLE_DEVICES", gpus.clone());
@@ -435,7 +439,10 @@ fn multi_prog_command(table: &[(u32, Vec<String>)], id: u32) -> Option<Vec<Strin
     let (_, argv) = table.iter().find(|(t, _)| *t == u32::MAX)?;
     Some(
         argv.iter()
-            .map(|w| w.replace("%t", &id.to_string()).replace("%o", &id.to_string()))
+            .map(|w| {
+                w.replace("%t", &id.to_string())
+                    .replace("%o", &id.to_string())
+            })
             .collect(),
     )
 }

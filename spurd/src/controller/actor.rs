@@ -436,9 +436,7 @@ impl Controller {
             Effect::JobCancelled { job } | Effect::DependencyChanged { job } => {
                 self.turn.dirty.insert(job);
             }
-            Effect::ArrayTaskSplit {
-                array_job, job, ..
-            } => {
+            Effect::ArrayTaskSplit { array_job, job, .. } => {
                 // The task is a job of its own from now on: its own row,
                 // with the array's metadata and script.
                 let meta = self.metas.get(&array_job).cloned().unwrap_or_default();
