@@ -25,8 +25,8 @@ pub use job::{
 };
 pub use message::{
     AgentHello, ArrayTasks, BatchLaunch, ClientRequest, ClientResponse, FromAgent, Hello, JobEnd,
-    JobUpdate, NodeStateRequest, NodeUpdate, Registration, RelayHello, Role, SignalTarget, ToAgent,
-    WillRun,
+    JobUpdate, NodeStateRequest, NodeUpdate, Registration, RelayHello, Role, SignalScope,
+    SignalTarget, ToAgent, WillRun,
 };
 pub use node::{ConfigInfo, NodeBaseState, NodeInfo, PartitionInfo};
 pub use pattern::PatternValues;

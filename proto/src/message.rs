@@ -154,6 +154,13 @@ pub struct SignalTarget {
     pub full: bool,
 }
 
+impl SignalTarget {
+    /// Which processes the signal reaches.
+    pub fn scope(&self) -> SignalScope {
+        SignalScope::of(self.batch_only, self.full)
+    }
+}
+
 /// Some tasks of one job array, wherever they are: still pending in the
 /// array's record, or jobs of their own.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -380,6 +387,30 @@ pub enum FromAgent {
     },
 }
 
+/// Which processes of a job a signal reaches (Slurm's rules for
+/// `scancel -s` and `--signal`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SignalScope {
+    /// Every step, not the batch script (the default).
+    Steps,
+    /// The batch shell alone, not its children (`scancel -b`, `B:`).
+    BatchShell,
+    /// The batch script with all its children, and every step
+    /// (`scancel -f`).
+    Full,
+}
+
+impl SignalScope {
+    /// The scope `scancel` asks for with `-b` / `-f`.
+    pub fn of(batch: bool, full: bool) -> SignalScope {
+        match (batch, full) {
+            (_, true) => SignalScope::Full,
+            (true, false) => SignalScope::BatchShell,
+            (false, false) => SignalScope::Steps,
+        }
+    }
+}
+
 /// Everything a node needs to start a batch script.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BatchLaunch {
@@ -429,8 +460,8 @@ pub enum ToAgent {
         job_id: u32,
         /// The signal.
         signal: i32,
-        /// Only the batch shell.
-        batch_only: bool,
+        /// Which of them.
+        scope: SignalScope,
     },
     /// End a job: SIGTERM (after SIGCONT), then SIGKILL after `grace`
     /// seconds.

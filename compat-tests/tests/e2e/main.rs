@@ -1034,3 +1034,42 @@ fn a_direct_srun_task_gets_every_variable_slurm_sets() {
         Ok(true)
     );
 }
+
+#[test]
+fn scancel_signals_the_steps_by_default_and_the_batch_shell_with_b() {
+    let c = Cluster::start(Options::default());
+    let id = c.submit(
+        &["-N", "2", "-o", "signals.out"],
+        "#!/bin/bash\n\
+         trap 'echo batch got USR1' USR1\n\
+         trap 'echo batch got USR2' USR2\n\
+         srun sh -c 'trap \"echo step $SLURM_PROCID got USR1\" USR1; \
+         trap \"echo step $SLURM_PROCID got USR2\" USR2; echo ready; \
+         while [ ! -e done ]; do sleep 0.1; done' &\n\
+         while [ ! -e done ]; do sleep 0.1; done\n\
+         wait\n",
+    );
+    let out = || std::fs::read_to_string(c.dir.path().join("signals.out")).unwrap_or_default();
+    let limit = std::time::Duration::from_secs(10);
+    c.wait_for(limit, "both tasks ready", |_| {
+        out().matches("ready").count() == 2
+    });
+    let sent = c.run("scancel", &["-s", "USR1", &id.to_string()]);
+    assert!(sent.status.success(), "{}", text(&sent.stderr));
+    c.wait_for(limit, "both steps got USR1", |_| {
+        out().contains("step 0 got USR1") && out().contains("step 1 got USR1")
+    });
+    let sent = c.run("scancel", &["-b", "-s", "USR2", &id.to_string()]);
+    assert!(sent.status.success(), "{}", text(&sent.stderr));
+    c.wait_for(limit, "the batch shell got USR2", |_| {
+        out().contains("batch got USR2")
+    });
+    std::fs::write(c.dir.path().join("done"), "").expect("touch done");
+    c.wait_state(id, "COMPLETED");
+    let all = out();
+    assert!(!all.contains("batch got USR1"), "{all}");
+    assert!(
+        !all.contains("step 0 got USR2") && !all.contains("step 1 got USR2"),
+        "{all}"
+    );
+}

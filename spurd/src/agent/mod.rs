@@ -24,7 +24,7 @@ use tracing::{info, warn};
 use spur_conf::{ConfFile, NodeConf, SlurmConf};
 use spur_proto::frame;
 use spur_proto::{
-    AgentHello, BatchLaunch, FromAgent, Hello, JobEnd, Registration, Role, ToAgent,
+    AgentHello, BatchLaunch, FromAgent, Hello, JobEnd, Registration, Role, SignalScope, ToAgent,
     PROTOCOL_VERSION,
 };
 
@@ -344,12 +344,16 @@ fn on_message(
         ToAgent::Signal {
             job_id,
             signal,
-            batch_only,
+            scope,
         } => {
             if let Some(dir) = jobs.running.get(&job_id) {
-                signal_job(dir, signal, !batch_only);
+                match scope {
+                    SignalScope::BatchShell => signal_job(dir, signal, false),
+                    SignalScope::Full => signal_job(dir, signal, true),
+                    SignalScope::Steps => {}
+                }
             }
-            if !batch_only {
+            if scope != SignalScope::BatchShell {
                 launcher::signal_steps(&settings.spool, job_id, signal);
             }
         }

@@ -11,7 +11,7 @@ use tokio::sync::oneshot;
 use tracing::{error, info, warn};
 
 use spur_core::{Core, Effect, ExitStatus, Input, JobId, NodeId};
-use spur_proto::{ClientRequest, ClientResponse, FromAgent, Registration, ToAgent};
+use spur_proto::{ClientRequest, ClientResponse, FromAgent, Registration, SignalScope, ToAgent};
 
 use super::env::ClusterFacts;
 use super::registry::{AgentLink, NodeLive};
@@ -462,24 +462,14 @@ impl Controller {
                 self.turn.dirty.insert(array_job);
             }
             Effect::SignalJob { job, signal } => {
-                let batch_only = self.metas.get(&job).is_some_and(|m| m.signal_batch_only);
-                self.turn.dirty.insert(job);
-                // Every node: steps run on all of them, the batch script
-                // on the first.
-                let nodes: Vec<NodeId> = match self.core.job(job) {
-                    Some(j) if !batch_only => j.allocation().iter().map(|a| a.node).collect(),
-                    _ => self.batch_host(job).into_iter().collect(),
+                // `--signal`: the steps, or with `B:` the batch shell.
+                let scope = if self.metas.get(&job).is_some_and(|m| m.signal_batch_only) {
+                    SignalScope::BatchShell
+                } else {
+                    SignalScope::Steps
                 };
-                for node in nodes {
-                    self.turn.to_agents.push((
-                        node,
-                        ToAgent::Signal {
-                            job_id: job.0,
-                            signal,
-                            batch_only,
-                        },
-                    ));
-                }
+                self.turn.dirty.insert(job);
+                self.send_signal(job, signal, scope);
             }
             Effect::KillJob { job, cause, grace } => {
                 self.turn.dirty.insert(job);
@@ -540,6 +530,27 @@ impl Controller {
                     }
                 }
             }
+        }
+    }
+
+    /// Sends `signal` to the processes of `job` that `scope` names: the
+    /// batch shell lives on the first node, steps on every node.
+    pub(super) fn send_signal(&mut self, job: JobId, signal: i32, scope: SignalScope) {
+        let nodes: Vec<NodeId> = match self.core.job(job) {
+            Some(j) if scope != SignalScope::BatchShell => {
+                j.allocation().iter().map(|a| a.node).collect()
+            }
+            _ => self.batch_host(job).into_iter().collect(),
+        };
+        for node in nodes {
+            self.turn.to_agents.push((
+                node,
+                ToAgent::Signal {
+                    job_id: job.0,
+                    signal,
+                    scope,
+                },
+            ));
         }
     }
 

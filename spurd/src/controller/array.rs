@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use tracing::info;
 
 use spur_core::{CoreError, Input, Job, JobId, JobState, Outcome, TaskLocation, TaskSet};
-use spur_proto::{ArrayTasks, ClientResponse, ErrorCode, ProtoError, SignalTarget, ToAgent};
+use spur_proto::{ArrayTasks, ClientResponse, ErrorCode, ProtoError, SignalScope, SignalTarget};
 
 use super::actor::Controller;
 use super::request::core_error;
@@ -56,7 +56,7 @@ impl Controller {
         let mut result = Ok(());
         for task in tasks.iter() {
             let r = match self.core.find_array_task(array, task) {
-                Some(TaskLocation::Job(id)) => self.signal_running(id, signal, target.batch_only),
+                Some(TaskLocation::Job(id)) => self.signal_running(id, signal, target.scope()),
                 // slurmctld signals no task of the pending record.
                 Some(TaskLocation::InRecord(_)) => Err(ErrorCode::TransitionStateNoUpdate.into()),
                 None => Err(ErrorCode::InvalidJobId.into()),
@@ -135,12 +135,12 @@ impl Controller {
         }
     }
 
-    /// Sends `signal` to a running job's batch host (and its steps).
+    /// Sends `signal` to the processes `scope` names of a running job.
     pub(super) fn signal_running(
         &mut self,
         id: JobId,
         signal: i32,
-        batch_only: bool,
+        scope: SignalScope,
     ) -> Result<(), ProtoError> {
         let state = self
             .core
@@ -155,15 +155,8 @@ impl Controller {
             }
             .into());
         }
-        let node = self.batch_host(id).ok_or(ErrorCode::JobNotRunning)?;
-        self.turn.to_agents.push((
-            node,
-            ToAgent::Signal {
-                job_id: id.0,
-                signal,
-                batch_only,
-            },
-        ));
+        self.batch_host(id).ok_or(ErrorCode::JobNotRunning)?;
+        self.send_signal(id, signal, scope);
         Ok(())
     }
 

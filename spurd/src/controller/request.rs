@@ -337,10 +337,10 @@ impl Controller {
                     .collect();
                 if running.is_empty() {
                     // Says why, from the job (or the array's record).
-                    return self.signal_running(id, signal, target.batch_only);
+                    return self.signal_running(id, signal, target.scope());
                 }
                 for m in running {
-                    self.signal_running(m, signal, target.batch_only)?;
+                    self.signal_running(m, signal, target.scope())?;
                 }
                 Ok(())
             }
