@@ -120,6 +120,15 @@ pub struct Cli {
     cpus_per_gpu: Option<u32>,
     #[arg(long = "signal")]
     signal: Option<String>,
+    #[arg(short = 'd', long = "dependency")]
+    dependency: Option<String>,
+    #[arg(long = "switches")]
+    switches: Option<String>,
+    #[arg(long = "segment")]
+    segment: Option<String>,
+    /// Options given that spur accepts and does not act on (see UNACTED).
+    #[arg(skip)]
+    unacted: Vec<String>,
     /// The program and its arguments (everything from the first word that
     /// is not an option is the program's).
     command: Vec<String>,
@@ -224,11 +233,117 @@ fn count(option: &str, text: &str) -> Result<u32, ExitCode> {
 /// Reads the command line and the environment.
 pub fn parse(args: Vec<OsString>) -> Result<SrunArgs, ExitCode> {
     let last = args.last().cloned().unwrap_or_default();
-    let cli = Cli::try_parse_from(args).map_err(|e| {
+    let cli = parse_cli(args).map_err(|e| {
         eprint!("{}", crate::getopt::error("srun", &e, &last));
         ExitCode::from(1)
     })?;
     resolve(cli, std::env::vars().collect())
+}
+
+/// srun(1)'s options that spur accepts and does not act on: long name,
+/// short letter, and whether a value is required (`Some(true)`),
+/// optional (`Some(false)`, `--name=value` only) or absent (`None`).
+const UNACTED: &[(&str, Option<char>, Option<bool>)] = &[
+    ("accel-bind", None, Some(true)),
+    ("acctg-freq", None, Some(true)),
+    ("bb", None, Some(true)),
+    ("bbf", None, Some(true)),
+    ("bcast", None, Some(false)),
+    ("bcast-exclude", None, Some(true)),
+    ("cluster-constraint", None, Some(true)),
+    ("clusters", Some('M'), Some(true)),
+    ("compress", None, Some(false)),
+    ("container", None, Some(true)),
+    ("contiguous", None, None),
+    ("core-spec", Some('S'), Some(true)),
+    ("cores-per-socket", None, Some(true)),
+    ("cpu-freq", None, Some(true)),
+    ("deadline", None, Some(true)),
+    ("delay-boot", None, Some(true)),
+    ("disable-status", Some('X'), None),
+    ("epilog", None, Some(true)),
+    ("extra-node-info", Some('B'), Some(true)),
+    ("gid", None, Some(true)),
+    ("gpu-freq", None, Some(true)),
+    ("gpus-per-socket", None, Some(true)),
+    ("gres-flags", None, Some(true)),
+    ("het-group", None, Some(true)),
+    ("hint", None, Some(true)),
+    ("immediate", Some('I'), Some(false)),
+    ("licenses", Some('L'), Some(true)),
+    ("mail-type", None, Some(true)),
+    ("mail-user", None, Some(true)),
+    ("mcs-label", None, Some(true)),
+    ("mem-bind", None, Some(true)),
+    ("mincpus", None, Some(true)),
+    ("msg-timeout", None, Some(true)),
+    ("network", None, Some(true)),
+    ("no-allocate", Some('Z'), None),
+    ("no-kill", Some('k'), Some(false)),
+    ("ntasks-per-core", None, Some(true)),
+    ("ntasks-per-gpu", None, Some(true)),
+    ("ntasks-per-socket", None, Some(true)),
+    ("overcommit", Some('O'), None),
+    ("oversubscribe", Some('s'), None),
+    ("power", None, Some(true)),
+    ("prefer", None, Some(true)),
+    ("preserve-env", Some('E'), None),
+    ("profile", None, Some(true)),
+    ("prolog", None, Some(true)),
+    ("propagate", None, Some(false)),
+    ("pty", None, None),
+    ("quit-on-interrupt", None, None),
+    ("reboot", None, None),
+    ("relative", Some('r'), Some(true)),
+    ("reservation", None, Some(true)),
+    ("resv-ports", None, Some(false)),
+    ("send-libs", None, Some(false)),
+    ("slurmd-debug", None, Some(true)),
+    ("sockets-per-node", None, Some(true)),
+    ("spread-job", None, None),
+    ("task-epilog", None, Some(true)),
+    ("task-prolog", None, Some(true)),
+    ("test-only", None, None),
+    ("thread-spec", None, Some(true)),
+    ("threads", Some('T'), Some(true)),
+    ("threads-per-core", None, Some(true)),
+    ("tmp", None, Some(true)),
+    ("uid", None, Some(true)),
+    ("use-min-nodes", None, None),
+    ("wckey", None, Some(true)),
+    ("x11", None, Some(false)),
+];
+
+/// The command line, with the options of [`UNACTED`] recorded as given.
+fn parse_cli(args: Vec<OsString>) -> Result<Cli, clap::Error> {
+    use clap::{Arg, CommandFactory, FromArgMatches};
+    let mut cmd = Cli::command();
+    for &(long, short, value) in UNACTED {
+        let mut arg = Arg::new(long).long(long);
+        if let Some(c) = short {
+            arg = arg.short(c);
+        }
+        arg = match value {
+            Some(true) => arg.num_args(1),
+            Some(false) => arg
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value(""),
+            None => arg.action(ArgAction::SetTrue),
+        };
+        cmd = cmd.arg(arg);
+    }
+    let matches = cmd.try_get_matches_from(args)?;
+    let mut cli = Cli::from_arg_matches(&matches)?;
+    cli.unacted = UNACTED
+        .iter()
+        .filter(|(long, _, value)| match value {
+            None => matches.get_flag(long),
+            Some(_) => matches.contains_id(long) && matches.value_source(long).is_some(),
+        })
+        .map(|(long, _, _)| format!("--{long}"))
+        .collect();
+    Ok(cli)
 }
 
 /// The options from `cli` and the environment `env` (pure but for
@@ -296,6 +411,9 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
         Some(m) => return Err(fail(&format!("MPI type '{m}' not found"))),
     }
     let inside = job_id.is_some();
+    for name in &cli.unacted {
+        warnings.push(format!("{name} is accepted but not acted on by spur"));
+    }
     for (given, what, outside_too) in [
         (cli.cpu_bind.is_some(), "--cpu-bind", true),
         (cli.gpu_bind.is_some(), "--gpu-bind", true),
@@ -317,6 +435,9 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
         (cli.mem_per_gpu.is_some(), "--mem-per-gpu", false),
         (cli.cpus_per_gpu.is_some(), "--cpus-per-gpu", false),
         (cli.signal.is_some(), "--signal", false),
+        (cli.dependency.is_some(), "--dependency", false),
+        (cli.switches.is_some(), "--switches", false),
+        (cli.segment.is_some(), "--segment", false),
     ] {
         if given && (inside || outside_too) {
             warnings.push(format!(
@@ -557,6 +678,13 @@ fn allocation_desc(cli: &Cli, c: &AllocationCounts<'_>) -> Result<spur_proto::Jo
     if let Some(s) = &cli.signal {
         desc.signal = Some(value::signal(s).map_err(sbatch_text)?.0);
     }
+    if let Some(s) = &cli.switches {
+        desc.switches = Some(value::switches(s).map_err(sbatch_text)?);
+    }
+    if let Some(s) = &cli.segment {
+        desc.segment = Some(value::segment(s).map_err(sbatch_text)?);
+    }
+    desc.dependency = cli.dependency.clone();
     desc.hold = cli.hold;
     desc.cpus_per_gpu = cli.cpus_per_gpu;
     Ok(desc)
@@ -656,7 +784,7 @@ mod tests {
     fn resolve_with(args: &[&str], env: &[(&str, &str)]) -> SrunArgs {
         let mut argv = vec!["srun"];
         argv.extend_from_slice(args);
-        let cli = Cli::try_parse_from(argv).expect("parses");
+        let cli = parse_cli(argv.into_iter().map(OsString::from).collect()).expect("parses");
         let env = env
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -749,6 +877,36 @@ mod tests {
         assert!(a.warnings.is_empty(), "{:?}", a.warnings);
         let bad = Cli::try_parse_from(["srun", "--time-min=abc", "true"]).expect("parses");
         assert!(resolve(bad, Vec::new()).is_err());
+    }
+
+    #[test]
+    fn options_spur_does_not_act_on_are_accepted_with_one_warning_each() {
+        let a = resolve_with(
+            &[
+                "--mail-type=END",
+                "--hint",
+                "nomultithread",
+                "-k",
+                "--pty",
+                "-I",
+                "true",
+            ],
+            &[],
+        );
+        assert_eq!(
+            a.warnings,
+            vec![
+                "--hint is accepted but not acted on by spur",
+                "--immediate is accepted but not acted on by spur",
+                "--mail-type is accepted but not acted on by spur",
+                "--no-kill is accepted but not acted on by spur",
+                "--pty is accepted but not acted on by spur",
+            ]
+        );
+        assert_eq!(a.command, vec!["true"]);
+        let a = resolve_with(&["-d", "afterok:5", "--switches=2@10", "true"], &[]);
+        assert_eq!(a.allocation.dependency.as_deref(), Some("afterok:5"));
+        assert_eq!(a.allocation.switches, Some((2, Some(600))));
     }
 
     #[test]
