@@ -1073,3 +1073,43 @@ fn scancel_signals_the_steps_by_default_and_the_batch_shell_with_b() {
         "{all}"
     );
 }
+
+#[test]
+fn srun_wait_export_chdir_open_mode_and_step_name() {
+    let c = Cluster::start(Options::default());
+    std::fs::create_dir_all(c.dir.path().join("sub")).expect("sub folder");
+    let id = c.submit(
+        &["-N", "2", "-o", "opts.out", "-t", "5"],
+        "#!/bin/sh\n\
+         export KEPT=yes DROPPED=yes\n\
+         srun -n1 --export=NONE,KEPT,EXTRA=1 sh -c 'echo env ${KEPT:-unset} ${DROPPED:-unset} ${EXTRA:-unset}'\n\
+         srun -n1 -D sub sh -c 'echo dir $(basename $PWD)'\n\
+         srun -n1 -o appended.out sh -c 'echo one'\n\
+         srun -n1 -o appended.out --open-mode=append sh -c 'echo two'\n\
+         srun -n2 -W 1 sh -c 'if [ $SLURM_PROCID = 1 ]; then sleep 30; fi; echo quick'\n\
+         echo waited=$?\n\
+         srun -n1 -J named sh -c 'echo named'\n",
+    );
+    c.wait_state(id, "COMPLETED");
+    let out = std::fs::read_to_string(c.dir.path().join("opts.out")).expect("output");
+    assert!(out.contains("env yes unset 1\n"), "{out}");
+    assert!(out.contains("dir sub\n"), "{out}");
+    let appended = std::fs::read_to_string(c.dir.path().join("appended.out")).expect("file");
+    assert_eq!(appended, "one\ntwo\n");
+    // -W: the slow task is ended a second after the first one ended.
+    assert!(
+        out.contains("srun: error: First task exited 1s ago\n"),
+        "{out}"
+    );
+    assert!(out.contains("waited=137\n"), "{out}");
+    // The step's name is what sacct shows.
+    let out = c.run(
+        "sacct",
+        &["-j", &id.to_string(), "-n", "-P", "-o", "JobID,JobName"],
+    );
+    assert!(
+        text(&out.stdout).contains(&format!("{id}.5|named\n")),
+        "{}",
+        text(&out.stdout)
+    );
+}

@@ -446,11 +446,11 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
             ));
         }
     }
+    // -D may be relative to where srun runs.
+    let here = std::env::current_dir().unwrap_or_else(|_| "/tmp".into());
     let cwd = match &cli.chdir {
-        Some(d) => d.clone(),
-        None => std::env::current_dir()
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|_| "/tmp".into()),
+        Some(d) => here.join(d).display().to_string(),
+        None => here.display().to_string(),
     };
     if cli.command.is_empty() {
         return Err(fail("No command given to execute."));

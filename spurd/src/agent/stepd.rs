@@ -128,11 +128,13 @@ impl Step {
             .ok_or_else(|| "the launch names no node of its step".to_string())?;
         super::supervisor::become_user(grant.uid, grant.gid, &grant.user_name)?;
         super::supervisor::apply_umask(&launch.env);
-        if std::env::set_current_dir(&launch.cwd).is_err() {
+        if let Err(e) = std::env::set_current_dir(&launch.cwd) {
+            // strerror's words, as slurmstepd prints them.
+            let why = e.to_string();
+            let why = why.split(" (os error").next().unwrap_or(&why);
             let text = format!(
-                "slurmstepd: error: couldn't chdir to `{}': {}: going to /tmp instead\n",
-                launch.cwd,
-                std::io::Error::last_os_error()
+                "slurmstepd: error: couldn't chdir to `{}': {why}: going to /tmp instead\n",
+                launch.cwd
             );
             let _ = frame::write_sync(
                 srun,
