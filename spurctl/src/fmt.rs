@@ -40,29 +40,12 @@ fn split(secs: u64) -> (u64, u64, u64, u64) {
 
 /// The broken-down local time of `unix`.
 fn local(unix: u64) -> libc::tm {
-    let t = unix as libc::time_t;
-    // SAFETY: an all-zero tm is a valid value for localtime_r to overwrite.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    // SAFETY: both pointers are valid for the call; localtime_r is the
-    // thread-safe form and keeps no reference to them.
-    unsafe {
-        libc::localtime_r(&t, &mut tm);
-    }
-    tm
+    spur_proto::time::local(unix)
 }
 
 /// `2026-11-29T23:04:57` in local time, as Slurm prints times.
 pub fn timestamp(unix: u64) -> String {
-    let tm = local(unix);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-        tm.tm_year + 1900,
-        tm.tm_mon + 1,
-        tm.tm_mday,
-        tm.tm_hour,
-        tm.tm_min,
-        tm.tm_sec
-    )
+    spur_proto::time::timestamp(unix)
 }
 
 /// A time that may be unknown: `N/A` when None (squeue `--start`).

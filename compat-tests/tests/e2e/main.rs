@@ -1113,3 +1113,21 @@ fn srun_wait_export_chdir_open_mode_and_step_name() {
         text(&out.stdout)
     );
 }
+
+#[test]
+fn a_steps_time_limit_ends_its_tasks() {
+    let c = Cluster::start(Options::default());
+    let id = c.submit(
+        &["-N", "1", "-o", "limit.out"],
+        "#!/bin/sh\nsrun -t 1 sh -c 'sleep 120'\necho rc=$?\n",
+    );
+    c.wait_state_within(id, "COMPLETED", std::time::Duration::from_secs(100));
+    let out = std::fs::read_to_string(c.dir.path().join("limit.out")).expect("output");
+    let cancelled = format!("slurmstepd: error: *** STEP {id}.0 ON n01 CANCELLED AT ");
+    assert!(out.contains(&cancelled), "{out}");
+    assert!(out.contains(" DUE TO TIME LIMIT ***\n"), "{out}");
+    assert!(
+        out.contains("srun: error: n01: task 0: Killed\nrc=137\n"),
+        "{out}"
+    );
+}

@@ -98,6 +98,7 @@ struct Step {
     deadline: Option<Instant>,
     killed: bool,
     label: String,
+    node: String,
 }
 
 fn cstring(s: impl AsRef<[u8]>) -> Result<CString, String> {
@@ -243,6 +244,7 @@ impl Step {
                 .map(|s| Instant::now() + Duration::from_secs(s)),
             killed: false,
             label,
+            node: node.name.clone(),
         })
     }
 
@@ -266,9 +268,14 @@ impl Step {
             if let Some(deadline) = self.deadline {
                 if Instant::now() >= deadline && !self.killed {
                     self.killed = true;
+                    let now = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_secs());
                     let text = format!(
-                        "slurmstepd: error: *** {} CANCELLED DUE TO TIME LIMIT ***\n",
-                        self.label.replace("StepId=", "STEP ")
+                        "slurmstepd: error: *** {} ON {} CANCELLED AT {} DUE TO TIME LIMIT ***\n",
+                        self.label.replace("StepId=", "STEP "),
+                        self.node,
+                        spur_proto::time::timestamp(now)
                     );
                     let task = self.tasks.first().map_or(0, |t| t.id);
                     let _ = frame::write_sync(
