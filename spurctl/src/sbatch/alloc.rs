@@ -26,6 +26,21 @@ pub struct Allocation {
     pub warnings: Vec<String>,
 }
 
+/// The command's input variables under the names sbatch reads: salloc's
+/// `SALLOC_ACCOUNT`, `SALLOC_PARTITION`, ... stand for the same options as
+/// sbatch's `SBATCH_*` (salloc(1) INPUT ENVIRONMENT VARIABLES), and
+/// sbatch's own are not salloc's.
+fn input_variables(prog: &str, env: &[(String, String)]) -> Vec<(String, String)> {
+    let prefix = format!("{}_", prog.to_uppercase());
+    env.iter()
+        .filter(|(k, _)| !k.starts_with("SBATCH_"))
+        .map(|(k, v)| match k.strip_prefix(&prefix) {
+            Some(rest) => (format!("SBATCH_{rest}"), v.clone()),
+            None => (k.clone(), v.clone()),
+        })
+        .collect()
+}
+
 /// What the command line asks for: an allocation, or text to print and
 /// the exit status (`--help`, `--version`, or an error).
 pub fn parse(
@@ -60,10 +75,13 @@ pub fn parse(
         .iter()
         .map(|w| w.to_string_lossy().into_owned())
         .collect();
-    let none: [&str; 1] = [prog];
     let layers = Layers {
         directives: layer::parse_directives(&cmd, &[]).map_err(fail)?,
-        env: layer::parse(&cmd, &none.map(OsString::from)).map_err(fail)?,
+        env: layer::parse(
+            &cmd,
+            &layer::env_words(&cmd, &input_variables(prog, &host.env)),
+        )
+        .map_err(fail)?,
         cmdline,
     };
     let merged = layer::parse(&cmd, &layers.merged_words(&cmd)).map_err(fail)?;
@@ -93,4 +111,46 @@ pub fn parse(
         quiet: first.quiet,
         warnings: built.warnings.into_iter().map(rename).collect(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(env: &[(&str, &str)]) -> Host {
+        Host {
+            env: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            cwd: "/tmp".into(),
+            hostname: "login".into(),
+            now: 1_700_000_000,
+        }
+    }
+
+    #[test]
+    fn salloc_reads_its_own_input_variables_not_sbatchs() {
+        let words = |w: &[&str]| w.iter().map(OsString::from).collect::<Vec<_>>();
+        let env = [
+            ("SALLOC_PARTITION", "gpu"),
+            ("SALLOC_TIMELIMIT", "30"),
+            ("SBATCH_ACCOUNT", "ignored"),
+        ];
+        let a = parse("salloc", &words(&["salloc", "-N2", "true"]), &host(&env)).expect("parses");
+        assert_eq!(a.desc.partitions, vec!["gpu".to_string()]);
+        assert_eq!(a.desc.time_limit, Some(1800));
+        assert_eq!(a.desc.account, None);
+        assert_eq!(a.desc.min_nodes, Some(2));
+        assert!(a.desc.interactive && a.desc.script.is_none());
+        assert_eq!(a.command, vec!["true".to_string()]);
+        // The command line wins over the environment.
+        let a = parse(
+            "salloc",
+            &words(&["salloc", "-p", "cpu", "true"]),
+            &host(&env),
+        )
+        .expect("parses");
+        assert_eq!(a.desc.partitions, vec!["cpu".to_string()]);
+    }
 }
