@@ -377,6 +377,12 @@ pub enum FromAgent {
         /// Why, for the controller's log.
         error: String,
     },
+    /// A batch script's launch reached the node's disk and its supervisor
+    /// started: from now on the node answers for it.
+    Launched {
+        /// The job.
+        job_id: u32,
+    },
     /// A step's tasks on this node have all ended (its `spurd step`
     /// process is gone), whatever srun reports.
     StepEnded {

@@ -194,6 +194,15 @@ impl Cluster {
         self.agents[i].1 = Some(child);
     }
 
+    /// Stops agent `i` with SIGSTOP: it holds its connection and reads
+    /// nothing until it is killed.
+    pub fn pause_agent(&mut self, i: usize) {
+        if let Some(c) = &self.agents[i].1 {
+            // SAFETY: kill has no memory-safety preconditions.
+            unsafe { libc::kill(c.id() as i32, libc::SIGSTOP) };
+        }
+    }
+
     /// Kills agent `i` with SIGKILL.
     pub fn kill_agent(&mut self, i: usize) {
         if let Some(mut c) = self.agents[i].1.take() {

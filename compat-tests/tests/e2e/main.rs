@@ -1131,3 +1131,25 @@ fn a_steps_time_limit_ends_its_tasks() {
         "{out}"
     );
 }
+
+#[test]
+fn a_launch_its_agent_never_read_is_sent_again_when_the_agent_returns() {
+    let mut c = Cluster::start(Options {
+        nodes: 1,
+        ..Options::default()
+    });
+    // The launch waits unread in the stopped agent's socket and dies with it.
+    c.pause_agent(0);
+    let id = c.submit(&["-o", "relaunched.out", "--wrap", "echo ran once"], "");
+    c.wait_state(id, "RUNNING");
+    c.kill_agent(0);
+    c.start_agent(0);
+    c.wait_state(id, "COMPLETED");
+    let out = std::fs::read_to_string(c.dir.path().join("relaunched.out")).expect("output");
+    assert_eq!(out, "ran once\n");
+    let log = std::fs::read_to_string(c.dir.path().join("controller.log")).expect("log");
+    assert!(
+        log.contains("launch never reached the node; sending it again"),
+        "{log}"
+    );
+}

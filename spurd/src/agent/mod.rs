@@ -123,6 +123,8 @@ enum Event {
         job_id: u32,
         step_id: u32,
     },
+    /// A batch script's launch is on disk and its supervisor started.
+    Launched(u32),
 }
 
 /// The agent's jobs and the ends the controller has not acknowledged.
@@ -279,6 +281,7 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
                         FromAgent::JobEnded(end)
                     }
                     Event::StepEnded { job_id, step_id } => FromAgent::StepEnded { job_id, step_id },
+                    Event::Launched(job_id) => FromAgent::Launched { job_id },
                 };
                 if let Err(e) = frame::write(&mut wr, &msg).await {
                     break Err(e.into());
@@ -329,6 +332,7 @@ fn on_message(
             match start(settings, *launch, events) {
                 Ok(dir) => {
                     jobs.running.insert(id, dir);
+                    let _ = events.send(Event::Launched(id));
                 }
                 Err(e) => {
                     warn!(job = id, error = %e, "cannot start the batch script");
@@ -408,7 +412,10 @@ fn start(
         launch.env.push(("TMPDIR".into(), "/tmp".into()));
     }
     let bytes = bincode::serialize(&launch).context("while encoding the launch")?;
-    std::fs::write(dir.join(supervisor::LAUNCH_FILE), bytes)?;
+    // Whole or not at all: a restarted agent starts what it finds.
+    let tmp = dir.join("launch.tmp");
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, dir.join(supervisor::LAUNCH_FILE))?;
     spawn_supervisor(settings, launch.job_id, &dir, events)?;
     Ok(dir)
 }
@@ -576,6 +583,10 @@ fn scan_spool(settings: &Settings, events: &mpsc::UnboundedSender<Event>) -> Job
                     jobs.unacked.insert(id, lost(id));
                 }
             }
+        } else if !dir.join(supervisor::PID_FILE).exists() {
+            // The agent stopped before the launch was on disk: the job is
+            // not this node's yet, and the controller sends it again.
+            let _ = std::fs::remove_dir_all(&dir);
         } else {
             // Started but neither finished nor running: the supervisor
             // died with the machine. The job is lost.

@@ -84,19 +84,37 @@ impl Controller {
         for id in ours {
             // An allocation salloc or srun holds has no process on the node.
             let interactive = self.metas.get(&id).is_some_and(|m| m.interactive);
-            if !interactive && !reported.contains(&id.0) && !ended.contains(&id.0) {
-                warn!(
-                    job = id.0,
-                    "node does not know a job it was running; job lost"
-                );
-                self.job_ended(
-                    id,
-                    ExitStatus {
-                        code: 0,
-                        signal: libc::SIGKILL,
-                    },
-                );
+            if interactive || reported.contains(&id.0) || ended.contains(&id.0) {
+                continue;
             }
+            if !self.metas.get(&id).is_some_and(|m| m.launched) {
+                // The node never had it (its agent stopped before the
+                // launch was on disk): send it again.
+                match self.batch_launch(id) {
+                    Ok(launch) => {
+                        info!(
+                            job = id.0,
+                            "launch never reached the node; sending it again"
+                        );
+                        self.turn
+                            .to_agents
+                            .push((node, ToAgent::LaunchBatch(Box::new(launch))));
+                        continue;
+                    }
+                    Err(e) => warn!(job = id.0, error = %e, "cannot read the job's script"),
+                }
+            }
+            warn!(
+                job = id.0,
+                "node does not know a job it was running; job lost"
+            );
+            self.job_ended(
+                id,
+                ExitStatus {
+                    code: 0,
+                    signal: libc::SIGKILL,
+                },
+            );
         }
         for id in reported {
             let known = self.core.job(JobId(id)).is_some_and(|j| {
@@ -132,6 +150,12 @@ impl Controller {
                 self.job_ended(JobId(job_id), ExitStatus { code: 1, signal: 0 });
             }
             FromAgent::StepEnded { job_id, step_id } => self.step_node_ended(job_id, step_id),
+            FromAgent::Launched { job_id } => {
+                if let Some(meta) = self.metas.get_mut(&JobId(job_id)) {
+                    meta.launched = true;
+                    self.turn.meta_dirty.insert(JobId(job_id));
+                }
+            }
             FromAgent::Register(_) => warn!("second registration on one connection ignored"),
             _ => warn!("unexpected message from agent"),
         }

@@ -94,6 +94,8 @@ pub struct JobMeta {
     pub next_step: u32,
     /// An allocation salloc or srun holds: no batch script.
     pub interactive: bool,
+    /// Its batch host confirmed the launch (FromAgent::Launched).
+    pub launched: bool,
     /// The partition it runs (or waits) in, as resolved (None: written
     /// before spur kept it; the first one asked for applies).
     pub partition: Option<String>,
