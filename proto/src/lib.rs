@@ -8,6 +8,7 @@
 //! Nothing here knows the scheduling core: the controller converts.
 #![warn(missing_docs)]
 
+pub mod counts;
 pub mod error;
 pub mod frame;
 pub mod history;

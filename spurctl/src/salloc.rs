@@ -187,7 +187,7 @@ pub fn allocation_env(job: &JobInfo, host: &Host) -> Vec<(String, String)> {
     let mut env = Vec::new();
     let mut set = |k: &str, v: String| env.push((k.to_string(), v));
     let id = job.job_id.to_string();
-    let cpus = compress(&job.cpus_per_node);
+    let cpus = spur_proto::counts::compress_counts(&job.cpus_per_node);
     set("SLURM_JOB_ID", id.clone());
     set("SLURM_JOBID", id);
     set("SLURM_JOB_NAME", job.name.clone());
@@ -221,20 +221,4 @@ pub fn allocation_env(job: &JobInfo, host: &Host) -> Vec<(String, String)> {
         set("SLURM_NTASKS_PER_NODE", job.ntasks_per_node.to_string());
     }
     env
-}
-
-/// `4(x2),2`: per-node counts as Slurm compresses them.
-fn compress(counts: &[u32]) -> String {
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < counts.len() {
-        let run = counts[i..].iter().take_while(|&&c| c == counts[i]).count();
-        parts.push(if run > 1 {
-            format!("{}(x{run})", counts[i])
-        } else {
-            counts[i].to_string()
-        });
-        i += run;
-    }
-    parts.join(",")
 }

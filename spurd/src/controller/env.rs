@@ -19,21 +19,7 @@ pub struct ClusterFacts {
     pub ctld_port: u16,
 }
 
-/// `4(x2)`, `4,2`, `4(x2),2`: per-node counts compressed as Slurm does.
-pub fn compress_counts(counts: &[u32]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < counts.len() {
-        let run = counts[i..].iter().take_while(|&&c| c == counts[i]).count();
-        if run > 1 {
-            parts.push(format!("{}(x{run})", counts[i]));
-        } else {
-            parts.push(counts[i].to_string());
-        }
-        i += run;
-    }
-    parts.join(",")
-}
+pub use spur_proto::counts::compress_counts;
 
 /// The environment for the batch script of `job`, starting from the
 /// exported `user_env`. SLURM_* values the user exported are replaced.
@@ -249,13 +235,5 @@ mod tests {
         // A task whose array's expression cannot be read again still
         // knows its ids.
         assert_eq!(array_vars(Some((24, 3)), None).len(), 2);
-    }
-
-    #[test]
-    fn per_node_counts_compress_like_slurm() {
-        assert_eq!(compress_counts(&[4, 4]), "4(x2)");
-        assert_eq!(compress_counts(&[4]), "4");
-        assert_eq!(compress_counts(&[4, 4, 2]), "4(x2),2");
-        assert_eq!(compress_counts(&[1, 2, 3]), "1,2,3");
     }
 }
