@@ -168,6 +168,9 @@ pub enum Input {
     },
     /// Cancel a job.
     Cancel(JobId),
+    /// End a running job as past a limit the controller keeps
+    /// (InactiveLimit: its salloc or srun went silent); it ends as TIMEOUT.
+    TimeOut(JobId),
     /// Hold a pending job.
     Hold(JobId, Hold),
     /// Release a held job.
@@ -471,6 +474,18 @@ impl Core {
             Input::Submit(spec) => return Ok(Outcome::Submitted(self.submit_job(*spec, now)?)),
             Input::JobExited { job, status } => self.on_job_exited(job, status, now)?,
             Input::Cancel(job) => self.cancel_job(job, now, effects)?,
+            Input::TimeOut(id) => {
+                let kill_wait = self.config.kill_wait;
+                let job = self.job_mut(id)?;
+                if job.state() == JobState::Running && job.kill.is_none() {
+                    job.mark_kill(KillCause::TimeLimit)?;
+                    effects.emit(Effect::KillJob {
+                        job: id,
+                        cause: KillCause::TimeLimit,
+                        grace: kill_wait,
+                    });
+                }
+            }
             Input::Hold(job, hold) => self.hold_job(job, Some(hold))?,
             Input::Release(job) => self.hold_job(job, None)?,
             Input::Requeue(job) => self.requeue_job(job, effects)?,

@@ -110,6 +110,11 @@ pub enum ClientRequest {
     /// `sacct`: jobs of the history, answered from the controller's store
     /// without holding up scheduling.
     History(crate::history::HistoryQuery),
+    /// salloc or srun: still here, holding this allocation (InactiveLimit).
+    AllocationAlive {
+        /// The job.
+        job_id: u32,
+    },
     /// salloc or srun: the allocation it holds is done with.
     ReleaseAllocation {
         /// The job.

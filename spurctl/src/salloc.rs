@@ -66,9 +66,14 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     // SAFETY: setting a disposition; no handler runs.
     unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
     let pgid = child.id() as i32;
+    let mut heard = Instant::now();
     let status = loop {
         if let Ok(Some(status)) = child.try_wait() {
             break status;
+        }
+        if heard.elapsed() >= KEEPALIVE {
+            keep_alive(id);
+            heard = Instant::now();
         }
         if !still_running(id) {
             eprintln!("salloc: Job allocation {id} has been revoked.");
@@ -90,6 +95,15 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     } else {
         code.clamp(0, 255) as u8
     })
+}
+
+/// How often a holder tells the controller it is still there (so that
+/// slurm.conf's InactiveLimit, when set, does not end its allocation).
+pub const KEEPALIVE: Duration = Duration::from_secs(5);
+
+/// Tells the controller allocation `id`'s holder is still here.
+pub fn keep_alive(id: u32) {
+    let _ = controller::request(&ClientRequest::AllocationAlive { job_id: id });
 }
 
 fn relinquish(prog: &str, id: u32, quiet: bool) {

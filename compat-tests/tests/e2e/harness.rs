@@ -26,6 +26,8 @@ pub struct Options {
     pub kill_wait: u32,
     pub min_job_age: u32,
     pub gres_conf: Option<&'static str>,
+    /// slurm.conf's InactiveLimit (0: none).
+    pub inactive_limit: u32,
 }
 
 impl Default for Options {
@@ -36,6 +38,7 @@ impl Default for Options {
             kill_wait: 2,
             min_job_age: 300,
             gres_conf: None,
+            inactive_limit: 0,
         }
     }
 }
@@ -82,8 +85,9 @@ impl Cluster {
             "ClusterName=e2e\nSlurmctldHost=ctl(127.0.0.1)\nSlurmctldPort={port}\n\
              SlurmUser=root\nStateSaveLocation={d}/state\nSlurmdSpoolDir={d}/spool/%n\n\
              SlurmdTimeout={}\nMinJobAge={}\nKillWait={}\nDefMemPerCPU=1000\n\
-             GresTypes=gpu\nTopologyPlugin=topology/block\nSelectType=select/cons_tres\n",
-            opts.slurmd_timeout, opts.min_job_age, opts.kill_wait
+             GresTypes=gpu\nTopologyPlugin=topology/block\nSelectType=select/cons_tres\n\
+             InactiveLimit={}\n",
+            opts.slurmd_timeout, opts.min_job_age, opts.kill_wait, opts.inactive_limit
         );
         for i in 1..=n {
             // Each node its own address and port, as several slurmds on one

@@ -1153,3 +1153,33 @@ fn a_launch_its_agent_never_read_is_sent_again_when_the_agent_returns() {
         "{log}"
     );
 }
+
+#[test]
+fn inactive_limit_ends_an_allocation_whose_holder_went_silent() {
+    let c = Cluster::start(Options {
+        nodes: 2,
+        inactive_limit: 8,
+        ..Options::default()
+    });
+    // A holder that keeps talking keeps its allocation past the limit.
+    let out = c.run("salloc", &["-N1", "sh", "-c", "sleep 12; echo held"]);
+    assert_eq!(text(&out.stdout), "held\n", "{}", text(&out.stderr));
+    assert_eq!(c.state(1).as_deref(), Some("COMPLETED"));
+    // One stopped with SIGSTOP says nothing: its job ends as TIMEOUT.
+    // (Its command outlives it briefly: a short sleep.)
+    let mut holder = c
+        .command("salloc", &["-N1", "sleep", "30"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("salloc starts");
+    c.wait_state(2, "RUNNING");
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe { libc::kill(holder.id() as i32, libc::SIGSTOP) };
+    c.wait_state_within(2, "TIMEOUT", std::time::Duration::from_secs(30));
+    holder.kill().expect("kill -9");
+    let _ = holder.wait();
+    let log = std::fs::read_to_string(c.dir.path().join("controller.log")).expect("log");
+    assert!(log.contains("inactivity time limit reached"), "{log}");
+    let out = c.run("scontrol", &["show", "config"]);
+    assert!(text(&out.stdout).contains("InactiveLimit           = 8 sec\n"));
+}

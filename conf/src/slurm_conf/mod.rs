@@ -119,6 +119,9 @@ pub struct SlurmConf {
     pub slurmd_timeout_secs: u32,
     /// `MinJobAge` in seconds (300).
     pub min_job_age_secs: u32,
+    /// `InactiveLimit` in seconds (0: none): how long an salloc or srun
+    /// holding an allocation may stay silent before the job is ended.
+    pub inactive_limit_secs: u32,
     /// `KillWait` in seconds (30).
     pub kill_wait_secs: u32,
     /// `MaxArraySize` (1001).
@@ -180,6 +183,7 @@ impl Default for SlurmConf {
             slurmd_spool_dir: "/var/spool/slurmd".into(),
             slurmd_timeout_secs: 300,
             min_job_age_secs: 300,
+            inactive_limit_secs: 0,
             kill_wait_secs: 30,
             max_array_size: 1001,
             max_job_count: 10_000,
@@ -439,6 +443,7 @@ impl Builder {
             "slurmdspooldir" => c.slurmd_spool_dir = v,
             "slurmdtimeout" => c.slurmd_timeout_secs = u32_of(u16::MAX.into())?,
             "minjobage" => c.min_job_age_secs = u32_of(u32::MAX.into())?,
+            "inactivelimit" => c.inactive_limit_secs = u32_of(u16::MAX.into())?,
             "killwait" => c.kill_wait_secs = u32_of(u16::MAX.into())?,
             "maxarraysize" => c.max_array_size = u32_of(u32::MAX.into())?,
             "maxjobcount" => c.max_job_count = u32_of(u32::MAX.into())?,

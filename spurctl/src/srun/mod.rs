@@ -39,6 +39,13 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
             Err(code) => return code,
         },
     };
+    if own {
+        // The allocation is this srun's: say so while the step runs.
+        std::thread::spawn(move || loop {
+            std::thread::sleep(crate::salloc::KEEPALIVE);
+            crate::salloc::keep_alive(job_id);
+        });
+    }
     let status = step(&opts, job_id);
     if own {
         crate::salloc::release(job_id, i32::from(status), 0);

@@ -115,6 +115,9 @@ pub struct Controller {
     pub(super) steps: std::collections::BTreeMap<(u32, u32), super::store::StepRow>,
     /// Nodes of each step whose part has not ended yet.
     pub(super) step_nodes: HashMap<(u32, u32), u32>,
+    /// When the salloc or srun holding each running allocation was last
+    /// heard from (for InactiveLimit).
+    pub(super) holders: HashMap<u32, u64>,
     pub(super) started_at: u64,
     /// This turn's work, committed together.
     pub(super) turn: TurnState,
@@ -159,6 +162,13 @@ impl Controller {
         metas: JobMap<JobMeta>,
     ) -> Controller {
         let started_at = now();
+        // Allocations held before a restart: their holders get a full
+        // InactiveLimit from now to be heard again.
+        let holders = core
+            .running_jobs()
+            .filter(|j| metas.get(&j.id).is_some_and(|m| m.interactive))
+            .map(|j| (j.id.0, started_at))
+            .collect();
         let live = vec![
             NodeLive {
                 last_heard: started_at,
@@ -176,6 +186,7 @@ impl Controller {
             conns: HashMap::new(),
             steps: std::collections::BTreeMap::new(),
             step_nodes: HashMap::new(),
+            holders,
             started_at,
             turn: TurnState::default(),
             sched_due: true,
@@ -300,6 +311,7 @@ impl Controller {
         if now_s != self.last_housekeeping {
             self.last_housekeeping = now_s;
             self.check_node_timeouts(now_s);
+            self.check_inactive_holders(now_s);
             self.purge(now_s);
         }
         let wakeup_due = self.wakeup.is_some_and(|t| t <= now_s);
@@ -418,6 +430,7 @@ impl Controller {
                 self.note_start(job);
                 if self.metas.get(&job).is_some_and(|m| m.interactive) {
                     // salloc or srun holds it: nothing to launch.
+                    self.holders.insert(job.0, now);
                     info!(job = job.0, nodes = alloc.len(), "allocation granted");
                     return;
                 }

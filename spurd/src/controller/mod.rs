@@ -119,6 +119,10 @@ pub(crate) fn config_entries(site: &Site) -> Vec<(String, String)> {
         ("MaxArraySize".into(), c.max_array_size.to_string()),
         ("MaxJobCount".into(), c.max_job_count.to_string()),
         ("MinJobAge".into(), format!("{} sec", c.min_job_age_secs)),
+        (
+            "InactiveLimit".into(),
+            format!("{} sec", c.inactive_limit_secs),
+        ),
         ("SchedulerType".into(), c.scheduler_type.clone()),
         ("SelectType".into(), c.select_type.clone()),
         (

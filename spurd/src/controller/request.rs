@@ -77,6 +77,7 @@ impl Controller {
             ClientRequest::Requeue { jobs } => Ok(self.per_job(uid, &jobs, |c, id| c.requeue(id))),
             ClientRequest::UpdateJob(update) => self.update_job(uid, &update),
             ClientRequest::StepCreate(req) => self.create_step(uid, &req),
+            ClientRequest::AllocationAlive { job_id } => self.allocation_alive(uid, job_id),
             ClientRequest::ReleaseAllocation {
                 job_id,
                 exit_code,

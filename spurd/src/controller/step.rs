@@ -143,6 +143,53 @@ impl Controller {
         Ok(ClientResponse::StepCreated { grant, signature })
     }
 
+    /// salloc or srun says it still holds allocation `job_id`.
+    pub(super) fn allocation_alive(
+        &mut self,
+        uid: u32,
+        job_id: u32,
+    ) -> Result<ClientResponse, ProtoError> {
+        let job = self
+            .core
+            .job(JobId(job_id))
+            .ok_or(ErrorCode::InvalidJobId)?;
+        if job.spec.user.0 != uid && !self.is_operator(uid) {
+            return Err(ErrorCode::AccessDenied.into());
+        }
+        if job.state() != JobState::Running {
+            return Err(ErrorCode::AlreadyDone.into());
+        }
+        if let Some(heard) = self.holders.get_mut(&job_id) {
+            *heard = now();
+        }
+        Ok(ClientResponse::Done)
+    }
+
+    /// InactiveLimit: ends (as TIMEOUT) every allocation whose salloc or
+    /// srun has been silent longer than it, as slurmctld does.
+    pub(super) fn check_inactive_holders(&mut self, now: u64) {
+        let limit = u64::from(self.site.conf.inactive_limit_secs);
+        self.holders.retain(|job, _| {
+            self.core
+                .job(JobId(*job))
+                .is_some_and(|j| j.state() == JobState::Running)
+        });
+        if limit == 0 {
+            return;
+        }
+        let silent: Vec<u32> = self
+            .holders
+            .iter()
+            .filter(|(_, heard)| now.saturating_sub(**heard) > limit)
+            .map(|(job, _)| *job)
+            .collect();
+        for job in silent {
+            info!(job, limit, "inactivity time limit reached");
+            self.holders.remove(&job);
+            let _ = self.apply(spur_core::Input::TimeOut(JobId(job)));
+        }
+    }
+
     /// salloc or srun is done with the allocation it held.
     pub(super) fn release_allocation(
         &mut self,
