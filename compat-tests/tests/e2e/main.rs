@@ -1183,3 +1183,32 @@ fn inactive_limit_ends_an_allocation_whose_holder_went_silent() {
     let out = c.run("scontrol", &["show", "config"]);
     assert!(text(&out.stdout).contains("InactiveLimit           = 8 sec\n"));
 }
+
+#[test]
+fn a_step_running_across_a_controller_restart_ends_in_the_history() {
+    let mut c = Cluster::start(Options::default());
+    let id = c.submit(
+        &["-N", "2"],
+        "#!/bin/sh\nsrun sh -c 'while [ ! -e go ]; do sleep 0.1; done'\n",
+    );
+    let step = format!("{id}.0|RUNNING");
+    let history = |c: &Cluster| {
+        let out = c.run(
+            "sacct",
+            &["-j", &id.to_string(), "-n", "-P", "-o", "JobID,State"],
+        );
+        text(&out.stdout)
+    };
+    c.wait_for(std::time::Duration::from_secs(10), "the step to run", |c| {
+        history(c).contains(&step)
+    });
+    c.kill_controller();
+    c.start_controller();
+    std::fs::write(c.dir.path().join("go"), "").expect("touch go");
+    c.wait_state(id, "COMPLETED");
+    c.wait_for(
+        std::time::Duration::from_secs(10),
+        "the step's end in sacct",
+        |c| history(c).contains(&format!("{id}.0|COMPLETED\n")),
+    );
+}

@@ -305,7 +305,11 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
     let socket = site.socket_path();
     let client_listener = server::bind_unix(&socket)?;
     let (tx, rx) = std::sync::mpsc::channel();
+    let unended = store
+        .unended_steps()
+        .context("while loading the steps that were running")?;
     let mut controller = Controller::new(core, store, site.clone(), facts, metas);
+    controller.restore_steps(unended);
     for (i, down) in admin_down.into_iter().enumerate() {
         controller.live[i].admin_down = down;
     }

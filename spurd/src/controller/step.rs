@@ -286,6 +286,29 @@ impl Controller {
         }
     }
 
+    /// Takes back the steps a stopped controller left running: those of
+    /// jobs still running are followed again (srun reports their end, or
+    /// the job's end closes them); those of jobs that ended meanwhile end
+    /// now, as their job did. They hold none of the job's resources.
+    pub(super) fn restore_steps(&mut self, rows: Vec<StepRow>) {
+        for mut row in rows {
+            match self.core.job(JobId(row.job_id)).map(|j| j.state()) {
+                Some(JobState::Running) => {
+                    self.steps.insert((row.job_id, row.step_id), row);
+                }
+                // The job ended while the controller was away (or is
+                // forgotten): its steps ended with it, as it did.
+                state => {
+                    row.state = state
+                        .filter(|s| s.is_finished())
+                        .unwrap_or(JobState::Cancelled);
+                    row.end_time = Some(now());
+                    self.turn.steps.push(row);
+                }
+            }
+        }
+    }
+
     /// Ends the steps of `job` that srun never reported (the job ended
     /// under them): they end as the job did, or CANCELLED.
     pub(super) fn end_steps(&mut self, job: JobId) {

@@ -104,6 +104,18 @@ impl StepRow {
     }
 }
 
+impl super::Store {
+    /// Steps recorded as started and not ended: those a controller that
+    /// stopped left running.
+    pub fn unended_steps(&self) -> Result<Vec<StepRow>, StoreError> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {STEP_COLUMNS} FROM steps WHERE end_time IS NULL ORDER BY job_id, step_id"
+        ))?;
+        let rows = stmt.query_map([], StepRow::from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
 // Called by the controller as srun steps start and end.
 #[allow(dead_code)]
 impl Turn<'_> {
