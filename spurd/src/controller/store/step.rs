@@ -117,10 +117,10 @@ impl super::Store {
 }
 
 // Called by the controller as srun steps start and end.
-#[allow(dead_code)]
 impl Turn<'_> {
-    /// Records a step that started. A step already recorded under the same
-    /// job and step id is replaced (a requeued job numbers its steps anew).
+    /// Records a step as it starts, and again as it ends: a step already
+    /// recorded under the same job and step id is replaced (a requeued job
+    /// numbers its steps anew).
     pub fn insert_step(&self, step: &StepRow) -> Result<(), StoreError> {
         self.tx
             .prepare_cached(&format!(
@@ -131,28 +131,8 @@ impl Turn<'_> {
             .execute(step_params(step))?;
         Ok(())
     }
-
-    /// Saves a step's changes (its end, its exit status, its CPU times).
-    /// A step never inserted is inserted.
-    pub fn update_step(&self, step: &StepRow) -> Result<(), StoreError> {
-        let changed = self
-            .tx
-            .prepare_cached(
-                "UPDATE steps SET name = ?3, state = ?4, exit_code = ?5, exit_signal = ?6, \
-                 start_time = ?7, end_time = ?8, nodes = ?9, node_count = ?10, ntasks = ?11, \
-                 ncpus = ?12, tres = ?13, cancelled_by = ?14, layout = ?15, \
-                 user_cpu_us = ?16, system_cpu_us = ?17 \
-                 WHERE job_id = ?1 AND step_id = ?2",
-            )?
-            .execute(step_params(step))?;
-        if changed == 0 {
-            self.insert_step(step)?;
-        }
-        Ok(())
-    }
 }
 
-#[allow(dead_code)]
 /// The step's columns as owned values, in [`STEP_COLUMNS`]' order (more
 /// than rusqlite's tuples take).
 fn step_params(s: &StepRow) -> rusqlite::ParamsFromIter<Vec<Value>> {

@@ -258,9 +258,9 @@ fn a_step_is_recorded_when_it_starts_and_saved_again_when_it_ends() {
     };
     let unknown = step(2, 1, 325, Some(326), 0);
     let turn = store.begin().expect("begins");
-    turn.update_step(&ended).expect("updates");
-    // A step saved without having been inserted is inserted.
-    turn.update_step(&unknown).expect("inserts");
+    // Its end replaces the row written at its start.
+    turn.insert_step(&ended).expect("updates");
+    turn.insert_step(&unknown).expect("inserts");
     turn.commit().expect("commits");
     let q = HistoryQuery {
         jobs: vec![JobSelector {
