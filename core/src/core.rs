@@ -15,7 +15,7 @@ use crate::dependency::DependencyError;
 use crate::effects::{Effect, Effects};
 use crate::id::{JobId, NodeId, PartitionId, QosId};
 use crate::job::{ExitStatus, Hold, Job, JobState, KillCause, Resolved, TransitionError};
-use crate::node::{Health, Node, NodeConfig};
+use crate::node::{Health, Node, NodeAlloc, NodeConfig};
 use crate::partition::{Partition, PartitionState, Qos};
 use crate::placement::{BlockPlacement, FlatPlacement, Placement, TreePlacement};
 use crate::queue::{FairShare, PriorityType};
@@ -85,6 +85,13 @@ pub struct SchedConfig {
     /// Slurm before 20.02): cancel a job whose dependency can never be met,
     /// unless it asked `--kill-on-invalid-dep=no`.
     pub kill_invalid_depend: bool,
+    /// JobRequeue: whether a job that says neither `--requeue` nor
+    /// `--no-requeue` may be requeued.
+    pub job_requeue: bool,
+    /// Seconds a requeued job waits before it may run again (slurmctld:
+    /// the credential lifetime, AuthInfo's cred_expire, plus one), unless
+    /// its `--begin` is later.
+    pub requeue_delay: u64,
 }
 
 impl Default for SchedConfig {
@@ -103,6 +110,8 @@ impl Default for SchedConfig {
             block_wait: 0,
             max_array_size: 1001,
             kill_invalid_depend: false,
+            job_requeue: true,
+            requeue_delay: 121,
         }
     }
 }
@@ -175,8 +184,18 @@ pub enum Input {
     Hold(JobId, Hold),
     /// Release a held job.
     Release(JobId),
-    /// Requeue a running job.
-    Requeue(JobId),
+    /// Requeue a running or finished batch job (`scontrol requeue`);
+    /// with a hold, it waits held (`scontrol requeuehold`).
+    Requeue {
+        /// The job.
+        job: JobId,
+        /// How it is held once requeued ([`Hold::Requeued`] or
+        /// [`Hold::SpecialExit`]).
+        hold: Option<Hold>,
+    },
+    /// A running job's batch script could not be started; it ends as
+    /// FAILED with `JobLaunchFailure`.
+    LaunchFailed(JobId),
     /// A node stopped responding, or was set DOWN.
     NodeDown(NodeId, String),
     /// A node responds again / was RESUMEd from DOWN.
@@ -251,6 +270,18 @@ pub enum CoreError {
     /// A bad `Dependency=` update.
     #[error(transparent)]
     Dependency(#[from] DependencyError),
+    /// Requeue of a pending job (ESLURM_JOB_PENDING).
+    #[error("Job is pending execution")]
+    JobPending(JobId),
+    /// Requeue of a job that may not be requeued: `--no-requeue`, or
+    /// JobRequeue=0 without `--requeue` (ESLURM_DISABLED).
+    #[error("Requested operation is presently disabled")]
+    RequeueDisabled(JobId),
+}
+
+/// How long a running job has run by `now`.
+fn run_time(job: &Job, now: Time) -> Time {
+    job.start_time.map_or(0, |s| now.saturating_sub(s))
 }
 
 /// The scheduling core. See the crate documentation.
@@ -478,17 +509,18 @@ impl Core {
                 let kill_wait = self.config.kill_wait;
                 let job = self.job_mut(id)?;
                 if job.state() == JobState::Running && job.kill.is_none() {
-                    job.mark_kill(KillCause::TimeLimit)?;
+                    job.mark_kill(KillCause::InactiveLimit)?;
                     effects.emit(Effect::KillJob {
                         job: id,
-                        cause: KillCause::TimeLimit,
+                        cause: KillCause::InactiveLimit,
                         grace: kill_wait,
                     });
                 }
             }
             Input::Hold(job, hold) => self.hold_job(job, Some(hold))?,
             Input::Release(job) => self.hold_job(job, None)?,
-            Input::Requeue(job) => self.requeue_job(job, effects)?,
+            Input::Requeue { job, hold } => self.requeue_job(job, hold, now, effects)?,
+            Input::LaunchFailed(job) => self.on_launch_failed(job, now)?,
             Input::NodeDown(node, reason) => self.on_node_down(node, reason, effects)?,
             Input::NodeUp(node) => self.node_mut(node)?.health = Health::Up,
             Input::NodeUnknown(node) => self.node_mut(node)?.health = Health::Unknown,
@@ -533,6 +565,9 @@ impl Core {
     /// resolved against the jobs the core knows (an unknown job id is
     /// accepted, as Slurm 22.05 does, and met at the next pass).
     pub fn submit_job(&mut self, spec: JobSpec, now: Time) -> Result<JobId, SubmitError> {
+        if spec.deadline.is_some_and(|d| d < now) {
+            return Err(SubmitError::InvalidTimeLimit);
+        }
         let array = match spec.array.as_deref() {
             Some(text) => parse_array(text, self.config.max_array_size)?,
             None => None,
@@ -750,18 +785,43 @@ impl Core {
         status: ExitStatus,
         now: Time,
     ) -> Result<(), CoreError> {
+        let begin = now + self.config.requeue_delay;
+        let job = self.jobs.get_mut(&id).ok_or(CoreError::UnknownJob(id))?;
+        let ran = run_time(job, now);
+        let alloc = match job.kill {
+            Some(KillCause::Requeue(hold)) => job.requeue(now, begin, hold)?,
+            Some(KillCause::PreemptRequeue) => job.requeue(now, begin, None)?,
+            _ => job.finish(now, status)?,
+        };
+        self.release_job(id, alloc, ran, now);
+        Ok(())
+    }
+
+    /// A running job's batch script never started: FAILED, with Slurm's
+    /// `JobLaunchFailure` (a job being ended for another cause ends as that
+    /// cause says).
+    fn on_launch_failed(&mut self, id: JobId, now: Time) -> Result<(), CoreError> {
+        let job = self.jobs.get_mut(&id).ok_or(CoreError::UnknownJob(id))?;
+        let ran = run_time(job, now);
+        let alloc = match job.kill {
+            Some(_) => return self.on_job_exited(id, ExitStatus::default(), now),
+            None => job.fail_launch(now)?,
+        };
+        self.release_job(id, alloc, ran, now);
+        Ok(())
+    }
+
+    /// Gives back what a job that left RUNNING held, charges its use to
+    /// its user, and files it as pending again or ended.
+    fn release_job(&mut self, id: JobId, alloc: Vec<NodeAlloc>, elapsed: Time, now: Time) {
         let half_life = match self.config.priority {
             PriorityType::Multifactor(w) => w.decay_half_life,
             PriorityType::Basic => 0,
         };
-        let job = self.jobs.get_mut(&id).ok_or(CoreError::UnknownJob(id))?;
-        let requeue = job.kill == Some(KillCause::PreemptRequeue);
-        let elapsed = job.start_time.map_or(0, |s| now.saturating_sub(s));
-        let alloc = if requeue {
-            job.requeue(now)?
-        } else {
-            job.finish(now, status)?
+        let Some(job) = self.jobs.get(&id) else {
+            return;
         };
+        let requeued = job.state() == JobState::Pending;
         let used: u64 = alloc
             .iter()
             .map(|a| {
@@ -772,8 +832,9 @@ impl Core {
                 })
             })
             .sum();
+        let user = job.spec.user;
         self.fairshare
-            .charge(job.spec.user, (used * elapsed) as f64, now, half_life);
+            .charge(user, (used * elapsed) as f64, now, half_life);
         for a in &alloc {
             self.nodes[a.node.index()].release(id, a);
         }
@@ -783,7 +844,7 @@ impl Core {
             }
         }
         self.running.remove(&id);
-        if requeue {
+        if requeued {
             self.pending.insert(id);
         } else {
             self.note_task_end(id);
@@ -792,10 +853,9 @@ impl Core {
             victims.retain(|v| *v != id);
             !victims.is_empty()
         });
-        Ok(())
     }
 
-    /// Cancels a job: a pending one at once ([`Effect::JobCancelled`]), a
+    /// Cancels a job: a pending one at once ([`Effect::PendingJobEnded`]), a
     /// running one by a kill. The id of an array (`scancel N`) cancels every
     /// job of the array: the meta record with its pending tasks and each
     /// task split off; [`Core::cancel_array_tasks`] cancels single tasks.
@@ -825,7 +885,7 @@ impl Core {
                 job.cancel_pending(now)?;
                 self.pending.remove(&id);
                 self.preempting.remove(&id);
-                effects.emit(Effect::JobCancelled { job: id });
+                effects.emit(Effect::PendingJobEnded { job: id });
             }
             JobState::Running => {
                 job.mark_kill(KillCause::Cancelled)?;
@@ -863,16 +923,43 @@ impl Core {
         Ok(())
     }
 
-    fn requeue_job(&mut self, id: JobId, effects: &mut impl Effects) -> Result<(), CoreError> {
+    /// `scontrol requeue[hold]`: a running job is ended and goes back to
+    /// the queue when its processes are gone; a finished one goes back at
+    /// once. A pending job, or one that may not be requeued, is refused.
+    fn requeue_job(
+        &mut self,
+        id: JobId,
+        hold: Option<Hold>,
+        now: Time,
+        effects: &mut impl Effects,
+    ) -> Result<(), CoreError> {
         let kill_wait = self.config.kill_wait;
+        let default = self.config.job_requeue;
+        let begin = now + self.config.requeue_delay;
         let job = self.jobs.get_mut(&id).ok_or(CoreError::UnknownJob(id))?;
-        job.mark_kill(KillCause::PreemptRequeue)?;
-        effects.emit(Effect::KillJob {
-            job: id,
-            cause: KillCause::PreemptRequeue,
-            grace: kill_wait,
-        });
-        Ok(())
+        if !job.spec.requeue.unwrap_or(default) {
+            return Err(CoreError::RequeueDisabled(id));
+        }
+        match job.state() {
+            JobState::Pending => Err(CoreError::JobPending(id)),
+            JobState::Running => {
+                let cause = KillCause::Requeue(hold);
+                if job.kill.is_none() {
+                    job.mark_kill(cause)?;
+                    effects.emit(Effect::KillJob {
+                        job: id,
+                        cause,
+                        grace: kill_wait,
+                    });
+                }
+                Ok(())
+            }
+            _ => {
+                job.requeue(now, begin, hold)?;
+                self.pending.insert(id);
+                Ok(())
+            }
+        }
     }
 
     /// A node went down: jobs on it are ended as NODE_FAIL.
@@ -1094,10 +1181,8 @@ impl Core {
                 }
                 None => None,
             };
-            match (begin, switches) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            }
+            let deadline = j.last_start_for_deadline().map(|t| t + 1);
+            [begin, switches, deadline].into_iter().flatten().min()
         });
         running
             .chain(pending)

@@ -48,10 +48,11 @@ pub enum Effect {
         /// The new job.
         job: JobId,
     },
-    /// A pending job ended CANCELLED: by a cancel, as part of its array, or
-    /// because its dependency can never be met. Persist it; an `salloc` or
-    /// `srun` waiting for its allocation is told.
-    JobCancelled {
+    /// A pending job ended without running: CANCELLED by a cancel, as part
+    /// of its array, or because its dependency can never be met; DEADLINE
+    /// when it could no longer end by its `--deadline`. Persist it; an
+    /// `salloc` or `srun` waiting for its allocation is told.
+    PendingJobEnded {
         /// The job.
         job: JobId,
     },

@@ -10,7 +10,7 @@ use crate::constraint::Constraint;
 use crate::dependency::Dependency;
 use crate::id::{JobId, NodeId, PartitionId, QosId};
 use crate::node::NodeAlloc;
-use crate::reason::Pending;
+use crate::reason::Reason;
 use crate::resources::Time;
 use crate::spec::{JobSpec, Shape};
 
@@ -33,6 +33,9 @@ pub enum JobState {
     NodeFail,
     /// Ended by preemption (PreemptMode=CANCEL).
     Preempted,
+    /// Ended while pending: it could no longer end before its
+    /// `--deadline`.
+    Deadline,
 }
 
 impl JobState {
@@ -47,6 +50,7 @@ impl JobState {
             JobState::Timeout => "TIMEOUT",
             JobState::NodeFail => "NODE_FAIL",
             JobState::Preempted => "PREEMPTED",
+            JobState::Deadline => "DEADLINE",
         }
     }
 
@@ -61,6 +65,7 @@ impl JobState {
             JobState::Timeout => "TO",
             JobState::NodeFail => "NF",
             JobState::Preempted => "PR",
+            JobState::Deadline => "DL",
         }
     }
 
@@ -92,6 +97,18 @@ pub enum KillCause {
     Cancelled,
     /// A node of the job failed.
     NodeFail,
+    /// Its salloc or srun went silent longer than InactiveLimit.
+    InactiveLimit,
+    /// `scontrol requeue[hold]`: it goes back to the queue, held so if
+    /// the hold is given.
+    Requeue(Option<Hold>),
+}
+
+impl KillCause {
+    /// Whether the job goes back to the queue once its processes are gone.
+    pub fn is_requeue(self) -> bool {
+        matches!(self, KillCause::PreemptRequeue | KillCause::Requeue(_))
+    }
 }
 
 /// Who holds a pending job.
@@ -101,6 +118,31 @@ pub enum Hold {
     User,
     /// An operator (`scontrol hold` by root, or priority 0).
     Admin,
+    /// `scontrol requeuehold`: held by its user since it was requeued.
+    Requeued,
+    /// `scontrol requeue State=SpecialExit`: held, shown in the
+    /// SPECIAL_EXIT state until released.
+    SpecialExit,
+    /// `scontrol requeuehold State=SpecialExit`: as [`Hold::SpecialExit`],
+    /// described as requeued held.
+    SpecialExitHeld,
+}
+
+impl Hold {
+    /// Whether the job shows in the SPECIAL_EXIT state while so held.
+    pub fn is_special_exit(self) -> bool {
+        matches!(self, Hold::SpecialExit | Hold::SpecialExitHeld)
+    }
+
+    /// The reason a job held so shows.
+    pub fn reason(self) -> Reason {
+        match self {
+            Hold::User => Reason::JobHeldUser,
+            Hold::Admin => Reason::JobHeldAdmin,
+            Hold::Requeued | Hold::SpecialExitHeld => Reason::RequeuedHeld,
+            Hold::SpecialExit => Reason::RequeuedSpecialExit,
+        }
+    }
 }
 
 /// An illegal state change.
@@ -139,7 +181,7 @@ pub struct Job {
     pub(crate) start_time: Option<Time>,
     pub(crate) end_time: Option<Time>,
     pub(crate) alloc: Vec<NodeAlloc>,
-    pub(crate) reason: Pending,
+    pub(crate) reason: Reason,
     pub(crate) priority: u32,
     pub(crate) seq: u32,
     pub(crate) hold: Option<Hold>,
@@ -189,7 +231,7 @@ impl Job {
             start_time: None,
             end_time: None,
             alloc: Vec::new(),
-            reason: Pending::None,
+            reason: Reason::None,
             priority: 0,
             seq,
             hold,
@@ -229,7 +271,7 @@ impl Job {
     }
 
     /// Why it is pending (None when not pending).
-    pub fn reason(&self) -> Pending {
+    pub fn reason(&self) -> Reason {
         self.reason
     }
 
@@ -322,6 +364,21 @@ impl Job {
         self.dependency.as_ref().and_then(Dependency::render)
     }
 
+    /// The last time a pending job may start and still end by its
+    /// `--deadline` (slurmctld's deadline_ok): the run time that counts is
+    /// `--time-min`, else the time limit asked for, else one minute; a job
+    /// with no limit at all never misses it.
+    pub fn last_start_for_deadline(&self) -> Option<Time> {
+        let deadline = self.spec.deadline?;
+        let needed = match (self.spec.time_min, self.spec.time_limit) {
+            (Some(min), _) => min,
+            (None, Some(limit)) => limit,
+            (None, None) if self.spec.time_unlimited => return None,
+            (None, None) => 60,
+        };
+        Some(deadline.saturating_sub(needed))
+    }
+
     /// When it must end by its time limit, if running.
     pub fn deadline(&self) -> Option<Time> {
         Some(self.start_time? + self.time_limit?)
@@ -338,7 +395,7 @@ impl Job {
         self.state = JobState::Running;
         self.start_time = Some(now);
         self.alloc = alloc;
-        self.reason = Pending::None;
+        self.reason = Reason::None;
         self.expected_start = None;
         self.sched_nodes.clear();
         self.kill = None;
@@ -346,9 +403,9 @@ impl Job {
         Ok(())
     }
 
-    /// Ends a running job; the final state follows from why the scheduler
-    /// asked for its end, else from the exit status. Returns the allocation
-    /// to release.
+    /// Ends a running job; the final state and its reason follow from why
+    /// the scheduler asked for its end, else from the exit status (as
+    /// slurmctld's _job_complete). Returns the allocation to release.
     pub(crate) fn finish(
         &mut self,
         now: Time,
@@ -357,15 +414,17 @@ impl Job {
         if self.state != JobState::Running {
             return Err(self.wrong("finish"));
         }
-        self.state = match self.kill {
-            Some(KillCause::TimeLimit) => JobState::Timeout,
-            Some(KillCause::PreemptCancel) => JobState::Preempted,
-            Some(KillCause::Cancelled) => JobState::Cancelled,
-            Some(KillCause::NodeFail) => JobState::NodeFail,
-            Some(KillCause::PreemptRequeue) | None if exit.code == 0 && exit.signal == 0 => {
-                JobState::Completed
-            }
-            Some(KillCause::PreemptRequeue) | None => JobState::Failed,
+        (self.state, self.reason) = match self.kill {
+            Some(KillCause::TimeLimit) => (JobState::Timeout, Reason::TimeLimit),
+            Some(KillCause::InactiveLimit) => (JobState::Timeout, Reason::InactiveLimit),
+            Some(KillCause::PreemptCancel) => (JobState::Preempted, self.reason),
+            Some(KillCause::Cancelled) => (JobState::Cancelled, self.reason),
+            Some(KillCause::NodeFail) => (JobState::NodeFail, Reason::NodeDown),
+            _ if exit.code != 0 => (JobState::Failed, Reason::NonZeroExitCode),
+            // slurmctld names a job killed by a signal of its own a
+            // launch failure.
+            _ if exit.signal != 0 => (JobState::Failed, Reason::JobLaunchFailure),
+            _ => (JobState::Completed, Reason::None),
         };
         self.exit = Some(exit);
         self.end_time = Some(now);
@@ -373,18 +432,48 @@ impl Job {
         Ok(std::mem::take(&mut self.alloc))
     }
 
-    /// Puts a running job back in the queue. Returns the allocation to
-    /// release.
-    pub(crate) fn requeue(&mut self, now: Time) -> Result<Vec<NodeAlloc>, TransitionError> {
-        if self.state != JobState::Running {
+    /// Ends a running job whose batch script could not be started (bad
+    /// working directory, output file, user): FAILED with
+    /// `JobLaunchFailure`, the exit Slurm reports for it (`0:53`).
+    pub(crate) fn fail_launch(&mut self, now: Time) -> Result<Vec<NodeAlloc>, TransitionError> {
+        self.finish(
+            now,
+            ExitStatus {
+                code: 0,
+                signal: 53,
+            },
+        )
+    }
+
+    /// Puts a running or finished job back in the queue as slurmctld's
+    /// requeue does: a restart more, submitted anew at `now`, eligible no
+    /// earlier than `begin`, held if `hold` says so. Returns the allocation
+    /// to release (empty for a finished job).
+    pub(crate) fn requeue(
+        &mut self,
+        now: Time,
+        begin: Time,
+        hold: Option<Hold>,
+    ) -> Result<Vec<NodeAlloc>, TransitionError> {
+        if self.state == JobState::Pending {
             return Err(self.wrong("requeue"));
         }
         self.state = JobState::Pending;
         self.restarts += 1;
+        self.submit_time = now;
         self.eligible_time = now;
+        if self.spec.begin.is_none_or(|b| b <= now) {
+            self.spec.begin = Some(begin);
+        }
         self.start_time = None;
+        self.end_time = None;
         self.kill = None;
-        self.reason = Pending::None;
+        self.signaled = false;
+        self.reason = Reason::None;
+        if let Some(hold) = hold {
+            self.hold = Some(hold);
+            (self.priority, self.reason) = (0, hold.reason());
+        }
         self.steps.clear();
         Ok(std::mem::take(&mut self.alloc))
     }
@@ -393,9 +482,24 @@ impl Job {
         if self.state != JobState::Pending {
             return Err(self.wrong("cancel"));
         }
+        // The reason it waited for stays (slurmctld's job_signal).
         self.state = JobState::Cancelled;
         self.end_time = Some(now);
-        self.reason = Pending::None;
+        Ok(())
+    }
+
+    /// Ends a pending job that can no longer end before its `--deadline`
+    /// (slurmctld's deadline_ok): DEADLINE, exit code 1 as slurmctld sets
+    /// it (a raw wait status, so `0:1`).
+    pub(crate) fn miss_deadline(&mut self, now: Time) -> Result<(), TransitionError> {
+        if self.state != JobState::Pending {
+            return Err(self.wrong("end"));
+        }
+        self.state = JobState::Deadline;
+        self.reason = Reason::DeadLine;
+        self.exit = Some(ExitStatus { code: 0, signal: 1 });
+        self.start_time = Some(now);
+        self.end_time = Some(now);
         Ok(())
     }
 
@@ -404,7 +508,7 @@ impl Job {
     /// `DependencyNeverSatisfied`.
     pub(crate) fn cancel_never_satisfied(&mut self, now: Time) -> Result<(), TransitionError> {
         self.cancel_pending(now)?;
-        self.reason = Pending::DependencyNeverSatisfied;
+        self.reason = Reason::DependencyNeverSatisfied;
         Ok(())
     }
 
@@ -448,10 +552,8 @@ impl Job {
         }
         self.hold = hold;
         // Shown at once, as slurmctld does, not at the next pass.
-        match hold {
-            Some(Hold::User) => (self.priority, self.reason) = (0, Pending::JobHeldUser),
-            Some(Hold::Admin) => (self.priority, self.reason) = (0, Pending::JobHeldAdmin),
-            None => {}
+        if let Some(hold) = hold {
+            (self.priority, self.reason) = (0, hold.reason());
         }
         Ok(())
     }

@@ -48,7 +48,7 @@ pub use job::{ExitStatus, Hold, Job, JobState, KillCause};
 pub use node::{NodeAlloc, NodeConfig, NodeState};
 pub use partition::{Partition, PartitionState, PreemptMode, Qos};
 pub use queue::{PriorityType, PriorityWeights};
-pub use reason::Pending;
+pub use reason::Reason;
 pub use record::{JobRecord, RestoreError};
 pub use resources::{GpuSet, Resources, Time};
 pub use sanity::SanityError;

@@ -11,7 +11,7 @@ use crate::effects::{Effect, Effects};
 use crate::id::{JobId, NodeId};
 use crate::job::{Job, KillCause};
 use crate::partition::PreemptMode;
-use crate::reason::Pending;
+use crate::reason::Reason;
 use crate::resources::{Resources, Time};
 use crate::sched::{Scratch, Want};
 
@@ -111,7 +111,7 @@ impl Core {
         }
         profile.reserve(&alloc, now, now.saturating_add(d));
         self.preempting.insert(id, victims);
-        self.set_reason(id, Pending::Resources);
+        self.set_reason(id, Reason::Resources);
         true
     }
 

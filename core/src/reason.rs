@@ -1,12 +1,13 @@
-//! Why a job is pending, as data. The scheduler sets a reason on every
-//! pending job in every pass; squeue and `scontrol show job` print the name
-//! Slurm prints.
+//! Why a job is in its state, as data (Slurm's `state_reason`). The
+//! scheduler sets a reason on every pending job in every pass; a job that
+//! ends keeps the reason its end gives it (`NonZeroExitCode`, `TimeLimit`,
+//! ...). squeue and `scontrol show job` print the name Slurm prints.
 
 use serde::{Deserialize, Serialize};
 
-/// A pending job's reason, named as Slurm names it.
+/// A job's reason, named as Slurm names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-pub enum Pending {
+pub enum Reason {
     /// Not yet considered by a scheduling pass.
     #[default]
     None,
@@ -44,29 +45,56 @@ pub enum Pending {
     Switches,
     /// The array runs as many tasks as its `%N` throttle allows.
     JobArrayTaskLimit,
+    /// Held since `scontrol requeuehold` put it back in the queue (Slurm's
+    /// JobHeldUser with the description squeue prints instead).
+    RequeuedHeld,
+    /// Held since `scontrol requeue State=SpecialExit`.
+    RequeuedSpecialExit,
+    /// Ended with a non-zero exit code (FAILED).
+    NonZeroExitCode,
+    /// Killed by a signal of its own, or its batch script could not be
+    /// started (FAILED).
+    JobLaunchFailure,
+    /// Ended by its time limit (TIMEOUT).
+    TimeLimit,
+    /// Ended because its salloc or srun went silent longer than
+    /// InactiveLimit (TIMEOUT).
+    InactiveLimit,
+    /// Ended because a node it ran on failed (NODE_FAIL).
+    NodeDown,
+    /// Could no longer end before its `--deadline` (DEADLINE).
+    DeadLine,
 }
 
-impl Pending {
+impl Reason {
     /// The reason as squeue's `%r` prints it.
     pub fn as_str(self) -> &'static str {
         match self {
-            Pending::None => "None",
-            Pending::Priority => "Priority",
-            Pending::Resources => "Resources",
-            Pending::Dependency => "Dependency",
-            Pending::DependencyNeverSatisfied => "DependencyNeverSatisfied",
-            Pending::ReqNodeNotAvail => "ReqNodeNotAvail",
-            Pending::PartitionTimeLimit => "PartitionTimeLimit",
-            Pending::PartitionNodeLimit => "PartitionNodeLimit",
-            Pending::PartitionDown => "PartitionDown",
-            Pending::PartitionInactive => "PartitionInactive",
-            Pending::QosMaxJobsPerUserLimit => "QOSMaxJobsPerUserLimit",
-            Pending::BeginTime => "BeginTime",
-            Pending::JobHeldUser => "JobHeldUser",
-            Pending::JobHeldAdmin => "JobHeldAdmin",
-            Pending::BadConstraints => "BadConstraints",
-            Pending::Switches => "Resources",
-            Pending::JobArrayTaskLimit => "JobArrayTaskLimit",
+            Reason::None => "None",
+            Reason::Priority => "Priority",
+            Reason::Resources => "Resources",
+            Reason::Dependency => "Dependency",
+            Reason::DependencyNeverSatisfied => "DependencyNeverSatisfied",
+            Reason::ReqNodeNotAvail => "ReqNodeNotAvail",
+            Reason::PartitionTimeLimit => "PartitionTimeLimit",
+            Reason::PartitionNodeLimit => "PartitionNodeLimit",
+            Reason::PartitionDown => "PartitionDown",
+            Reason::PartitionInactive => "PartitionInactive",
+            Reason::QosMaxJobsPerUserLimit => "QOSMaxJobsPerUserLimit",
+            Reason::BeginTime => "BeginTime",
+            Reason::JobHeldUser => "JobHeldUser",
+            Reason::JobHeldAdmin => "JobHeldAdmin",
+            Reason::BadConstraints => "BadConstraints",
+            Reason::Switches => "Resources",
+            Reason::JobArrayTaskLimit => "JobArrayTaskLimit",
+            Reason::RequeuedHeld => "job requeued in held state",
+            Reason::RequeuedSpecialExit => "job requeued in special exit state",
+            Reason::NonZeroExitCode => "NonZeroExitCode",
+            Reason::JobLaunchFailure => "JobLaunchFailure",
+            Reason::TimeLimit => "TimeLimit",
+            Reason::InactiveLimit => "InactiveLimit",
+            Reason::NodeDown => "NodeDown",
+            Reason::DeadLine => "DeadLine",
         }
     }
 
@@ -76,12 +104,12 @@ impl Pending {
     pub fn is_blocking(self) -> bool {
         !matches!(
             self,
-            Pending::None | Pending::Priority | Pending::Resources | Pending::Switches
+            Reason::None | Reason::Priority | Reason::Resources | Reason::Switches
         )
     }
 }
 
-impl std::fmt::Display for Pending {
+impl std::fmt::Display for Reason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }

@@ -12,7 +12,7 @@ use crate::dependency::Dependency;
 use crate::id::JobId;
 use crate::job::{ExitStatus, Hold, Job, JobState, KillCause};
 use crate::node::NodeAlloc;
-use crate::reason::Pending;
+use crate::reason::Reason;
 use crate::resources::Time;
 use crate::spec::{Exclusive, JobSpec, SubmitError};
 
@@ -60,7 +60,7 @@ pub struct JobRecord {
     /// cancelled because its dependency can never be met); None for
     /// others. Pending reasons are derived again on restore.
     #[serde(default)]
-    pub reason: Pending,
+    pub reason: Reason,
 }
 
 /// A record that no longer fits the cluster.
@@ -111,7 +111,7 @@ impl Job {
             reason: if self.state().is_finished() {
                 self.reason
             } else {
-                Pending::None
+                Reason::None
             },
         }
     }

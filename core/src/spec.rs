@@ -126,6 +126,10 @@ pub struct JobSpec {
     pub priority: Option<u32>,
     /// `--begin`.
     pub begin: Option<Time>,
+    /// `--deadline`: a pending job that can no longer end by then is ended
+    /// as DEADLINE.
+    #[serde(default)]
+    pub deadline: Option<Time>,
     /// `--hold`.
     pub hold: bool,
     /// `--requeue` (true) / `--no-requeue` (false); None: the cluster default.

@@ -69,8 +69,10 @@ pub enum ErrorCode {
     Disabled,
     /// EAGAIN / MaxJobCount reached.
     TryAgain,
-    /// ESLURM_BATCH_ONLY / an empty or malformed batch script.
+    /// An empty or malformed batch script.
     BatchScriptInvalid,
+    /// ESLURM_BATCH_ONLY: requeue of an allocation held by salloc or srun.
+    BatchOnly,
     /// ESLURM_JOB_SCRIPT_MISSING.
     ScriptMissing,
     /// ESLURM_INVALID_NODE_STATE.
@@ -140,6 +142,7 @@ impl ErrorCode {
             ErrorCode::Disabled => "Requested operation is presently disabled",
             ErrorCode::TryAgain => "Resource temporarily unavailable",
             ErrorCode::BatchScriptInvalid => "Batch script is invalid",
+            ErrorCode::BatchOnly => "Only batch jobs are accepted or processed",
             ErrorCode::ScriptMissing => "Batch script is missing",
             ErrorCode::InvalidNodeState => "Invalid node state specified",
             ErrorCode::BadPath => "Pathname of a file, directory or other parameter too long",

@@ -248,6 +248,7 @@ mod tests {
             restarts: 0,
             requeue: true,
             batch: true,
+            deadline: None,
             exclusive: ExclusiveMode::No,
             contiguous: false,
             submit_host: "h".into(),

@@ -126,6 +126,9 @@ pub struct JobDesc {
     pub priority: Option<u32>,
     /// `--begin`, Unix seconds.
     pub begin: Option<u64>,
+    /// `--deadline`, Unix seconds.
+    #[serde(default)]
+    pub deadline: Option<u64>,
     /// `--hold`.
     pub hold: bool,
     /// `--requeue` / `--no-requeue`.
@@ -191,6 +194,11 @@ pub enum JobStateName {
     NodeFail,
     /// PREEMPTED.
     Preempted,
+    /// DEADLINE.
+    Deadline,
+    /// SPECIAL_EXIT: requeued with `State=SpecialExit`, held until
+    /// released.
+    SpecialExit,
 }
 
 impl JobStateName {
@@ -206,6 +214,8 @@ impl JobStateName {
             JobStateName::Timeout => "TIMEOUT",
             JobStateName::NodeFail => "NODE_FAIL",
             JobStateName::Preempted => "PREEMPTED",
+            JobStateName::Deadline => "DEADLINE",
+            JobStateName::SpecialExit => "SPECIAL_EXIT",
         }
     }
 
@@ -221,12 +231,14 @@ impl JobStateName {
             JobStateName::Timeout => "TO",
             JobStateName::NodeFail => "NF",
             JobStateName::Preempted => "PR",
+            JobStateName::Deadline => "DL",
+            JobStateName::SpecialExit => "SE",
         }
     }
 
     /// Parses a full name or compact code, any case (`squeue -t`).
     pub fn parse(text: &str) -> Option<JobStateName> {
-        const ALL: [JobStateName; 9] = [
+        const ALL: [JobStateName; 11] = [
             JobStateName::Pending,
             JobStateName::Running,
             JobStateName::Completing,
@@ -236,6 +248,8 @@ impl JobStateName {
             JobStateName::Timeout,
             JobStateName::NodeFail,
             JobStateName::Preempted,
+            JobStateName::Deadline,
+            JobStateName::SpecialExit,
         ];
         ALL.into_iter()
             .find(|s| s.as_str().eq_ignore_ascii_case(text) || s.short().eq_ignore_ascii_case(text))
@@ -245,7 +259,10 @@ impl JobStateName {
     pub fn is_finished(self) -> bool {
         !matches!(
             self,
-            JobStateName::Pending | JobStateName::Running | JobStateName::Completing
+            JobStateName::Pending
+                | JobStateName::Running
+                | JobStateName::Completing
+                | JobStateName::SpecialExit
         )
     }
 }
@@ -350,6 +367,8 @@ pub struct JobInfo {
     pub requeue: bool,
     /// BatchFlag.
     pub batch: bool,
+    /// Deadline (`--deadline`).
+    pub deadline: Option<u64>,
     /// Whether `--exclusive` in any form was asked for.
     pub exclusive: ExclusiveMode,
     /// Contiguous.

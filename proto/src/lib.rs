@@ -27,8 +27,8 @@ pub use job::{
 };
 pub use message::{
     AgentHello, ArrayTasks, BatchLaunch, ClientRequest, ClientResponse, FromAgent, Hello, JobEnd,
-    JobUpdate, NodeStateRequest, NodeUpdate, Registration, RelayHello, Role, SignalScope,
-    SignalTarget, ToAgent, WillRun,
+    JobUpdate, NodeStateRequest, NodeUpdate, Registration, RelayHello, RequeueHold, Role,
+    SignalScope, SignalTarget, ToAgent, WillRun,
 };
 pub use node::{ConfigInfo, NodeBaseState, NodeInfo, PartitionInfo};
 pub use pattern::PatternValues;
@@ -36,7 +36,7 @@ pub use step::{FromStep, StepGrant, StepNode, StepRequest, TaskLaunch, ToStep, B
 
 /// The protocol version spoken by this build. A peer with another version is
 /// refused at the hello.
-pub const PROTOCOL_VERSION: u16 = 2;
+pub const PROTOCOL_VERSION: u16 = 3;
 
 /// The controller's local socket, in StateSaveLocation.
 pub const CONTROLLER_SOCKET_NAME: &str = "spur.sock";

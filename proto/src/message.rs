@@ -96,10 +96,15 @@ pub enum ClientRequest {
         /// The jobs.
         jobs: Vec<u32>,
     },
-    /// `scontrol requeue`.
+    /// `scontrol requeue` and `requeuehold`.
     Requeue {
         /// The jobs.
         jobs: Vec<u32>,
+        /// Whether and how the jobs are held once requeued.
+        hold: RequeueHold,
+        /// `Incomplete`: only running jobs are requeued; others are left
+        /// alone without an error.
+        incomplete: bool,
     },
     /// `scontrol update JobId=...`.
     UpdateJob(JobUpdate),
@@ -315,6 +320,9 @@ pub struct JobEnd {
     pub signal: i32,
     /// When, Unix seconds.
     pub at: u64,
+    /// The script never started: its working directory, output files or
+    /// user could not be set up (the agent's log says which).
+    pub launch_failed: bool,
 }
 
 /// What an agent tells the controller when it connects.
@@ -374,14 +382,6 @@ pub enum FromAgent {
         /// The request.
         req: Box<ClientRequest>,
     },
-    /// A batch script could not be started (bad working directory, output
-    /// file not writable, unknown user, ...); it ends as FAILED.
-    LaunchFailed {
-        /// The job.
-        job_id: u32,
-        /// Why, for the controller's log.
-        error: String,
-    },
     /// A batch script's launch reached the node's disk and its supervisor
     /// started: from now on the node answers for it.
     Launched {
@@ -396,6 +396,15 @@ pub enum FromAgent {
         /// The step.
         step_id: u32,
     },
+}
+
+/// How `scontrol requeue` leaves a job in the queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RequeueHold {
+    /// `requeuehold`: held until released.
+    pub hold: bool,
+    /// `State=SpecialExit`: held in the SPECIAL_EXIT state until released.
+    pub special_exit: bool,
 }
 
 /// Which processes of a job a signal reaches (Slurm's rules for

@@ -166,7 +166,7 @@ pub fn replay(
                     // Bookkeeping for a store; traces have no arrays or
                     // dependencies, and the simulator keeps no store.
                     Effect::ArrayTaskSplit { .. }
-                    | Effect::JobCancelled { .. }
+                    | Effect::PendingJobEnded { .. }
                     | Effect::DependencyChanged { .. } => {}
                 }
             }

@@ -233,6 +233,8 @@ pub fn sched_config_of(conf: &SlurmConf) -> SchedConfig {
         kill_wait: u64::from(conf.kill_wait_secs),
         max_array_size: conf.max_array_size,
         kill_invalid_depend: kill_invalid_depend(conf),
+        job_requeue: conf.job_requeue,
+        requeue_delay: u64::from(conf.cred_expire_secs) + 1,
         ..SchedConfig::default()
     }
 }

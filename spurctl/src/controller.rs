@@ -25,9 +25,76 @@ impl std::fmt::Display for RequestError {
 /// Sends `req` to the controller named by SLURM_CONF and returns its answer;
 /// an error answer becomes `Refused`.
 pub fn request(req: &ClientRequest) -> Result<ClientResponse, RequestError> {
+    if ends_own_job(req, std::env::var("SLURM_JOB_ID").ok().as_deref()) {
+        outlive_own_job();
+    }
     let mut client = Client::connect_default().map_err(RequestError::Unreachable)?;
     match client.request(req).map_err(RequestError::Unreachable)? {
         ClientResponse::Error(e) => Err(RequestError::Refused(e)),
         other => Ok(other),
+    }
+}
+
+/// Whether `req` requeues or cancels the job this command runs in (the
+/// job id in `SLURM_JOB_ID`): `scontrol requeue $SLURM_JOB_ID` from inside
+/// a job, as submitit's checkpointing does.
+fn ends_own_job(req: &ClientRequest, own: Option<&str>) -> bool {
+    let Some(own) = own.and_then(|id| id.parse::<u32>().ok()) else {
+        return false;
+    };
+    match req {
+        ClientRequest::Requeue { jobs, .. } => jobs.contains(&own),
+        ClientRequest::Signal(target) => target.signal.is_none() && target.jobs.contains(&own),
+        _ => false,
+    }
+}
+
+/// Blocks SIGTERM for the rest of this command's life. The controller
+/// answers before it ends the job, but the end reaches this process (it is
+/// one of the job's) through another path and could overtake the answer:
+/// with SIGTERM blocked the command still reports, and exits with its own
+/// status, as under Slurm, where the answer always comes first. SIGKILL,
+/// after KillWait, still ends it.
+fn outlive_own_job() {
+    // SAFETY: sigprocmask on an initialised set; this process's commands
+    // are single-threaded when they send requests.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGTERM);
+        libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spur_proto::{RequeueHold, SignalTarget};
+
+    #[test]
+    fn only_requests_that_end_the_callers_own_job_count() {
+        let requeue = ClientRequest::Requeue {
+            jobs: vec![7, 9],
+            hold: RequeueHold::default(),
+            incomplete: false,
+        };
+        assert!(ends_own_job(&requeue, Some("9")));
+        assert!(!ends_own_job(&requeue, Some("8")));
+        assert!(!ends_own_job(&requeue, None));
+        assert!(!ends_own_job(&requeue, Some("x")));
+        let mut target = SignalTarget {
+            jobs: vec![8],
+            array_tasks: Vec::new(),
+            signal: None,
+            batch_only: false,
+            full: false,
+        };
+        assert!(ends_own_job(
+            &ClientRequest::Signal(target.clone()),
+            Some("8")
+        ));
+        target.signal = Some(10);
+        assert!(!ends_own_job(&ClientRequest::Signal(target), Some("8")));
+        assert!(!ends_own_job(&ClientRequest::Ping, Some("8")));
     }
 }

@@ -28,6 +28,8 @@ pub struct Options {
     pub gres_conf: Option<&'static str>,
     /// slurm.conf's InactiveLimit (0: none).
     pub inactive_limit: u32,
+    /// More slurm.conf lines, appended as written.
+    pub extra_conf: &'static str,
 }
 
 impl Default for Options {
@@ -39,6 +41,7 @@ impl Default for Options {
             min_job_age: 300,
             gres_conf: None,
             inactive_limit: 0,
+            extra_conf: "",
         }
     }
 }
@@ -89,6 +92,7 @@ impl Cluster {
              InactiveLimit={}\n",
             opts.slurmd_timeout, opts.min_job_age, opts.kill_wait, opts.inactive_limit
         );
+        conf.push_str(opts.extra_conf);
         for i in 1..=n {
             // Each node its own address and port, as several slurmds on one
             // host have; the port is ephemeral so that clusters never meet.

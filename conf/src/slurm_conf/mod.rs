@@ -124,6 +124,13 @@ pub struct SlurmConf {
     pub inactive_limit_secs: u32,
     /// `KillWait` in seconds (30).
     pub kill_wait_secs: u32,
+    /// `JobRequeue` (1): whether batch jobs may be requeued unless they say
+    /// `--requeue` or `--no-requeue`.
+    pub job_requeue: bool,
+    /// `AuthInfo`'s `cred_expire=` in seconds (120): how long a job
+    /// credential lives; a requeued job waits one second longer before it
+    /// runs again.
+    pub cred_expire_secs: u32,
     /// `MaxArraySize` (1001).
     pub max_array_size: u32,
     /// `MaxJobCount` (10000).
@@ -185,6 +192,8 @@ impl Default for SlurmConf {
             min_job_age_secs: 300,
             inactive_limit_secs: 0,
             kill_wait_secs: 30,
+            job_requeue: true,
+            cred_expire_secs: 120,
             max_array_size: 1001,
             max_job_count: 10_000,
             first_job_id: 1,
@@ -445,6 +454,11 @@ impl Builder {
             "minjobage" => c.min_job_age_secs = u32_of(u32::MAX.into())?,
             "inactivelimit" => c.inactive_limit_secs = u32_of(u16::MAX.into())?,
             "killwait" => c.kill_wait_secs = u32_of(u16::MAX.into())?,
+            "jobrequeue" => c.job_requeue = count(u16::MAX.into())? != 0,
+            "authinfo" => {
+                c.cred_expire_secs = cred_expire(&v, origin, &mut self.warnings);
+                return Ok(false);
+            }
             "maxarraysize" => c.max_array_size = u32_of(u32::MAX.into())?,
             "maxjobcount" => c.max_job_count = u32_of(u32::MAX.into())?,
             "firstjobid" => c.first_job_id = u32_of(u32::MAX.into())?,
@@ -545,6 +559,27 @@ impl Builder {
 }
 
 /// `name` or `name(addr)`.
+/// `cred_expire=N` of AuthInfo as slurm_cred.c reads it: the digits after
+/// the key, at least 5; anything else warns and keeps the default (120).
+fn cred_expire(auth_info: &str, origin: &Origin, warnings: &mut Vec<Warning>) -> u32 {
+    const DEFAULT: u32 = 120;
+    let Some(at) = auth_info.find("cred_expire=") else {
+        return DEFAULT;
+    };
+    let digits: String = auth_info[at + "cred_expire=".len()..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    match digits.parse::<u32>() {
+        Ok(n) if n >= 5 => n,
+        _ => {
+            let message = format!("AuthInfo=cred_expire={digits} invalid; 120 applies");
+            warnings.push(Warning::at(origin, message));
+            DEFAULT
+        }
+    }
+}
+
 fn parse_slurmctld_host(value: &str) -> Option<SlurmctldHost> {
     let (name, addr) = match value.split_once('(') {
         Some((name, rest)) => (name, Some(rest.strip_suffix(')')?.to_string())),

@@ -392,6 +392,15 @@ impl JobArray {
         &self.pending
     }
 
+    /// The pending tasks as Slurm names them after the array's id, with
+    /// the throttle (`0-3%2`), for the meta record.
+    pub fn pending_text(&self) -> String {
+        match self.throttle {
+            0 => self.pending.to_string(),
+            k => format!("{}%{k}", self.pending),
+        }
+    }
+
     /// Whether this is the meta record (no task id of its own yet).
     pub fn is_meta(&self) -> bool {
         self.task_id.is_none()

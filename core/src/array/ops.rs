@@ -189,7 +189,7 @@ impl Core {
                         meta.cancel_pending(now)?;
                         self.pending.remove(&array);
                         self.preempting.remove(&array);
-                        effects.emit(Effect::JobCancelled { job: array });
+                        effects.emit(Effect::PendingJobEnded { job: array });
                     } else {
                         // Slurm counts cancelled pending tasks as failed
                         // (max_exit_code), so `afterok:N` fails.

@@ -16,7 +16,7 @@ use crate::core::{Core, CoreError};
 use crate::effects::{Effect, Effects};
 use crate::id::{JobId, Uid};
 use crate::job::{Job, JobState, TransitionError};
-use crate::reason::Pending;
+use crate::reason::Reason;
 use crate::resources::Time;
 
 /// slurmctld's max_depend_depth default: how many dependency lists the
@@ -252,7 +252,7 @@ impl Core {
             .copied()
             .filter(|id| {
                 let job = &self.jobs[id];
-                job.dependency.is_some() && job.reason != Pending::DependencyNeverSatisfied
+                job.dependency.is_some() && job.reason != Reason::DependencyNeverSatisfied
             })
             .collect();
         if ids.is_empty() {
@@ -297,7 +297,7 @@ impl Core {
         if job.cancel_never_satisfied(now).is_ok() {
             self.pending.remove(&id);
             self.preempting.remove(&id);
-            effects.emit(Effect::JobCancelled { job: id });
+            effects.emit(Effect::PendingJobEnded { job: id });
         }
     }
 
@@ -352,9 +352,9 @@ impl Core {
         job.dependency = dep;
         if matches!(
             job.reason,
-            Pending::Dependency | Pending::DependencyNeverSatisfied
+            Reason::Dependency | Reason::DependencyNeverSatisfied
         ) {
-            job.reason = Pending::None;
+            job.reason = Reason::None;
         }
         Ok(())
     }
@@ -393,7 +393,7 @@ impl Core {
         self.pending
             .iter()
             .filter_map(|id| self.jobs.get(id))
-            .filter(|j| j.reason != Pending::DependencyNeverSatisfied)
+            .filter(|j| j.reason != Reason::DependencyNeverSatisfied)
             .filter_map(|j| j.dependency.as_ref())
             .filter(|d| d.status() == DependencyStatus::Waiting)
     }

@@ -21,7 +21,7 @@ use crate::partition::PartitionState;
 use crate::placement::{distribute_tasks, fit_key, node_alloc, tasks_fit, Miss, Request};
 use crate::preempt::Overlay;
 use crate::queue::{PriorityContext, QueuePolicy};
-use crate::reason::Pending;
+use crate::reason::Reason;
 use crate::resources::{GpuSet, Time};
 use crate::spec::{Exclusive, Shape, SubmitError};
 
@@ -159,6 +159,7 @@ impl Core {
     /// allows.
     pub fn schedule(&mut self, now: Time, effects: &mut impl Effects) {
         self.enforce_limits(now, effects);
+        self.enforce_deadlines(now, effects);
         self.split_corresponding_tasks(effects);
         self.update_dependencies(now, effects);
         let order = self.queue_order(now);
@@ -173,11 +174,11 @@ impl Core {
             // Loops only while a meta record splits tasks off to start them.
             loop {
                 if pass.stop {
-                    self.set_reason(id, Pending::Priority);
+                    self.set_reason(id, Reason::Priority);
                     break;
                 }
                 if self.is_throttled(&self.jobs[&id], &pass.array_running) {
-                    self.set_reason(id, Pending::JobArrayTaskLimit);
+                    self.set_reason(id, Reason::JobArrayTaskLimit);
                     break;
                 }
                 if !self.schedule_one(id, now, &mut profile, &mut scratch, &mut pass, effects) {
@@ -235,9 +236,9 @@ impl Core {
                 let job = &self.jobs[&id];
                 let first = pass.blocked.insert(job.partition);
                 let reason = match miss {
-                    Miss::Switches => Pending::Switches,
-                    Miss::Resources if first => Pending::Resources,
-                    Miss::Resources => Pending::Priority,
+                    Miss::Switches => Reason::Switches,
+                    Miss::Resources if first => Reason::Resources,
+                    Miss::Resources => Reason::Priority,
                 };
                 self.set_reason(id, reason);
             }
@@ -281,10 +282,10 @@ impl Core {
         Ok(None)
     }
 
-    pub(crate) fn set_reason(&mut self, id: JobId, reason: Pending) {
+    pub(crate) fn set_reason(&mut self, id: JobId, reason: Reason) {
         if let Some(job) = self.jobs.get_mut(&id) {
             job.reason = reason;
-            if reason != Pending::Resources && reason != Pending::Priority {
+            if reason != Reason::Resources && reason != Reason::Priority {
                 job.expected_start = None;
                 job.sched_nodes.clear();
             }
@@ -314,6 +315,29 @@ impl Core {
                     cause: KillCause::TimeLimit,
                     grace: kill_wait,
                 });
+            }
+        }
+    }
+
+    /// `--deadline`: ends the pending jobs that could no longer end by
+    /// their deadline if they started now (slurmctld's deadline_ok).
+    fn enforce_deadlines(&mut self, now: Time, effects: &mut impl Effects) {
+        let missed: Vec<JobId> = self
+            .pending
+            .iter()
+            .filter(|id| {
+                let job = &self.jobs[id];
+                job.hold.is_none() && job.last_start_for_deadline().is_some_and(|t| now > t)
+            })
+            .copied()
+            .collect();
+        for id in missed {
+            let job = self.jobs.get_mut(&id).expect("pending ids are jobs");
+            if job.miss_deadline(now).is_ok() {
+                self.pending.remove(&id);
+                self.preempting.remove(&id);
+                self.note_task_end(id);
+                effects.emit(Effect::PendingJobEnded { job: id });
             }
         }
     }
@@ -388,39 +412,36 @@ impl Core {
         now: Time,
         running: &BTreeMap<(crate::id::Uid, crate::id::QosId), u32>,
         running_per_array: &BTreeMap<JobId, u32>,
-    ) -> Option<Pending> {
+    ) -> Option<Reason> {
         if let Some(hold) = job.hold {
-            return Some(match hold {
-                crate::job::Hold::User => Pending::JobHeldUser,
-                crate::job::Hold::Admin => Pending::JobHeldAdmin,
-            });
+            return Some(hold.reason());
         }
         // slurmctld's job_independent: dependency, then the array's
         // throttle, then the begin time.
         match job.dependency.as_ref().map(|d| d.status()) {
-            Some(DependencyStatus::Waiting) => return Some(Pending::Dependency),
+            Some(DependencyStatus::Waiting) => return Some(Reason::Dependency),
             Some(DependencyStatus::NeverSatisfied) => {
-                return Some(Pending::DependencyNeverSatisfied)
+                return Some(Reason::DependencyNeverSatisfied)
             }
             Some(DependencyStatus::Satisfied) | None => {}
         }
         if self.is_throttled(job, running_per_array) {
-            return Some(Pending::JobArrayTaskLimit);
+            return Some(Reason::JobArrayTaskLimit);
         }
         if job.spec.begin.is_some_and(|b| b > now) {
-            return Some(Pending::BeginTime);
+            return Some(Reason::BeginTime);
         }
         let part = &self.partitions[job.partition.index()];
         match part.state {
             // DRAIN refuses new submissions (the controller's job); queued
             // jobs still run.
             PartitionState::Up | PartitionState::Drain => {}
-            PartitionState::Inactive => return Some(Pending::PartitionInactive),
-            PartitionState::Down => return Some(Pending::PartitionDown),
+            PartitionState::Inactive => return Some(Reason::PartitionInactive),
+            PartitionState::Down => return Some(Reason::PartitionDown),
         }
         if let (Some(limit), Some(max)) = (job.time_limit, part.max_time) {
             if limit > max {
-                return Some(Pending::PartitionTimeLimit);
+                return Some(Reason::PartitionTimeLimit);
             }
         }
         let nodes = job.shape.nodes_min;
@@ -428,12 +449,12 @@ impl Core {
             || nodes < part.min_nodes
             || nodes as usize > part.nodes.len()
         {
-            return Some(Pending::PartitionNodeLimit);
+            return Some(Reason::PartitionNodeLimit);
         }
         if let Some(q) = job.qos {
             if let Some(max) = self.qos[q.index()].max_jobs_per_user {
                 if running.get(&(job.spec.user, q)).copied().unwrap_or(0) >= max {
-                    return Some(Pending::QosMaxJobsPerUserLimit);
+                    return Some(Reason::QosMaxJobsPerUserLimit);
                 }
             }
         }
@@ -442,7 +463,7 @@ impl Core {
             .iter()
             .any(|n| !self.nodes[n.index()].is_schedulable())
         {
-            return Some(Pending::ReqNodeNotAvail);
+            return Some(Reason::ReqNodeNotAvail);
         }
         None
     }
@@ -763,6 +784,12 @@ impl Core {
             return (id, NEVER);
         }
         job.time_limit = limit;
+        if let Some(deadline) = job.spec.deadline {
+            // Whole minutes up to the deadline at most, as backfill cuts
+            // the limit of a job with a deadline.
+            let until = deadline.saturating_sub(now) / 60 * 60;
+            job.time_limit = Some(job.time_limit.map_or(until, |l| l.min(until)));
+        }
         let end = job.deadline().unwrap_or(NEVER);
         for a in &alloc {
             self.nodes[a.node.index()].allocate(id, a, whole);

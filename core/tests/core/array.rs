@@ -3,7 +3,7 @@
 //! cancelling tasks and whole arrays, holds, and persistence.
 
 use spur_core::{
-    Core, CoreError, Effect, Hold, Input, Job, JobId, JobRecord, JobState, KillCause, Pending,
+    Core, CoreError, Effect, Hold, Input, Job, JobId, JobRecord, JobState, KillCause, Reason,
     SchedConfig, SubmitError, TaskLocation, TaskSet,
 };
 
@@ -79,7 +79,7 @@ fn the_throttle_limits_running_tasks_over_several_passes() {
     );
     let meta = env.core.job(array).unwrap();
     assert_eq!(meta.state(), JobState::Pending);
-    assert_eq!(meta.reason(), Pending::JobArrayTaskLimit);
+    assert_eq!(meta.reason(), Reason::JobArrayTaskLimit);
     assert_eq!(env.core.array_task_str(array).as_deref(), Some("2-9%2"));
     assert_eq!(env.core.array_throttle(array), Some(2));
     let mut started_order = vec![0, 1];
@@ -185,7 +185,7 @@ fn cancelling_every_pending_task_cancels_the_record() {
         .cancel_array_tasks(array, &TaskSet::range(0, 3), env.now, &mut effects)
         .unwrap();
     assert!(missing.is_empty());
-    assert_eq!(effects, vec![Effect::JobCancelled { job: array }]);
+    assert_eq!(effects, vec![Effect::PendingJobEnded { job: array }]);
     assert_eq!(env.core.job(array).unwrap().state(), JobState::Cancelled);
     env.core.sanity_check().unwrap();
     assert!(env.pass().is_empty());
@@ -208,7 +208,7 @@ fn scancel_of_the_array_id_cancels_every_job_of_it() {
     };
     assert_eq!(
         effects,
-        vec![Effect::JobCancelled { job: array }, kill(t0), kill(t1)]
+        vec![Effect::PendingJobEnded { job: array }, kill(t0), kill(t1)]
     );
     // The record keeps the tasks it was cancelled with (sacct: N_[2-5]).
     let meta = env.core.job(array).unwrap();
@@ -238,7 +238,7 @@ fn holding_the_array_id_holds_every_pending_job_of_it() {
     assert_eq!(env.core.job(t0).unwrap().hold(), None);
     env.finish(t0, 0);
     assert!(env.schedule().is_empty());
-    assert_eq!(env.core.job(array).unwrap().reason(), Pending::JobHeldUser);
+    assert_eq!(env.core.job(array).unwrap().reason(), Reason::JobHeldUser);
     env.core
         .handle(Input::Release(array), env.now, &mut Vec::new())
         .unwrap();
@@ -275,7 +275,7 @@ fn one_task_split_off_for_an_update_waits_while_the_others_run() {
         .map(|(id, _)| env.core.job(*id).unwrap().array_task_id())
         .collect();
     assert_eq!(started, vec![Some(0), Some(1), Some(3)]);
-    assert_eq!(env.core.job(task2).unwrap().reason(), Pending::JobHeldUser);
+    assert_eq!(env.core.job(task2).unwrap().reason(), Reason::JobHeldUser);
     assert_eq!(
         env.core.split_array_task(array, 7, &mut effects),
         Err(CoreError::UnknownTask { array, task: 7 })

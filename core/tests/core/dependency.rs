@@ -4,7 +4,7 @@
 //! persistence.
 
 use spur_core::{
-    CoreError, DependencyError, Effect, Input, Job, JobId, JobRecord, JobState, Pending,
+    CoreError, DependencyError, Effect, Input, Job, JobId, JobRecord, JobState, Reason,
     SchedConfig, SubmitError,
 };
 
@@ -24,7 +24,7 @@ fn started(effects: &[Effect]) -> Vec<JobId> {
         .collect()
 }
 
-fn reason(env: &TestEnv, id: JobId) -> Pending {
+fn reason(env: &TestEnv, id: JobId) -> Reason {
     env.core.job(id).unwrap().reason()
 }
 
@@ -39,7 +39,7 @@ fn afterok_waits_for_success_then_runs_and_is_cleared() {
     env.schedule();
     let b = env.submit(small().dependency(&format!("afterok:{a}")));
     assert!(env.pass().is_empty());
-    assert_eq!(reason(&env, b), Pending::Dependency);
+    assert_eq!(reason(&env, b), Reason::Dependency);
     assert_eq!(shown(&env, b), Some(format!("afterok:{a}(unfulfilled)")));
     env.finish(a, 0);
     let effects = env.pass();
@@ -58,7 +58,7 @@ fn afterok_on_a_failed_job_is_never_satisfied() {
     env.finish(a, 1);
     let effects = env.pass();
     assert_eq!(effects, vec![Effect::DependencyChanged { job: b }]);
-    assert_eq!(reason(&env, b), Pending::DependencyNeverSatisfied);
+    assert_eq!(reason(&env, b), Reason::DependencyNeverSatisfied);
     assert_eq!(shown(&env, b), Some(format!("afterok:{a}(failed)")));
     assert_eq!(env.core.job(b).unwrap().state(), JobState::Pending);
     // Decided once: later passes change nothing.
@@ -78,7 +78,7 @@ fn afternotok_runs_after_a_failure_and_never_after_a_success() {
     env.finish(good, 0);
     let effects = env.pass();
     assert_eq!(started(&effects), vec![after_bad]);
-    assert_eq!(reason(&env, after_good), Pending::DependencyNeverSatisfied);
+    assert_eq!(reason(&env, after_good), Reason::DependencyNeverSatisfied);
 }
 
 #[test]
@@ -99,7 +99,7 @@ fn after_with_a_time_waits_minutes_after_the_start() {
     let a = env.submit(small().hold());
     let b = env.submit(small().dependency(&format!("after:{a}+2")));
     env.schedule();
-    assert_eq!(reason(&env, b), Pending::Dependency);
+    assert_eq!(reason(&env, b), Reason::Dependency);
     env.core
         .handle(Input::Release(a), env.now, &mut Vec::new())
         .unwrap();
@@ -130,11 +130,11 @@ fn singleton_runs_one_job_of_a_user_and_name_at_a_time() {
     let other = env.submit(JobBuilder::new().name("t").dependency("singleton"));
     let effects = env.pass();
     assert_eq!(started(&effects), vec![j1, other]);
-    assert_eq!(reason(&env, j2), Pending::Dependency);
+    assert_eq!(reason(&env, j2), Reason::Dependency);
     assert_eq!(shown(&env, j3).as_deref(), Some("singleton(unfulfilled)"));
     env.finish(j1, 0);
     assert_eq!(started(&env.pass()), vec![j2]);
-    assert_eq!(reason(&env, j3), Pending::Dependency);
+    assert_eq!(reason(&env, j3), Reason::Dependency);
     env.finish(j2, 1);
     assert_eq!(started(&env.pass()), vec![j3]);
 }
@@ -171,14 +171,14 @@ fn aftercorr_runs_each_task_after_its_counterpart() {
     );
     assert_eq!(env.core.job(b).unwrap().array_task_id(), Some(2));
     for id in [b0, b1, b] {
-        assert_eq!(reason(&env, id), Pending::Dependency);
+        assert_eq!(reason(&env, id), Reason::Dependency);
     }
     env.finish(a1, 0);
     assert_eq!(started(&env.pass()), vec![b1]);
     env.finish(a0, 1);
     env.pass();
-    assert_eq!(reason(&env, b0), Pending::DependencyNeverSatisfied);
-    assert_eq!(reason(&env, b), Pending::Dependency);
+    assert_eq!(reason(&env, b0), Reason::DependencyNeverSatisfied);
+    assert_eq!(reason(&env, b), Reason::Dependency);
     env.finish(a, 0);
     assert_eq!(started(&env.pass()), vec![b]);
 }
@@ -193,13 +193,13 @@ fn with_a_question_mark_any_part_suffices() {
     env.schedule();
     env.finish(a, 1);
     env.pass();
-    assert_eq!(reason(&env, either), Pending::Dependency);
+    assert_eq!(reason(&env, either), Reason::Dependency);
     assert_eq!(
         shown(&env, either),
         Some(format!("afterok:{a}(failed)?afterok:{b}(unfulfilled)"))
     );
     // One failed part of a `,` list is enough to fail it.
-    assert_eq!(reason(&env, both), Pending::DependencyNeverSatisfied);
+    assert_eq!(reason(&env, both), Reason::DependencyNeverSatisfied);
     env.finish(b, 0);
     assert_eq!(started(&env.pass()), vec![either]);
     // Found never satisfiable, `both` is not looked at again (Slurm shows
@@ -226,12 +226,12 @@ fn kill_on_invalid_dep_cancels_the_job_with_slurms_reason() {
         effects,
         vec![
             Effect::DependencyChanged { job: b },
-            Effect::JobCancelled { job: b }
+            Effect::PendingJobEnded { job: b }
         ]
     );
     let job = env.core.job(b).unwrap();
     assert_eq!(job.state(), JobState::Cancelled);
-    assert_eq!(job.reason(), Pending::DependencyNeverSatisfied);
+    assert_eq!(job.reason(), Reason::DependencyNeverSatisfied);
     assert_eq!(job.dependency_str(), Some(format!("afterok:{a}(failed)")));
 }
 
@@ -254,7 +254,7 @@ fn kill_invalid_depend_cancels_unless_the_job_says_no() {
     env.pass();
     assert_eq!(env.core.job(killed).unwrap().state(), JobState::Cancelled);
     assert_eq!(env.core.job(kept).unwrap().state(), JobState::Pending);
-    assert_eq!(reason(&env, kept), Pending::DependencyNeverSatisfied);
+    assert_eq!(reason(&env, kept), Reason::DependencyNeverSatisfied);
 }
 
 #[test]
@@ -314,7 +314,7 @@ fn a_dependency_on_an_array_waits_for_every_task() {
     env.schedule();
     env.finish(env.task(a, 0), 0);
     assert_eq!(started(&env.pass()), vec![one]);
-    assert_eq!(reason(&env, all), Pending::Dependency);
+    assert_eq!(reason(&env, all), Reason::Dependency);
     env.finish(a, 0);
     assert_eq!(started(&env.pass()), vec![all]);
 }
@@ -329,7 +329,7 @@ fn an_array_with_a_failed_task_never_satisfies_afterok() {
     env.finish(env.task(a, 0), 1);
     env.finish(a, 0);
     assert_eq!(started(&env.pass()), vec![any]);
-    assert_eq!(reason(&env, all), Pending::DependencyNeverSatisfied);
+    assert_eq!(reason(&env, all), Reason::DependencyNeverSatisfied);
 }
 
 #[test]
@@ -340,7 +340,7 @@ fn scontrol_update_replaces_or_clears_a_pending_jobs_dependency() {
     let b = env.submit(small().dependency(&format!("afterok:{a}")));
     env.finish(a, 1);
     env.pass();
-    assert_eq!(reason(&env, b), Pending::DependencyNeverSatisfied);
+    assert_eq!(reason(&env, b), Reason::DependencyNeverSatisfied);
     env.core
         .handle(
             Input::SetDependency {
@@ -376,7 +376,7 @@ fn a_job_named_by_an_undecided_dependency_outlives_min_job_age() {
     env.pass();
     assert_eq!(env.core.purge_finished(env.now + 1), vec![a]);
     env.pass();
-    assert_eq!(reason(&env, b), Pending::DependencyNeverSatisfied);
+    assert_eq!(reason(&env, b), Reason::DependencyNeverSatisfied);
     assert_eq!(shown(&env, b), Some(format!("afterok:{a}(failed)")));
     // A dependency on the forgotten job is met, as in Slurm.
     let c = env.submit(small().dependency(&format!("afterok:{a}")));
@@ -425,15 +425,12 @@ fn decided_dependencies_survive_a_restart_without_the_jobs_they_name() {
     }
     restored.core.sanity_check().unwrap();
     assert!(restored.pass().is_empty());
-    assert_eq!(
-        reason(&restored, waiting),
-        Pending::DependencyNeverSatisfied
-    );
+    assert_eq!(reason(&restored, waiting), Reason::DependencyNeverSatisfied);
     assert_eq!(
         shown(&restored, waiting),
         Some(format!("afterok:{a}(failed)"))
     );
     let job = restored.core.job(killed).unwrap();
     assert_eq!(job.state(), JobState::Cancelled);
-    assert_eq!(job.reason(), Pending::DependencyNeverSatisfied);
+    assert_eq!(job.reason(), Reason::DependencyNeverSatisfied);
 }

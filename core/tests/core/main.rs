@@ -3,6 +3,7 @@
 
 mod array;
 mod dependency;
+mod ending;
 mod env;
 mod placement;
 mod props;

@@ -2,7 +2,7 @@
 //! switches.
 
 use spur_core::{
-    Effect, JobState, Pending, PlacementPolicy, SchedConfig, SegmentLayout, SubmitError,
+    Effect, JobState, PlacementPolicy, Reason, SchedConfig, SegmentLayout, SubmitError,
 };
 
 use crate::env::*;
@@ -150,7 +150,7 @@ fn exclusive_topo_keeps_other_jobs_out_of_the_domain() {
     // A second topo-exclusive job cannot use domain 1 while `other` is there.
     let blocked = env.submit(gpu_job(2).exclusive_topo());
     assert!(env.schedule().is_empty());
-    assert_eq!(env.core.job(blocked).unwrap().reason(), Pending::Resources);
+    assert_eq!(env.core.job(blocked).unwrap().reason(), Reason::Resources);
 }
 
 #[test]
@@ -219,7 +219,7 @@ fn impossible_requests_are_rejected_with_slurms_error() {
     env.schedule();
     assert_eq!(
         env.core.job(big).unwrap().reason(),
-        Pending::PartitionNodeLimit
+        Reason::PartitionNodeLimit
     );
     assert_eq!(
         env.core.jobs().count(),
@@ -276,7 +276,7 @@ fn switches_request_waits_then_gives_up_after_its_limit() {
     });
     let job = env.submit(JobBuilder(spec));
     assert!(env.schedule().is_empty());
-    assert_eq!(env.core.job(job).unwrap().reason(), Pending::Switches);
+    assert_eq!(env.core.job(job).unwrap().reason(), Reason::Switches);
     assert_eq!(
         env.core.next_wakeup(env.now),
         Some(env.now + 60).min(env.core.next_wakeup(env.now))
@@ -309,7 +309,7 @@ fn a_node_going_down_ends_its_jobs_as_node_fail() {
     // The down node is not used again.
     let next = env.submit(gpu_job(18));
     assert!(env.schedule().is_empty());
-    assert_eq!(env.core.job(next).unwrap().reason(), Pending::Resources);
+    assert_eq!(env.core.job(next).unwrap().reason(), Reason::Resources);
 }
 
 #[test]
@@ -328,7 +328,7 @@ fn multi_domain_job_waits_for_the_fewest_domains_then_takes_more() {
     // 36 nodes need 2 domains, but every domain has only 17 free.
     let job = env.submit(gpu_job(36));
     assert!(env.schedule().is_empty());
-    assert_eq!(env.core.job(job).unwrap().reason(), Pending::Resources);
+    assert_eq!(env.core.job(job).unwrap().reason(), Reason::Resources);
     assert_eq!(env.core.next_wakeup(env.now), Some(env.now + 600));
     env.advance(600);
     let started = env.schedule();

@@ -2,8 +2,8 @@
 //! limits, pending reasons, preemption.
 
 use spur_core::{
-    Effect, JobState, KillCause, NodeId, Partition, Pending, PreemptMode, PreemptType,
-    PriorityType, PriorityWeights, SchedConfig,
+    Effect, JobState, KillCause, NodeId, Partition, PreemptMode, PreemptType, PriorityType,
+    PriorityWeights, Reason, SchedConfig,
 };
 
 use crate::env::*;
@@ -19,9 +19,9 @@ fn backfill_starts_a_short_job_that_does_not_delay_the_reservation() {
     let started = env.schedule();
     assert_eq!(started.iter().map(|s| s.0).collect::<Vec<_>>(), vec![short]);
     let big_job = env.core.job(big).unwrap();
-    assert_eq!(big_job.reason(), Pending::Resources);
+    assert_eq!(big_job.reason(), Reason::Resources);
     assert_eq!(big_job.expected_start(), Some(env.now + 3600));
-    assert_eq!(env.core.job(long).unwrap().reason(), Pending::Priority);
+    assert_eq!(env.core.job(long).unwrap().reason(), Reason::Priority);
     env.advance(3600);
     env.finish(running, 0);
     env.finish(short, 0);
@@ -100,7 +100,7 @@ fn higher_priority_tier_partition_goes_first() {
     let urgent = env.submit(gpu_job(18).partition("high"));
     let started = env.schedule();
     assert_eq!(started[0].0, urgent);
-    assert_eq!(env.core.job(low).unwrap().reason(), Pending::Resources);
+    assert_eq!(env.core.job(low).unwrap().reason(), Reason::Resources);
 }
 
 #[test]
@@ -168,7 +168,7 @@ fn cancelling_pending_and_running_jobs() {
     env.schedule();
     let mut effects = Vec::new();
     env.core.cancel_job(pending, env.now, &mut effects).unwrap();
-    assert_eq!(effects, vec![Effect::JobCancelled { job: pending }]);
+    assert_eq!(effects, vec![Effect::PendingJobEnded { job: pending }]);
     effects.clear();
     assert_eq!(env.core.job(pending).unwrap().state(), JobState::Cancelled);
     env.core.cancel_job(running, env.now, &mut effects).unwrap();

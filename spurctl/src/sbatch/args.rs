@@ -37,6 +37,9 @@ pub struct SbatchArgs {
     /// Working directory of the batch script.
     #[arg(short = 'D', long, value_name = "directory")]
     pub chdir: Option<String>,
+    /// Remove the job if it cannot end before this time.
+    #[arg(long, value_name = "time")]
+    pub deadline: Option<String>,
     /// Clusters to submit to.
     #[arg(short = 'M', long, alias = "cluster", value_name = "names")]
     pub clusters: Option<String>,

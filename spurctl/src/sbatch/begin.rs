@@ -32,7 +32,17 @@ const UNITS: &[(&str, i64)] = &[
 
 /// `--begin=text` as Unix seconds, `now` being the current time.
 pub fn parse_begin(text: &str, now: i64) -> Result<u64, ValueError> {
-    let bad = |pos| ValueError::Begin {
+    parse_option_time("--begin", text, now)
+}
+
+/// `--deadline=text` as Unix seconds, read as `--begin` is.
+pub fn parse_deadline(text: &str, now: i64) -> Result<u64, ValueError> {
+    parse_option_time("--deadline", text, now)
+}
+
+fn parse_option_time(option: &'static str, text: &str, now: i64) -> Result<u64, ValueError> {
+    let bad = |pos| ValueError::Time {
+        option,
         pos,
         text: text.to_string(),
     };
@@ -421,7 +431,7 @@ mod tests {
             assert!(
                 matches!(
                     parse_begin(bad, now),
-                    Err(ValueError::Begin { pos: Some(_), .. })
+                    Err(ValueError::Time { pos: Some(_), .. })
                 ),
                 "{bad}"
             );

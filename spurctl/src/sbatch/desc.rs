@@ -3,10 +3,10 @@
 //! conflicts refused as Slurm refuses them, and each option spur stores
 //! without acting on recorded with its warning.
 
-use spur_proto::{ExclusiveMode, JobDesc, MemSpec, SegmentLayout};
+use spur_proto::{ExclusiveMode, JobDesc, MemSpec, OpenMode, SegmentLayout};
 
 use super::args::SbatchArgs;
-use super::error::{Fatal, SbatchError};
+use super::error::{Fatal, SbatchError, ValueError};
 use super::export::{job_environment, read_export_file, ExportInput};
 use super::gres::{gpu_count, gres, GpuSpec};
 use super::layer::Layers;
@@ -380,6 +380,16 @@ impl Builder {
             .as_deref()
             .map(|b| begin::parse_begin(b, now))
             .transpose()?;
+        self.desc.deadline = a
+            .deadline
+            .as_deref()
+            .map(|d| begin::parse_deadline(d, now))
+            .transpose()?;
+        if let (Some(b), Some(d)) = (self.desc.begin, self.desc.deadline) {
+            if d < b {
+                return Err(ValueError::BeginAfterDeadline.into());
+            }
+        }
         if let Some(text) = &a.signal {
             let (signal, reservation) = value::signal(text)?;
             self.desc.signal = Some(signal);
@@ -420,9 +430,31 @@ impl Builder {
         // sbatch sets SLURM_JOB_DEPENDENCY in its own environment, and so
         // in the job's (_opt_verify).
         let mut process = ctx.env.to_vec();
+        let mut set = |k: &str, v: &str, replace: bool| {
+            if replace {
+                process.retain(|(name, _)| name != k);
+            } else if process.iter().any(|(name, _)| name == k) {
+                return;
+            }
+            process.push((k.to_string(), v.to_string()));
+        };
+        // Also what sbatch's _opt_verify sets in its own environment.
         if let Some(dep) = &a.dependency {
-            process.retain(|(k, _)| k != "SLURM_JOB_DEPENDENCY");
-            process.push(("SLURM_JOB_DEPENDENCY".into(), dep.clone()));
+            set("SLURM_JOB_DEPENDENCY", dep, true);
+        }
+        if a.open_mode.is_some() {
+            let mode = match self.desc.open_mode {
+                OpenMode::Append => "a",
+                OpenMode::Truncate => "t",
+            };
+            set("SLURM_OPEN_MODE", mode, true);
+        }
+        if let Some(export) = a
+            .export
+            .as_deref()
+            .filter(|e| !e.eq_ignore_ascii_case("ALL"))
+        {
+            set("SLURM_EXPORT_ENV", export, false);
         }
         self.desc.env = job_environment(ExportInput {
             process: &process,

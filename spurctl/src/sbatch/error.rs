@@ -83,9 +83,13 @@ pub enum ValueError {
     PriorityNegative,
     /// A `--priority` of NO_VAL or more (exit 255).
     PriorityTooLarge,
-    /// A `--begin` time parse_time cannot read: it prints where it stopped
-    /// (no position when the text names no time at all).
-    Begin {
+    /// `--deadline` before `--begin` (exit 1).
+    BeginAfterDeadline,
+    /// A `--begin` or `--deadline` time parse_time cannot read: it prints
+    /// where it stopped (no position when the text names no time at all).
+    Time {
+        /// The option (`--begin`).
+        option: &'static str,
         /// The offset parse_time stopped at.
         pos: Option<usize>,
         /// The text given.
@@ -123,11 +127,15 @@ impl fmt::Display for ValueError {
             ),
             Self::PriorityNegative => write!(f, "sbatch: error: Priority must be >= 0"),
             Self::PriorityTooLarge => write!(f, "sbatch: error: Priority must be < 4294967294"),
-            Self::Begin { pos, text } => {
+            Self::BeginAfterDeadline => write!(
+                f,
+                "sbatch: error: Incompatible begin and deadline time specification"
+            ),
+            Self::Time { option, pos, text } => {
                 if let Some(pos) = pos {
                     writeln!(f, "Invalid time specification (pos={pos}): {text}")?;
                 }
-                write!(f, "sbatch: error: Invalid --begin specification")
+                write!(f, "sbatch: error: Invalid {option} specification")
             }
         }
     }
@@ -136,7 +144,9 @@ impl fmt::Display for ValueError {
 impl ValueError {
     fn exit_code(&self) -> ExitCode {
         match self {
-            Self::NotNumeric { .. } | Self::TooLarge { .. } => ExitCode::Failure,
+            Self::NotNumeric { .. } | Self::TooLarge { .. } | Self::BeginAfterDeadline => {
+                ExitCode::Failure
+            }
             _ => ExitCode::Usage,
         }
     }

@@ -278,6 +278,7 @@ pub fn exit_status(job: &JobInfo) -> u8 {
             | JobStateName::Timeout
             | JobStateName::NodeFail
             | JobStateName::Preempted
+            | JobStateName::Deadline
             | JobStateName::Failed
     );
     if job.exit_signal != 0 || (ended_early && code == 0) {

@@ -664,6 +664,9 @@ fn environment_variables_stand_for_options() {
                 "SLURM_CONF".to_string(),
                 "/etc/slurm/slurm.conf".to_string()
             ),
+            // sbatch tells the job its open mode and export list.
+            ("SLURM_OPEN_MODE".to_string(), "a".to_string()),
+            ("SLURM_EXPORT_ENV".to_string(), "NONE".to_string()),
             ("SLURM_GET_USER_ENV".to_string(), "1".to_string())
         ]
     );
@@ -706,6 +709,7 @@ fn default_export_is_the_whole_environment() {
             ("FOO".to_string(), "bar".to_string()),
             ("X".to_string(), "1".to_string()),
             ("SLURM_JWT".to_string(), "t".to_string()),
+            ("SLURM_EXPORT_ENV".to_string(), "FOO,X=1".to_string()),
             ("SLURM_GET_USER_ENV".to_string(), "1".to_string())
         ]
     );
@@ -1079,6 +1083,7 @@ fn job(id: u32, state: JobStateName, exit_code: i32, exit_signal: i32) -> JobInf
         restarts: 0,
         requeue: true,
         batch: true,
+        deadline: None,
         exclusive: ExclusiveMode::No,
         contiguous: false,
         submit_host: "login1".into(),

@@ -55,12 +55,6 @@ const UNACTED: &[Unacted] = &[
         "requested CPU frequency (and governor)",
     ),
     opt(
-        "deadline",
-        None,
-        V,
-        "remove the job if it cannot end before this time",
-    ),
-    opt(
         "delay-boot",
         None,
         V,

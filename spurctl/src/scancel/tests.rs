@@ -72,6 +72,7 @@ fn job(id: u32, name: &str, state: JobStateName, partition: &str) -> JobInfo {
         restarts: 0,
         requeue: true,
         batch: true,
+        deadline: None,
         exclusive: spur_proto::ExclusiveMode::No,
         contiguous: false,
         submit_host: "login".into(),

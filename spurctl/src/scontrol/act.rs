@@ -2,7 +2,9 @@
 //! `update`, `hold`/`uhold`/`release`, `requeue`, `reconfigure`, `ping`,
 //! `version`, with Slurm's per-job error lines (`<error> for job <id>`).
 
-use spur_proto::{ArrayTasks, ClientRequest, ClientResponse, JobInfo, JobUpdate, ProtoError};
+use spur_proto::{
+    ArrayTasks, ClientRequest, ClientResponse, JobInfo, JobUpdate, ProtoError, RequeueHold,
+};
 
 use super::args::starts_with_ci;
 use super::config::{render_ping, RESTORE_BANNER};
@@ -219,20 +221,54 @@ fn job_ids_of(s: &mut Session<'_>, arg: &str) -> Option<Vec<u32>> {
     }
 }
 
-/// `requeue [Incomplete|State=SpecialExit] <jobs>...`.
-pub fn requeue(s: &mut Session<'_>, words: &[String]) {
-    let flags = |w: &String| w.eq_ignore_ascii_case("Incomplete") || starts_with_ci(w, "State=");
-    let start = 1 + words[1..].iter().take_while(|w| flags(w)).count();
-    if start > 1 {
-        s.err
-            .push_str("scontrol: warning: requeue flags are not supported by spur; ignored\n");
-    }
+/// `requeue` or `requeuehold` (`hold`), each with leading flags
+/// `Incomplete` and `State=SpecialExit`, then the jobs.
+pub fn requeue(s: &mut Session<'_>, words: &[String], hold: bool) {
+    let mut flags = RequeueFlags::default();
+    let start = 1 + words[1..].iter().take_while(|w| flags.parse(w)).count();
+    let mode = RequeueHold {
+        hold,
+        special_exit: flags.special_exit,
+    };
     for arg in &words[start..] {
         let Some(ids) = job_ids_of(s, arg) else {
             continue;
         };
-        let result = s.request(&ClientRequest::Requeue { jobs: ids });
+        let result = s.request(&ClientRequest::Requeue {
+            jobs: ids,
+            hold: mode,
+            incomplete: flags.incomplete,
+        });
         report(s, result, strip_job_prefix(arg));
+    }
+}
+
+/// The flags before the jobs of `requeue` (scontrol's
+/// parse_requeue_flags).
+#[derive(Default)]
+struct RequeueFlags {
+    incomplete: bool,
+    special_exit: bool,
+}
+
+impl RequeueFlags {
+    /// Takes `word` if it is a flag.
+    fn parse(&mut self, word: &str) -> bool {
+        // Any prefix of "incomplete", even an empty one, as strncasecmp
+        // over the word's own length compares.
+        if starts_with_ci("incomplete", word) {
+            self.incomplete = true;
+            return true;
+        }
+        let Some(state) = word.get(..6).filter(|p| p.eq_ignore_ascii_case("state=")) else {
+            return false;
+        };
+        let value = &word[state.len()..];
+        if starts_with_ci(value, "specialexit") || starts_with_ci(value, "se") {
+            self.special_exit = true;
+            return true;
+        }
+        false
     }
 }
 

@@ -131,7 +131,7 @@ fn array_ids(job: &JobInfo, task: Option<u32>) -> String {
 
 fn times(l: &mut Lines, job: &JobInfo, now: u64, locale: &Locale) {
     let run = match (job.state, job.start_time) {
-        (JobStateName::Pending, _) | (_, None) => 0,
+        (JobStateName::Pending | JobStateName::SpecialExit, _) | (_, None) => 0,
         (JobStateName::Running | JobStateName::Completing, Some(s)) => now.saturating_sub(s),
         (_, Some(s)) => job.end_time.unwrap_or(now).saturating_sub(s),
     };
@@ -154,8 +154,11 @@ fn times(l: &mut Lines, job: &JobInfo, now: u64, locale: &Locale) {
         Some(e) if job.time_limit.is_none() && e > now => "Unknown".to_string(),
         other => t(other),
     };
+    let deadline = job
+        .deadline
+        .map_or_else(|| "N/A".to_string(), |d| t(Some(d)));
     l.line(format!(
-        "StartTime={} EndTime={end} Deadline=N/A",
+        "StartTime={} EndTime={end} Deadline={deadline}",
         t(job.start_time)
     ));
     l.line(format!(

@@ -45,6 +45,7 @@ enum Cmd {
     Quiet,
     Reconfigure,
     Requeue,
+    RequeueHold,
     Hold,
     Show,
     Update,
@@ -127,7 +128,7 @@ fn keyword(tag: &str) -> Option<Cmd> {
         return Some(c);
     }
     if starts_with_ci(tag, "requeuehold") {
-        return Some(Cmd::Unsupported);
+        return Some(Cmd::RequeueHold);
     }
     if starts_with_ci(tag, "hold") || starts_with_ci(tag, "uhold") {
         return Some(Cmd::Hold);
@@ -158,7 +159,11 @@ pub fn process(s: &mut Session<'_>, words: &[String]) {
     if too_many {
         s.fail(&format!("too many arguments for keyword:{tag}\n"));
     }
-    let too_few = words.len() < 2 && matches!(cmd, Cmd::Requeue | Cmd::Hold | Cmd::Update);
+    let too_few = words.len() < 2
+        && matches!(
+            cmd,
+            Cmd::Requeue | Cmd::RequeueHold | Cmd::Hold | Cmd::Update
+        );
     if too_few {
         let text = match cmd {
             Cmd::Update => format!("too few arguments for {tag} keyword\n"),
@@ -177,7 +182,8 @@ pub fn process(s: &mut Session<'_>, words: &[String]) {
         Cmd::Verbose => s.quiet = -1,
         Cmd::Ping if !too_many => act::ping(s),
         Cmd::Reconfigure => act::reconfigure(s),
-        Cmd::Requeue => act::requeue(s, words),
+        Cmd::Requeue => act::requeue(s, words, false),
+        Cmd::RequeueHold => act::requeue(s, words, true),
         Cmd::Hold => act::hold(s, words),
         Cmd::Show => show::show(s, words),
         Cmd::Update => act::update(s, words),

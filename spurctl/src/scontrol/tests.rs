@@ -10,7 +10,7 @@ use spur_client::ClientError;
 use spur_conf::{ConfFile, TopologyConf};
 use spur_proto::{
     ArrayTasks, ClientRequest, ClientResponse, ConfigInfo, ErrorCode, ExclusiveMode, JobInfo,
-    JobStateName, JobUpdate, MemSpec, NodeStateRequest, NodeUpdate, ProtoError,
+    JobStateName, JobUpdate, MemSpec, NodeStateRequest, NodeUpdate, ProtoError, RequeueHold,
 };
 
 use super::args::{self, abbrev, ScontrolArgs};
@@ -74,6 +74,7 @@ fn job5() -> JobInfo {
         restarts: 0,
         requeue: true,
         batch: true,
+        deadline: None,
         exclusive: ExclusiveMode::No,
         contiguous: false,
         submit_host: "localhost".to_string(),
@@ -474,6 +475,42 @@ fn requests(argv: &[&str]) -> (Vec<ClientRequest>, String, u8) {
 }
 
 #[test]
+fn requeuehold_and_the_requeue_flags_reach_the_controller() {
+    let requeue = |hold, special_exit, incomplete, jobs: Vec<u32>| ClientRequest::Requeue {
+        jobs,
+        hold: RequeueHold { hold, special_exit },
+        incomplete,
+    };
+    let (sent, _, code) = requests(&["requeuehold", "12"]);
+    assert_eq!(
+        (sent, code),
+        (vec![requeue(true, false, false, vec![12])], 0)
+    );
+    let (sent, _, _) = requests(&["requeue", "Incomplete", "state=se", "12", "13"]);
+    assert_eq!(
+        sent,
+        vec![
+            requeue(false, true, true, vec![12]),
+            requeue(false, true, true, vec![13])
+        ]
+    );
+    let (sent, _, _) = requests(&["requeuehold", "STATE=SpecialExit", "inc", "12"]);
+    assert_eq!(sent, vec![requeue(true, true, true, vec![12])]);
+    // A word that is no flag starts the jobs, as scontrol reads them.
+    let (sent, err, code) = requests(&["requeue", "State=held", "12"]);
+    assert_eq!(sent, vec![requeue(false, false, false, vec![12])]);
+    assert_eq!(
+        (err.as_str(), code),
+        ("Invalid job id specified for job State=held\n", 1)
+    );
+    let (_, err, code) = requests(&["requeuehold"]);
+    assert_eq!(
+        (err.as_str(), code),
+        ("too few arguments for keyword:requeuehold\n", 1)
+    );
+}
+
+#[test]
 fn hold_release_and_requeue_send_job_ids() {
     let (sent, _, code) = requests(&["hold", "12,13"]);
     assert_eq!(code, 0);
@@ -501,7 +538,14 @@ fn hold_release_and_requeue_send_job_ids() {
         ]
     );
     let (sent, _, _) = requests(&["requeue", "8_0"]);
-    assert_eq!(sent.last(), Some(&ClientRequest::Requeue { jobs: vec![9] }));
+    assert_eq!(
+        sent.last(),
+        Some(&ClientRequest::Requeue {
+            jobs: vec![9],
+            hold: RequeueHold::default(),
+            incomplete: false
+        })
+    );
     let (_, err, code) = requests(&["hold", "99"]);
     assert_eq!(
         (err.as_str(), code),

@@ -449,7 +449,11 @@ fn name_or_id(name: &str, id: u32) -> String {
 fn shows_reason(state: JobStateName) -> bool {
     matches!(
         state,
-        JobStateName::Pending | JobStateName::Timeout | JobStateName::Failed
+        JobStateName::Pending
+            | JobStateName::SpecialExit
+            | JobStateName::Timeout
+            | JobStateName::Deadline
+            | JobStateName::Failed
     )
 }
 

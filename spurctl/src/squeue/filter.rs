@@ -229,7 +229,10 @@ fn state_ok(state: JobStateName, states: &States) -> bool {
         States::All => true,
         States::Active => matches!(
             state,
-            JobStateName::Pending | JobStateName::Running | JobStateName::Completing
+            JobStateName::Pending
+                | JobStateName::SpecialExit
+                | JobStateName::Running
+                | JobStateName::Completing
         ),
         States::List(list) => list.contains(&StateSel::Job(state)),
     }

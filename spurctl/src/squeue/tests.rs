@@ -69,6 +69,7 @@ fn base(id: u32, name: &str) -> JobInfo {
         restarts: 0,
         requeue: true,
         batch: true,
+        deadline: None,
         exclusive: ExclusiveMode::No,
         contiguous: false,
         submit_host: "login".into(),

@@ -341,6 +341,7 @@ fn on_message(
                         code: 1,
                         signal: 0,
                         at: now(),
+                        launch_failed: true,
                     }));
                 }
             }
@@ -482,7 +483,8 @@ fn supervisor_alive(dir: &Path) -> bool {
 
 fn report_end(job_id: u32, dir: &Path, events: &mpsc::UnboundedSender<Event>) {
     let (code, signal, at) = supervisor::read_status(dir).unwrap_or((0, libc::SIGKILL, now()));
-    if let Ok(error) = std::fs::read_to_string(dir.join(supervisor::ERROR_FILE)) {
+    let error = std::fs::read_to_string(dir.join(supervisor::ERROR_FILE)).ok();
+    if let Some(error) = &error {
         warn!(job = job_id, error = %error.trim(), "batch script could not be started");
     }
     let _ = events.send(Event::Ended(JobEnd {
@@ -490,6 +492,7 @@ fn report_end(job_id: u32, dir: &Path, events: &mpsc::UnboundedSender<Event>) {
         code,
         signal,
         at,
+        launch_failed: error.is_some(),
     }));
 }
 
@@ -528,8 +531,6 @@ fn kill_job(dir: PathBuf, grace: u64) {
     });
 }
 
-/// Jobs left by a previous agent: still running (watched until they end)
-/// or ended (to report).
 /// The end reported for a job whose processes vanished.
 fn lost(job_id: u32) -> JobEnd {
     JobEnd {
@@ -537,9 +538,12 @@ fn lost(job_id: u32) -> JobEnd {
         code: 0,
         signal: libc::SIGKILL,
         at: now(),
+        launch_failed: false,
     }
 }
 
+/// Jobs left by a previous agent: still running (watched until they end)
+/// or ended (to report).
 fn scan_spool(settings: &Settings, events: &mpsc::UnboundedSender<Event>) -> Jobs {
     let spool = &settings.spool;
     let mut jobs = Jobs {
@@ -564,6 +568,7 @@ fn scan_spool(settings: &Settings, events: &mpsc::UnboundedSender<Event>) -> Job
                     code,
                     signal,
                     at,
+                    launch_failed: dir.join(supervisor::ERROR_FILE).exists(),
                 },
             );
         } else if supervisor_alive(&dir) {

@@ -152,7 +152,7 @@ impl Step {
         let mut env: Vec<(String, String)> = launch
             .env
             .iter()
-            .filter(|(k, _)| !crate::controller::env::is_job_var(k))
+            .filter(|(k, _)| !crate::controller::env::is_gpu_binding(k))
             .cloned()
             .collect();
         env.extend(grant.env.iter().cloned());
@@ -490,8 +490,10 @@ fn spawn(
     let args: Vec<CString> = argv.iter().map(cstring).collect::<Result<_, _>>()?;
     let mut arg_ptrs: Vec<*const libc::c_char> = args.iter().map(|a| a.as_ptr()).collect();
     arg_ptrs.push(std::ptr::null());
-    let mut envs: Vec<CString> = env
+    // Each name once, the last value set winning; the pid comes last.
+    let mut envs: Vec<CString> = crate::controller::env::last_wins(env.to_vec())
         .iter()
+        .filter(|(k, _)| k != "SLURM_TASK_PID")
         .map(|(k, v)| cstring(format!("{k}={v}")))
         .collect::<Result<_, _>>()?;
     // Filled in by the child with its own pid, without allocating.

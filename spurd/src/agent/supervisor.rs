@@ -74,12 +74,14 @@ fn io_err(what: &str, e: std::io::Error) -> String {
 fn launch(dir: &Path) -> Result<libc::pid_t, String> {
     let bytes =
         fs::read(dir.join(LAUNCH_FILE)).map_err(|e| io_err("reading the launch file", e))?;
-    let job: BatchLaunch =
+    let mut job: BatchLaunch =
         bincode::deserialize(&bytes).map_err(|e| format!("malformed launch file: {e}"))?;
     become_user(job.uid, job.gid, &job.user_name)?;
     // Files the job creates, its output files first, get the submitter's
-    // umask (SLURM_UMASK, set by sbatch).
+    // umask (SLURM_UMASK, set by sbatch); the batch script itself does
+    // not see the variable, as slurmstepd's set_umask removes it.
     apply_umask(&job.env);
+    job.env.retain(|(k, _)| k != "SLURM_UMASK");
     let script = dir.join("slurm_script");
     fs::write(&script, job.script.as_bytes()).map_err(|e| io_err("writing the script", e))?;
     fs::set_permissions(&script, fs::Permissions::from_mode(0o700))
@@ -181,7 +183,12 @@ fn spawn(
     }
     let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
     argv_ptrs.push(std::ptr::null());
-    let env: Vec<String> = job.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    // Each name once, the last value set winning; the pid comes last.
+    let env: Vec<String> = crate::controller::env::last_wins(job.env.clone())
+        .iter()
+        .filter(|(k, _)| k != "SLURM_TASK_PID")
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
     // SAFETY: fork in a single-threaded process; the child only calls
     // async-signal-safe functions and allocates before exec only through
     // format! of its own pid, which is safe without other threads.

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 use tracing::{error, info, warn};
 
-use spur_core::{Core, Effect, ExitStatus, Input, JobId, NodeId};
+use spur_core::{Core, Effect, ExitStatus, Input, JobId, JobState, NodeId};
 use spur_proto::{ClientRequest, ClientResponse, FromAgent, Registration, SignalScope, ToAgent};
 
 use super::env::ClusterFacts;
@@ -34,6 +34,46 @@ impl From<ClientResponse> for Reply {
     }
 }
 
+/// Where a client's answer goes.
+#[derive(Debug)]
+pub enum ReplyTo {
+    /// A connection to the controller's own socket waits for it.
+    Local(oneshot::Sender<Reply>),
+    /// A command an agent or a login relay passed on: the answer goes back
+    /// on that connection with its tag, sent by the actor itself so that it
+    /// comes before what the same turn tells that node. (A job that
+    /// requeues or cancels itself hears the answer before its end.)
+    Relay {
+        /// The relayed request's tag.
+        tag: u64,
+        /// The connection's outgoing messages.
+        to: tokio::sync::mpsc::UnboundedSender<ToAgent>,
+    },
+}
+
+impl ReplyTo {
+    /// Delivers the answer; a connection gone meanwhile is not an error.
+    pub fn send(self, reply: Reply) {
+        match self {
+            ReplyTo::Local(tx) => {
+                let _ = tx.send(reply);
+            }
+            ReplyTo::Relay { tag, to } => {
+                let frame = match reply {
+                    Reply::Frame(bytes) => Ok(bytes),
+                    Reply::Response(resp) => spur_proto::frame::encode(&resp),
+                };
+                match frame {
+                    Ok(frame) => {
+                        let _ = to.send(ToAgent::RelayReply { tag, frame });
+                    }
+                    Err(e) => warn!(error = %e, "cannot encode a relayed answer"),
+                }
+            }
+        }
+    }
+}
+
 /// A message to the actor.
 #[derive(Debug)]
 pub enum Command {
@@ -44,7 +84,7 @@ pub enum Command {
         /// The request.
         req: ClientRequest,
         /// Where the answer goes.
-        reply: oneshot::Sender<Reply>,
+        reply: ReplyTo,
     },
     /// An agent connected and registered.
     AgentUp {
@@ -138,7 +178,7 @@ pub(super) struct TurnState {
     pub dirty: BTreeSet<JobId>,
     pub meta_dirty: BTreeSet<JobId>,
     pub nodes_dirty: BTreeSet<NodeId>,
-    pub replies: Vec<(oneshot::Sender<Reply>, Reply)>,
+    pub replies: Vec<(ReplyTo, Reply)>,
     pub to_agents: Vec<(NodeId, ToAgent)>,
     pub effects: Vec<Effect>,
     /// Step rows to write (started or ended this turn).
@@ -351,7 +391,7 @@ impl Controller {
             error!(error = %e, "core invariant broken");
         }
         for (reply, resp) in self.turn.replies.drain(..) {
-            let _ = reply.send(resp);
+            reply.send(resp);
         }
         for (node, msg) in std::mem::take(&mut self.turn.to_agents) {
             if !self.live[node.index()].send(msg) {
@@ -441,12 +481,12 @@ impl Controller {
                         .push((first.node, ToAgent::LaunchBatch(Box::new(launch)))),
                     Err(e) => {
                         error!(job = job.0, error = %e, "cannot read the job's script");
-                        self.job_ended(job, ExitStatus { code: 1, signal: 0 });
+                        self.launch_failed(job);
                     }
                 }
                 info!(job = job.0, nodes = alloc.len(), "job started");
             }
-            Effect::JobCancelled { job } | Effect::DependencyChanged { job } => {
+            Effect::PendingJobEnded { job } | Effect::DependencyChanged { job } => {
                 self.turn.dirty.insert(job);
             }
             Effect::ArrayTaskSplit { array_job, job, .. } => {
@@ -578,6 +618,13 @@ impl Controller {
             Ok(_) => {
                 self.turn.dirty.insert(job);
                 self.sched_due = true;
+                if self
+                    .core
+                    .job(job)
+                    .is_some_and(|j| j.state() == JobState::Pending)
+                {
+                    self.note_requeued(job);
+                }
                 if let Some(j) = self.core.job(job) {
                     info!(
                         job = job.0,
@@ -590,6 +637,29 @@ impl Controller {
                 self.end_steps(job);
             }
             Err(e) => warn!(job = job.0, error = %e, "end of a job that is not running"),
+        }
+    }
+
+    /// A job went back to the queue: its next run launches anew, and its
+    /// steps count from 0 again (slurmctld's batch_requeue_fini).
+    pub(super) fn note_requeued(&mut self, job: JobId) {
+        if let Some(meta) = self.metas.get_mut(&job) {
+            meta.launched = false;
+            meta.next_step = 0;
+            meta.cancelled_by = None;
+            self.turn.meta_dirty.insert(job);
+        }
+    }
+
+    /// A job's batch script could not be started.
+    pub(super) fn launch_failed(&mut self, job: JobId) {
+        match self.apply(Input::LaunchFailed(job)) {
+            Ok(_) => {
+                self.turn.dirty.insert(job);
+                self.sched_due = true;
+                self.end_steps(job);
+            }
+            Err(e) => warn!(job = job.0, error = %e, "launch failure of a job that is not running"),
         }
     }
 

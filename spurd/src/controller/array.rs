@@ -7,8 +7,10 @@ use std::collections::BTreeSet;
 
 use tracing::info;
 
-use spur_core::{CoreError, Input, Job, JobId, JobState, Outcome, TaskLocation, TaskSet};
-use spur_proto::{ArrayTasks, ClientResponse, ErrorCode, ProtoError, SignalScope, SignalTarget};
+use spur_core::{CoreError, Hold, Input, Job, JobId, JobState, TaskLocation, TaskSet};
+use spur_proto::{
+    ArrayTasks, ClientResponse, ErrorCode, ProtoError, RequeueHold, SignalScope, SignalTarget,
+};
 
 use super::actor::Controller;
 use super::request::core_error;
@@ -116,22 +118,52 @@ impl Controller {
         super::env::array_vars(task, spec.as_ref())
     }
 
-    /// `scontrol requeue N`: job N, or every job of array N that runs; an
-    /// error only when none could be requeued.
-    pub(super) fn requeue(&mut self, id: JobId) -> Result<Outcome, CoreError> {
+    /// `scontrol requeue[hold] N`: job N, or every job of array N; an
+    /// error only when none could be requeued. An allocation that salloc
+    /// or srun holds is not a batch job and is refused.
+    pub(super) fn requeue(
+        &mut self,
+        id: JobId,
+        hold: RequeueHold,
+        incomplete: bool,
+    ) -> Result<(), ProtoError> {
+        if self.metas.get(&id).is_some_and(|m| m.interactive) {
+            return Err(ErrorCode::BatchOnly.into());
+        }
+        let hold = match (hold.hold, hold.special_exit) {
+            (false, false) => None,
+            (true, false) => Some(Hold::Requeued),
+            (false, true) => Some(Hold::SpecialExit),
+            (true, true) => Some(Hold::SpecialExitHeld),
+        };
         let mut first_error = None;
         let mut requeued = false;
         for m in self.members(id) {
-            match self.apply(Input::Requeue(m)) {
-                Ok(_) => requeued = true,
+            let running = self
+                .core
+                .job(m)
+                .is_some_and(|j| j.state() == JobState::Running);
+            if incomplete && !running {
+                // slurmctld leaves such a job alone and reports success.
+                requeued = true;
+                continue;
+            }
+            match self.apply(Input::Requeue { job: m, hold }) {
+                Ok(_) => {
+                    requeued = true;
+                    if !running {
+                        self.note_requeued(m);
+                    }
+                    info!(job = m.0, ?hold, "job requeued");
+                }
                 Err(e) => {
                     first_error.get_or_insert(e);
                 }
             }
         }
         match first_error {
-            Some(e) if !requeued => Err(e),
-            _ => Ok(Outcome::Done),
+            Some(e) if !requeued => Err(core_error(&e)),
+            _ => Ok(()),
         }
     }
 

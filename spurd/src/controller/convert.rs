@@ -7,8 +7,8 @@ use spur_conf::hostlist;
 use spur_core::node::Node;
 use spur_core::spec::MemDemand;
 use spur_core::{
-    Core, DependencyError, Exclusive, Job, JobSpec, JobState, KillCause, MemRequest, NodeState,
-    Partition, PartitionState, SegmentLayout, SubmitError, SwitchesRequest, Uid,
+    Core, DependencyError, Exclusive, Job, JobSpec, JobState, MemRequest, NodeState, Partition,
+    PartitionState, SegmentLayout, SubmitError, SwitchesRequest, Uid,
 };
 use spur_proto::{
     ErrorCode, ExclusiveMode, JobDesc, JobInfo, JobStateName, MemSpec, NodeBaseState, NodeInfo,
@@ -66,6 +66,7 @@ pub fn job_spec(desc: &JobDesc, uid: u32) -> JobSpec {
         nice: desc.nice,
         priority: desc.priority,
         begin: desc.begin,
+        deadline: desc.deadline,
         hold: desc.hold,
         requeue: desc.requeue,
         signal: desc.signal.map(|s| (s.signal, s.before)),
@@ -123,6 +124,9 @@ pub fn dependency_error(e: DependencyError) -> ErrorCode {
 /// The state Slurm would name for `job`.
 pub fn state_name(job: &Job) -> JobStateName {
     match job.state() {
+        JobState::Pending if job.hold().is_some_and(|h| h.is_special_exit()) => {
+            JobStateName::SpecialExit
+        }
         JobState::Pending => JobStateName::Pending,
         // A job whose end was asked for shows COMPLETING until its node
         // reports the processes gone.
@@ -134,6 +138,7 @@ pub fn state_name(job: &Job) -> JobStateName {
         JobState::Timeout => JobStateName::Timeout,
         JobState::NodeFail => JobStateName::NodeFail,
         JobState::Preempted => JobStateName::Preempted,
+        JobState::Deadline => JobStateName::Deadline,
     }
 }
 
@@ -287,8 +292,9 @@ pub fn job_info(
         exit_code: job.exit_status().map_or(0, |e| e.code),
         exit_signal: job.exit_status().map_or(0, |e| e.signal),
         restarts: job.restarts(),
-        requeue: job.spec.requeue.unwrap_or(true),
-        batch: true,
+        requeue: job.spec.requeue.unwrap_or(core.config().job_requeue),
+        batch: !meta.interactive,
+        deadline: job.spec.deadline,
         exclusive: match shape.exclusive {
             Exclusive::No => ExclusiveMode::No,
             Exclusive::Node => ExclusiveMode::Node,
@@ -342,10 +348,8 @@ pub fn node_info(
     let cfg = &node.config;
     let used = node.used();
     let completing = node.jobs().iter().any(|j| {
-        core.job(*j).is_some_and(|j| {
-            j.kill_cause()
-                .is_some_and(|c| c != KillCause::PreemptRequeue)
-        })
+        core.job(*j)
+            .is_some_and(|j| j.kill_cause().is_some_and(|c| !c.is_requeue()))
     });
     NodeInfo {
         name: cfg.name.clone(),

@@ -22,7 +22,9 @@ pub struct ClusterFacts {
 pub use spur_proto::counts::compress_counts;
 
 /// The environment for the batch script of `job`, starting from the
-/// exported `user_env`. SLURM_* values the user exported are replaced.
+/// exported `user_env`. What Slurm sets replaces what the user exported
+/// under the same name (see [`last_wins`]); other SLURM_* variables the
+/// user had stay, as in Slurm, but not a stale GPU binding.
 pub fn batch_env(
     job: &JobInfo,
     user_env: &[(String, String)],
@@ -31,7 +33,7 @@ pub fn batch_env(
 ) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = user_env
         .iter()
-        .filter(|(k, _)| !is_job_var(k))
+        .filter(|(k, _)| !is_gpu_binding(k))
         .cloned()
         .collect();
     let mut set = |k: &str, v: String| env.push((k.to_string(), v));
@@ -82,6 +84,10 @@ pub fn batch_env(
     }
     set("SLURM_PRIO_PROCESS", "0".into());
     set("SLURM_PROCID", "0".into());
+    // A requeued job can tell it runs again (slurmd's batch launch).
+    if job.restarts > 0 {
+        set("SLURM_RESTART_COUNT", job.restarts.to_string());
+    }
     set("SLURM_TASKS_PER_NODE", compress_counts(tasks_per_node));
     env.extend(job_vars(job, facts));
     env
@@ -189,15 +195,38 @@ pub fn step_env(
     env
 }
 
-/// Variables Slurm sets itself; an exported value would be stale.
-pub fn is_job_var(key: &str) -> bool {
-    (key.starts_with("SLURM_") && !key.starts_with("SLURM_CONF") && key != "SLURM_UMASK")
-        || key == "SLURMD_NODENAME"
-        || key == "ENVIRONMENT"
-        || matches!(
-            key,
-            "CUDA_VISIBLE_DEVICES" | "GPU_DEVICE_ORDINAL" | "ROCR_VISIBLE_DEVICES"
-        )
+/// The variables that bind a job to its GPUs: Slurm's GPU plugin sets
+/// them for the GPUs a job or step holds and removes any the submitter
+/// had, so that no process uses GPUs it was not given.
+pub fn is_gpu_binding(key: &str) -> bool {
+    matches!(
+        key,
+        "CUDA_VISIBLE_DEVICES"
+            | "GPU_DEVICE_ORDINAL"
+            | "ROCR_VISIBLE_DEVICES"
+            | "ZE_AFFINITY_MASK"
+            | "SLURM_JOB_GPUS"
+            | "SLURM_STEP_GPUS"
+            | "SLURM_GPUS_ON_NODE"
+    )
+}
+
+/// An environment with each name once: where a name repeats, the last
+/// value wins and takes the place of the first (what Slurm's
+/// env_array_overwrite does, one variable at a time).
+pub fn last_wins(env: Vec<(String, String)>) -> Vec<(String, String)> {
+    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut out: Vec<(String, String)> = Vec::with_capacity(env.len());
+    for (k, v) in env {
+        match at.get(&k) {
+            Some(&i) => out[i].1 = v,
+            None => {
+                at.insert(k.clone(), out.len());
+                out.push((k, v));
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

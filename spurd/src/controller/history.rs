@@ -184,6 +184,7 @@ fn state_name(s: JobState) -> JobStateName {
         JobState::Timeout => JobStateName::Timeout,
         JobState::NodeFail => JobStateName::NodeFail,
         JobState::Preempted => JobStateName::Preempted,
+        JobState::Deadline => JobStateName::Deadline,
     }
 }
 
@@ -249,7 +250,7 @@ fn history_job(row: HistoryRow, q: &HistoryQuery) -> HistoryJob {
             .array
             .as_ref()
             .filter(|a| a.is_meta() && !a.pending_tasks().is_empty())
-            .map(|a| a.pending_tasks().to_string()),
+            .map(|a| a.pending_text()),
         name: record.spec.name.clone(),
         user_id: record.spec.user.0,
         user_name: meta.user_name.clone(),
@@ -432,7 +433,7 @@ mod tests {
                 signaled: false,
                 array: None,
                 dependency: None,
-                reason: spur_core::Pending::None,
+                reason: spur_core::Reason::None,
             },
             meta: JobMeta {
                 user_name: "anchor".into(),

@@ -145,10 +145,6 @@ impl Controller {
                 live.free_mem = Some(free_mem);
             }
             FromAgent::JobEnded(end) => self.on_job_end(node, end),
-            FromAgent::LaunchFailed { job_id, error } => {
-                warn!(job = job_id, %error, "batch script could not be started");
-                self.job_ended(JobId(job_id), ExitStatus { code: 1, signal: 0 });
-            }
             FromAgent::StepEnded { job_id, step_id } => self.step_node_ended(job_id, step_id),
             FromAgent::Launched { job_id } => {
                 if let Some(meta) = self.metas.get_mut(&JobId(job_id)) {
@@ -167,7 +163,9 @@ impl Controller {
             .core
             .job(id)
             .is_some_and(|j| j.state() == JobState::Running && self.batch_host(id) == Some(node));
-        if running_here {
+        if running_here && end.launch_failed {
+            self.launch_failed(id);
+        } else if running_here {
             self.job_ended(
                 id,
                 ExitStatus {

@@ -24,8 +24,15 @@ pub(super) fn core_error(e: &CoreError) -> ProtoError {
         CoreError::UnknownJob(_) | CoreError::UnknownTask { .. } => ErrorCode::InvalidJobId.into(),
         CoreError::Dependency(d) => convert::dependency_error(*d).into(),
         CoreError::UnknownNode(_) => ErrorCode::InvalidNodeName.into(),
+        CoreError::JobPending(_) => ErrorCode::JobPending.into(),
+        CoreError::RequeueDisabled(_) => ErrorCode::Disabled.into(),
         _ => ErrorCode::TransitionStateNoUpdate.into(),
     }
+}
+
+/// A core input's outcome as a per-job answer.
+fn applied(result: Result<spur_core::Outcome, CoreError>) -> Result<(), ProtoError> {
+    result.map(drop).map_err(|e| core_error(&e))
 }
 
 impl Controller {
@@ -69,12 +76,16 @@ impl Controller {
                 } else {
                     Hold::User
                 };
-                Ok(self.per_job(uid, &jobs, |c, id| c.apply(Input::Hold(id, hold))))
+                Ok(self.per_job(uid, &jobs, |c, id| applied(c.apply(Input::Hold(id, hold)))))
             }
             ClientRequest::Release { jobs } => {
-                Ok(self.per_job(uid, &jobs, |c, id| c.apply(Input::Release(id))))
+                Ok(self.per_job(uid, &jobs, |c, id| applied(c.apply(Input::Release(id)))))
             }
-            ClientRequest::Requeue { jobs } => Ok(self.per_job(uid, &jobs, |c, id| c.requeue(id))),
+            ClientRequest::Requeue {
+                jobs,
+                hold,
+                incomplete,
+            } => Ok(self.per_job(uid, &jobs, |c, id| c.requeue(id, hold, incomplete))),
             ClientRequest::UpdateJob(update) => self.update_job(uid, &update),
             ClientRequest::StepCreate(req) => self.create_step(uid, &req),
             ClientRequest::AllocationAlive { job_id } => self.allocation_alive(uid, job_id),
@@ -268,14 +279,14 @@ impl Controller {
         &mut self,
         uid: u32,
         jobs: &[u32],
-        mut action: impl FnMut(&mut Controller, JobId) -> Result<spur_core::Outcome, CoreError>,
+        mut action: impl FnMut(&mut Controller, JobId) -> Result<(), ProtoError>,
     ) -> ClientResponse {
         let results = jobs
             .iter()
             .map(|&raw| {
                 let id = JobId(raw);
                 let r = self.authorize(uid, id).and_then(|()| {
-                    action(self, id).map_err(|e| core_error(&e))?;
+                    action(self, id)?;
                     // The id of an array acts on every job of it.
                     for m in self.members(id) {
                         self.turn.dirty.insert(m);

@@ -21,7 +21,7 @@ use spur_proto::{
     PROTOCOL_VERSION,
 };
 
-use super::actor::{Command, Reply};
+use super::actor::{Command, Reply, ReplyTo};
 use super::history::History;
 use super::registry::AgentLink;
 use super::Site;
@@ -121,6 +121,7 @@ async fn client_conn(
             continue;
         }
         let (reply, answer) = oneshot::channel();
+        let reply = ReplyTo::Local(reply);
         actor
             .send(Command::Client { uid, req, reply })
             .map_err(|_| anyhow::anyhow!("controller is stopping"))?;
@@ -238,22 +239,11 @@ fn forward(
         });
         return true;
     }
-    let (reply, answer) = oneshot::channel();
-    if actor.send(Command::Client { uid, req, reply }).is_err() {
-        return false;
-    }
-    let replies = replies.clone();
-    tokio::spawn(async move {
-        let encoded = match answer.await {
-            Ok(Reply::Frame(bytes)) => Ok(bytes),
-            Ok(Reply::Response(resp)) => frame::encode(&resp),
-            Err(_) => frame::encode(&ClientResponse::Error(ProtoError::new(ErrorCode::TryAgain))),
-        };
-        if let Ok(frame) = encoded {
-            let _ = replies.send(ToAgent::RelayReply { tag, frame });
-        }
-    });
-    true
+    let reply = ReplyTo::Relay {
+        tag,
+        to: replies.clone(),
+    };
+    actor.send(Command::Client { uid, req, reply }).is_ok()
 }
 
 /// A login node's relay: it only forwards commands.

@@ -24,7 +24,7 @@ fn record(id: u32, state: JobState, end: Option<u64>) -> JobRecord {
         signaled: false,
         array: None,
         dependency: None,
-        reason: spur_core::Pending::None,
+        reason: spur_core::Reason::None,
     }
 }
 

@@ -28,7 +28,7 @@ fn job(id: u32, submit: u64, start: Option<u64>, end: Option<u64>, state: JobSta
         signaled: false,
         array: None,
         dependency: None,
-        reason: spur_core::Pending::None,
+        reason: spur_core::Reason::None,
     }
 }
 
