@@ -182,6 +182,9 @@ pub struct Job {
     pub(crate) end_time: Option<Time>,
     pub(crate) alloc: Vec<NodeAlloc>,
     pub(crate) reason: Reason,
+    /// The last reason it waited for that was more than its turn or room
+    /// (slurmctld's state_reason_prev_db, sacct's Reason).
+    pub(crate) reason_prev: Reason,
     pub(crate) priority: u32,
     pub(crate) seq: u32,
     pub(crate) hold: Option<Hold>,
@@ -232,6 +235,7 @@ impl Job {
             end_time: None,
             alloc: Vec::new(),
             reason: Reason::None,
+            reason_prev: Reason::None,
             priority: 0,
             seq,
             hold,
@@ -273,6 +277,25 @@ impl Job {
     /// Why it is pending (None when not pending).
     pub fn reason(&self) -> Reason {
         self.reason
+    }
+
+    /// The last reason it waited for other than its turn or room
+    /// (`Dependency`, `JobHeldUser`, `BeginTime`, ...): what accounting
+    /// keeps as its Reason, `None` if it never waited for such.
+    pub fn reason_prev(&self) -> Reason {
+        self.reason_prev
+    }
+
+    /// Sets the reason of a pending job, remembering one worth accounting
+    /// (slurmctld's build_job_queue).
+    pub(crate) fn set_pending_reason(&mut self, reason: Reason) {
+        self.reason = reason;
+        if !matches!(
+            reason,
+            Reason::None | Reason::Priority | Reason::Resources | Reason::Switches
+        ) {
+            self.reason_prev = reason;
+        }
     }
 
     /// The priority computed in the last pass.
@@ -470,6 +493,7 @@ impl Job {
         self.kill = None;
         self.signaled = false;
         self.reason = Reason::None;
+        self.reason_prev = Reason::None;
         if let Some(hold) = hold {
             self.hold = Some(hold);
             (self.priority, self.reason) = (0, hold.reason());
@@ -508,7 +532,7 @@ impl Job {
     /// `DependencyNeverSatisfied`.
     pub(crate) fn cancel_never_satisfied(&mut self, now: Time) -> Result<(), TransitionError> {
         self.cancel_pending(now)?;
-        self.reason = Reason::DependencyNeverSatisfied;
+        self.set_pending_reason(Reason::DependencyNeverSatisfied);
         Ok(())
     }
 
@@ -553,7 +577,8 @@ impl Job {
         self.hold = hold;
         // Shown at once, as slurmctld does, not at the next pass.
         if let Some(hold) = hold {
-            (self.priority, self.reason) = (0, hold.reason());
+            self.priority = 0;
+            self.set_pending_reason(hold.reason());
         }
         Ok(())
     }

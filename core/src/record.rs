@@ -61,6 +61,10 @@ pub struct JobRecord {
     /// others. Pending reasons are derived again on restore.
     #[serde(default)]
     pub reason: Reason,
+    /// The last reason it waited for other than its turn or room (sacct's
+    /// Reason).
+    #[serde(default)]
+    pub reason_prev: Reason,
 }
 
 /// A record that no longer fits the cluster.
@@ -113,6 +117,7 @@ impl Job {
             } else {
                 Reason::None
             },
+            reason_prev: self.reason_prev,
         }
     }
 }
@@ -156,6 +161,7 @@ impl Core {
         if record.state.is_finished() {
             job.reason = record.reason;
         }
+        job.reason_prev = record.reason_prev;
         match record.state {
             JobState::Pending => {
                 self.pending.insert(id);

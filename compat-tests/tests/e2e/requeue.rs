@@ -73,6 +73,22 @@ fn ended_jobs_keep_the_reason_slurm_gives_their_end() {
         "{}",
         text(&out.stdout)
     );
+    // sacct's Reason is what the job last waited for beyond its turn or
+    // room (slurmdbd's state_reason_prev), not why it ended; a pending
+    // array shows its throttle.
+    let array = c.submit(&["--hold", "--array=0-3%2", "--wrap", "true"], "");
+    let ids = format!("{failed},{held},{array}");
+    let out = c.run(
+        "sacct",
+        &["-X", "-n", "-P", "-o", "JobID,State,Reason", "-j", &ids],
+    );
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "{failed}|FAILED|None\n{held}|CANCELLED by 0|JobHeldUser\n\
+             {array}_[0-3%2]|PENDING|JobHeldUser\n"
+        )
+    );
     // A deadline already past is refused at submission, as slurmctld does.
     let out = c.run("sbatch", &["--deadline", "2020-01-01", "--wrap", "true"]);
     assert_eq!(

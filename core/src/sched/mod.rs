@@ -284,7 +284,7 @@ impl Core {
 
     pub(crate) fn set_reason(&mut self, id: JobId, reason: Reason) {
         if let Some(job) = self.jobs.get_mut(&id) {
-            job.reason = reason;
+            job.set_pending_reason(reason);
             if reason != Reason::Resources && reason != Reason::Priority {
                 job.expected_start = None;
                 job.sched_nodes.clear();
@@ -381,7 +381,7 @@ impl Core {
             let job = self.jobs.get_mut(&id).expect("pending ids are jobs");
             job.priority = priority;
             if let Some(reason) = blocking {
-                job.reason = reason;
+                job.set_pending_reason(reason);
                 job.expected_start = None;
                 job.sched_nodes.clear();
                 continue;

@@ -229,3 +229,25 @@ fn requeue_is_refused_for_pending_and_non_requeueable_jobs() {
     );
     assert_eq!(handle(&mut env, requeue(asked)), Ok(()));
 }
+
+#[test]
+fn accounting_keeps_the_last_reason_a_job_waited_for_beyond_its_turn() {
+    let mut env = TestEnv::nvl72(1);
+    let first = env.submit(gpu_job(1));
+    let then = env.submit(gpu_job(1).dependency(&format!("afterok:{first}")));
+    let crowd = env.submit(gpu_job(18));
+    env.schedule();
+    assert_eq!(env.core.job(then).unwrap().reason(), Reason::Dependency);
+    assert_eq!(env.core.job(crowd).unwrap().reason(), Reason::Resources);
+    exit(&mut env, first, 0, 0);
+    env.schedule();
+    // It waits for room now; accounting still names the dependency.
+    let j = env.core.job(then).unwrap();
+    assert_eq!(
+        (j.state(), j.reason_prev()),
+        (JobState::Running, Reason::Dependency)
+    );
+    assert_eq!(env.core.job(crowd).unwrap().reason_prev(), Reason::None);
+    let record = env.core.job(then).unwrap().record();
+    assert_eq!(record.reason_prev, Reason::Dependency);
+}

@@ -82,12 +82,12 @@ impl Controller {
     }
 
     fn cancel_tasks(&mut self, uid: u32, array: JobId, tasks: TaskSet) -> Result<(), ProtoError> {
-        let jobs: Vec<(JobId, Option<String>)> = tasks
+        let jobs: Vec<JobId> = tasks
             .iter()
             .filter_map(|task| match self.core.find_array_task(array, task) {
                 Some(TaskLocation::Job(id)) => {
                     let unfinished = self.core.job(id).is_some_and(|j| !j.state().is_finished());
-                    unfinished.then(|| (id, self.pending_reason(id)))
+                    unfinished.then_some(id)
                 }
                 _ => None,
             })
@@ -96,9 +96,9 @@ impl Controller {
         let r = self.apply(Input::CancelArrayTasks { array, tasks });
         // The record's pending tasks changed even when it did not end.
         self.turn.dirty.insert(array);
-        for (id, waited) in jobs {
+        for id in jobs {
             self.turn.dirty.insert(id);
-            self.note_cancel(id, uid, waited);
+            self.note_cancel(id, uid);
         }
         info!(job = array.0, tasks = %text, uid, "array tasks cancelled");
         r.map(drop).map_err(|e| core_error(&e))

@@ -149,17 +149,10 @@ impl Controller {
         }
     }
 
-    /// Why a job waits, if it is pending (before it is cancelled).
-    pub(super) fn pending_reason(&self, id: JobId) -> Option<String> {
-        let job = self.core.job(id)?;
-        (job.state() == JobState::Pending).then(|| job.reason().as_str().to_string())
-    }
-
-    /// Notes who cancelled a job, and why it had waited.
-    pub(super) fn note_cancel(&mut self, id: JobId, uid: u32, waited: Option<String>) {
+    /// Notes who cancelled a job.
+    pub(super) fn note_cancel(&mut self, id: JobId, uid: u32) {
         if let Some(meta) = self.metas.get_mut(&id) {
             meta.cancelled_by = Some(uid);
-            meta.reason_prev = waited;
             self.turn.meta_dirty.insert(id);
         }
     }
@@ -263,10 +256,9 @@ fn history_job(row: HistoryRow, q: &HistoryQuery) -> HistoryJob {
         cancelled_by: (record.state == JobState::Cancelled)
             .then_some(meta.cancelled_by)
             .flatten(),
-        reason: meta
-            .reason_prev
-            .clone()
-            .unwrap_or_else(|| record.reason.as_str().into()),
+        // slurmdbd keeps the last reason the job waited for beyond its
+        // turn or room, not why it ended.
+        reason: record.reason_prev.as_str().into(),
         exit_code,
         exit_signal,
         derived_exit_code: derived.0,
@@ -434,6 +426,7 @@ mod tests {
                 array: None,
                 dependency: None,
                 reason: spur_core::Reason::None,
+                reason_prev: spur_core::Reason::None,
             },
             meta: JobMeta {
                 user_name: "anchor".into(),

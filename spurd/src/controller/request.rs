@@ -327,12 +327,10 @@ impl Controller {
                 if unfinished.is_empty() {
                     return Err(ErrorCode::AlreadyDone.into());
                 }
-                let waited: Vec<Option<String>> =
-                    unfinished.iter().map(|m| self.pending_reason(*m)).collect();
                 self.apply(Input::Cancel(id)).map_err(|e| core_error(&e))?;
-                for (m, waited) in unfinished.into_iter().zip(waited) {
+                for m in unfinished {
                     self.turn.dirty.insert(m);
-                    self.note_cancel(m, uid, waited);
+                    self.note_cancel(m, uid);
                 }
                 info!(job = id.0, uid, "job cancelled");
                 Ok(())

@@ -106,8 +106,6 @@ pub struct JobMeta {
     pub allocated: Option<AllocRecord>,
     /// Who cancelled it (`CANCELLED by N`).
     pub cancelled_by: Option<u32>,
-    /// Why it was waiting when it was cancelled before it started.
-    pub reason_prev: Option<String>,
 }
 
 impl JobMeta {

@@ -25,6 +25,7 @@ fn record(id: u32, state: JobState, end: Option<u64>) -> JobRecord {
         array: None,
         dependency: None,
         reason: spur_core::Reason::None,
+        reason_prev: spur_core::Reason::None,
     }
 }
 

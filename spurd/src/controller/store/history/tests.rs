@@ -29,6 +29,7 @@ fn job(id: u32, submit: u64, start: Option<u64>, end: Option<u64>, state: JobSta
         array: None,
         dependency: None,
         reason: spur_core::Reason::None,
+        reason_prev: spur_core::Reason::None,
     }
 }
 
