@@ -32,7 +32,9 @@ pub use message::{
 };
 pub use node::{ConfigInfo, NodeBaseState, NodeInfo, PartitionInfo};
 pub use pattern::PatternValues;
-pub use step::{FromStep, StepGrant, StepNode, StepRequest, TaskLaunch, ToStep, BATCH_STEP};
+pub use step::{
+    FromStep, StepGrant, StepNode, StepRequest, StepStdin, TaskLaunch, ToStep, BATCH_STEP,
+};
 
 /// The protocol version spoken by this build. A peer with another version is
 /// refused at the hello.

@@ -48,6 +48,9 @@ pub struct StepRequest {
 pub struct StepNode {
     /// NodeName.
     pub name: String,
+    /// NodeHostname (NodeName unless slurm.conf says otherwise): what
+    /// `%N` names in srun's file name patterns.
+    pub hostname: String,
     /// Where its agent listens for srun (NodeAddr, Port).
     pub addr: String,
     /// The port.
@@ -97,6 +100,19 @@ impl StepGrant {
     }
 }
 
+/// Where a step's tasks read stdin from (srun's `-i`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StepStdin {
+    /// srun's own stdin, to every task (`-i all`, the default) or to one
+    /// task (`-i N`); [`ToStep::Stdin`] carries it to every node.
+    Srun(Option<u32>),
+    /// Nothing: /dev/null (`-i none`).
+    Null,
+    /// Each task reads a file of its own, opened on the node: the paths in
+    /// the order of the node's tasks (`-i name`, patterns expanded).
+    Files(Vec<String>),
+}
+
 /// srun's request to a node: run these tasks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskLaunch {
@@ -112,8 +128,8 @@ pub struct TaskLaunch {
     pub cwd: String,
     /// The environment from srun's side (the user's, per `--export`).
     pub env: Vec<(String, String)>,
-    /// Whether task 0's stdin comes from srun (else /dev/null).
-    pub stdin: bool,
+    /// Where the node's tasks read their stdin from.
+    pub stdin: StepStdin,
     /// `--multi-prog`: per task, the program and arguments (empty: `argv`).
     pub multi_prog: Vec<(u32, Vec<String>)>,
 }
@@ -124,9 +140,9 @@ pub struct TaskLaunch {
 pub enum ToStep {
     /// The first message: start the tasks.
     Launch(Box<TaskLaunch>),
-    /// Bytes for task 0's stdin.
+    /// Bytes of srun's stdin, for the tasks that read it.
     Stdin(Vec<u8>),
-    /// Task 0's stdin ended.
+    /// srun's stdin ended.
     StdinEof,
     /// Signal every task of the step on this node.
     Signal(i32),

@@ -3,6 +3,7 @@
 
 mod arrays;
 mod harness;
+mod patterns;
 mod requeue;
 mod sacct;
 mod tools;
@@ -721,14 +722,14 @@ fn pids_in(dir: &std::path::Path, prefix: &str) -> Vec<u32> {
 }
 
 #[test]
-fn srun_feeds_task_zero_writes_per_task_files_and_runs_multi_prog() {
+fn srun_feeds_every_task_writes_per_task_files_and_runs_multi_prog() {
     let c = Cluster::start(Options::default());
     std::fs::write(
         c.dir.path().join("multi.conf"),
         "# rank program\n0 echo leader\n* sh -c 'echo worker %t'\n",
     )
     .expect("multi-prog file");
-    std::fs::write(c.dir.path().join("input.txt"), "fed to task zero\n").expect("input");
+    std::fs::write(c.dir.path().join("input.txt"), "fed to every task\n").expect("input");
     let id = c.submit(
         &["-N", "2", "-n", "4", "-o", "batch.out"],
         "#!/bin/sh\n\
@@ -739,8 +740,9 @@ fn srun_feeds_task_zero_writes_per_task_files_and_runs_multi_prog() {
     );
     c.wait_state(id, "COMPLETED");
     let read = |name: &str| std::fs::read_to_string(c.dir.path().join(name)).unwrap_or_default();
-    assert_eq!(read("task-0-n01.out"), "fed to task zero\nrank 0\n");
-    assert_eq!(read("task-1-n02.out"), "rank 1\n");
+    // srun's stdin reaches every task, as Slurm's default `-i all` does.
+    assert_eq!(read("task-0-n01.out"), "fed to every task\nrank 0\n");
+    assert_eq!(read("task-1-n02.out"), "fed to every task\nrank 1\n");
     let out = read("batch.out");
     let mut multi: Vec<&str> = out
         .lines()

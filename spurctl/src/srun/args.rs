@@ -163,12 +163,17 @@ pub struct SrunArgs {
     pub output: Option<String>,
     /// `-e`.
     pub error: Option<String>,
-    /// `-i` (None: srun's stdin to task 0; Some("none"): nothing).
+    /// `-i`: `all` (the default), `none`, a task id or a file name
+    /// pattern.
     pub input: Option<String>,
     /// `--open-mode`.
     pub open_mode: OpenMode,
     /// The step's name.
     pub name: String,
+    /// What `%A`, `%a` and `%x` stand for in `-o`, `-e` and `-i`: as
+    /// srun's fname.c reads them, SLURM_ARRAY_JOB_ID, SLURM_ARRAY_TASK_ID
+    /// and SLURM_JOB_NAME (the job's name, inside an allocation).
+    pub pattern_names: PatternNames,
     /// `-t` in seconds.
     pub time_limit: Option<u64>,
     /// `-K`.
@@ -195,6 +200,17 @@ pub struct SrunArgs {
     pub notes: Vec<String>,
     /// Outside an allocation: the allocation to ask for first.
     pub allocation: spur_proto::JobDesc,
+}
+
+/// The array ids and job name srun's file name patterns use.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PatternNames {
+    /// `%A` (None: the job id).
+    pub array_job_id: Option<u32>,
+    /// `%a` (None: Slurm's NO_VAL).
+    pub array_task_id: Option<u32>,
+    /// `%x`.
+    pub job_name: String,
 }
 
 impl SrunArgs {
@@ -549,6 +565,13 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
         error: cli.error,
         input: cli.input,
         open_mode,
+        pattern_names: PatternNames {
+            array_job_id: var("SLURM_ARRAY_JOB_ID").and_then(|v| v.parse().ok()),
+            array_task_id: var("SLURM_ARRAY_TASK_ID").and_then(|v| v.parse().ok()),
+            job_name: var("SLURM_JOB_NAME")
+                .filter(|_| inside)
+                .unwrap_or_else(|| name.clone()),
+        },
         name,
         time_limit,
         kill_on_bad_exit: cli.kill_on_bad_exit.is_some_and(|k| k != 0),

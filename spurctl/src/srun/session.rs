@@ -10,8 +10,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use spur_proto::{
-    frame, FromStep, Hello, OpenMode, PatternValues, Role, StepGrant, TaskLaunch, ToStep,
-    PROTOCOL_VERSION,
+    frame, FromStep, Hello, OpenMode, PatternValues, Role, StepGrant, StepStdin, TaskLaunch,
+    ToStep, PROTOCOL_VERSION,
 };
 
 use super::SrunArgs;
@@ -83,8 +83,50 @@ fn catch_signals(tx: mpsc::Sender<Event>) {
 
 /// Where one stream of one task goes.
 struct Sink {
-    file: Option<std::fs::File>,
+    dest: Dest,
     stderr: bool,
+}
+
+/// Where one task's stream ends up.
+enum Dest {
+    /// srun's own stdout or stderr.
+    Terminal,
+    /// Nowhere (`none`, or another task under `-o N`).
+    Discard,
+    /// A file of srun's `-o`/`-e` pattern.
+    File(std::fs::File),
+}
+
+/// An `-o`, `-e` or `-i` value as srun's fname_create reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum IoSpec {
+    /// `all` or `-` (and nothing given): every task, srun's own streams.
+    All,
+    /// `none`: /dev/null.
+    Null,
+    /// A task id below the task count: that task only.
+    One(u32),
+    /// A file name pattern.
+    File(String),
+}
+
+impl IoSpec {
+    pub(crate) fn parse(text: Option<&str>, ntasks: u32) -> IoSpec {
+        let Some(text) = text else {
+            return IoSpec::All;
+        };
+        let all = text.get(..3).is_some_and(|p| p.eq_ignore_ascii_case("all"));
+        if all || text.starts_with('-') {
+            return IoSpec::All;
+        }
+        if text.eq_ignore_ascii_case("none") {
+            return IoSpec::Null;
+        }
+        match text.parse::<u32>() {
+            Ok(task) if task < ntasks => IoSpec::One(task),
+            _ => IoSpec::File(text.to_string()),
+        }
+    }
 }
 
 /// Output of all tasks: line-assembled, labelled with `-l`.
@@ -134,9 +176,16 @@ impl Output {
         }
         let sink = self.sinks.get_mut(&(task, stderr));
         match sink {
-            Some(Sink { file: Some(f), .. }) => {
+            Some(Sink {
+                dest: Dest::File(f),
+                ..
+            }) => {
                 let _ = f.write_all(&out);
             }
+            Some(Sink {
+                dest: Dest::Discard,
+                ..
+            }) => {}
             Some(Sink { stderr: true, .. }) => {
                 let _ = std::io::stderr().write_all(&out);
             }
@@ -153,6 +202,7 @@ fn open_sink(
     path: &str,
     mode: OpenMode,
     opened: &mut BTreeMap<String, std::fs::File>,
+    what: &str,
 ) -> Option<std::fs::File> {
     if let Some(f) = opened.get(path) {
         return f.try_clone().ok();
@@ -170,63 +220,117 @@ fn open_sink(
             copy
         }
         Err(e) => {
-            eprintln!("srun: error: Could not open stdout file {path}: {e}");
+            eprintln!("srun: error: Could not open {what} file {path}: {e}");
             None
         }
     }
 }
 
-/// Where each task's streams go (`-o`, `-e`, patterns per task).
+/// The values of srun's file name patterns for `task` on node `index`.
+fn pattern_values<'a>(
+    opts: &'a SrunArgs,
+    grant: &'a StepGrant,
+    step: &'a str,
+    index: usize,
+    task: u32,
+) -> PatternValues<'a> {
+    let names = &opts.pattern_names;
+    PatternValues {
+        job_id: grant.job_id,
+        array_job_id: names.array_job_id,
+        array_task_id: names.array_task_id,
+        step: Some(step),
+        node: &grant.nodes[index].hostname,
+        node_index: index as u32,
+        task,
+        user: &grant.user_name,
+        job_name: &names.job_name,
+    }
+}
+
+/// Where each task's streams go (`-o`, `-e`: all, none, one task, or a
+/// pattern per task).
 fn sinks(opts: &SrunArgs, grant: &StepGrant) -> BTreeMap<(u32, bool), Sink> {
+    let ntasks = grant.ntasks();
+    let out_spec = IoSpec::parse(opts.output.as_deref(), ntasks);
+    // Without -e, stderr goes where stdout goes.
+    let err_spec = match opts.error.as_deref() {
+        Some(e) => IoSpec::parse(Some(e), ntasks),
+        None => out_spec.clone(),
+    };
     let mut opened = BTreeMap::new();
     let mut sinks = BTreeMap::new();
     let step = grant.step_id.to_string();
     for (index, node) in grant.nodes.iter().enumerate() {
         for &task in &node.tasks {
-            let values = PatternValues {
-                job_id: grant.job_id,
-                step: Some(&step),
-                node: &node.name,
-                node_index: index as u32,
-                task,
-                user: &grant.user_name,
-                job_name: &opts.name,
-                ..Default::default()
+            let values = pattern_values(opts, grant, &step, index, task);
+            let mut dest = |spec: &IoSpec, what: &str| match spec {
+                IoSpec::All => Dest::Terminal,
+                IoSpec::Null => Dest::Discard,
+                IoSpec::One(t) if *t == task => Dest::Terminal,
+                IoSpec::One(_) => Dest::Discard,
+                IoSpec::File(p) => {
+                    let path = spur_proto::pattern::expand(p, &values);
+                    match open_sink(&path, opts.open_mode, &mut opened, what) {
+                        Some(f) => Dest::File(f),
+                        None => Dest::Discard,
+                    }
+                }
             };
-            let out = opts
-                .output
-                .as_deref()
-                .filter(|p| *p != "none")
-                .map(|p| spur_proto::pattern::expand(p, &values));
-            let err = opts
-                .error
-                .as_deref()
-                .filter(|p| *p != "none")
-                .map(|p| spur_proto::pattern::expand(p, &values));
-            let out_file = out
-                .as_deref()
-                .and_then(|p| open_sink(p, opts.open_mode, &mut opened));
-            let err_file = match &err {
-                Some(p) => open_sink(p, opts.open_mode, &mut opened),
-                None => out_file.as_ref().and_then(|f| f.try_clone().ok()),
-            };
+            let out = dest(&out_spec, "stdout");
+            let err = dest(&err_spec, "stderr");
             sinks.insert(
                 (task, false),
                 Sink {
-                    file: out_file,
+                    dest: out,
                     stderr: false,
                 },
             );
             sinks.insert(
                 (task, true),
                 Sink {
-                    file: err_file,
+                    dest: err,
                     stderr: true,
                 },
             );
         }
     }
     sinks
+}
+
+/// Each node's stdin for its tasks (`-i`): srun's stdin to all tasks or
+/// one, nothing, or per task a file the node opens.
+fn stdin_of(opts: &SrunArgs, grant: &StepGrant, index: usize) -> StepStdin {
+    match IoSpec::parse(opts.input.as_deref(), grant.ntasks()) {
+        IoSpec::All => StepStdin::Srun(None),
+        IoSpec::Null => StepStdin::Null,
+        IoSpec::One(task) if grant.nodes[index].tasks.contains(&task) => {
+            StepStdin::Srun(Some(task))
+        }
+        IoSpec::One(_) => StepStdin::Null,
+        IoSpec::File(pattern) => {
+            let step = grant.step_id.to_string();
+            let paths = grant.nodes[index]
+                .tasks
+                .iter()
+                .map(|&t| {
+                    let values = pattern_values(opts, grant, &step, index, t);
+                    full_path(&spur_proto::pattern::expand(&pattern, &values), &opts.cwd)
+                })
+                .collect();
+            StepStdin::Files(paths)
+        }
+    }
+}
+
+/// `path` made absolute against the step's working directory, where the
+/// node opens it.
+fn full_path(path: &str, cwd: &str) -> String {
+    if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("{}/{path}", cwd.trim_end_matches('/'))
+    }
 }
 
 fn tasks_word(ids: &[u32]) -> String {
@@ -264,7 +368,7 @@ fn launch_node(
     };
     frame::write_sync(&mut stream, &hello).map_err(|e| e.to_string())?;
     let _: Hello = frame::read_sync(&mut stream).map_err(|e| e.to_string())?;
-    let stdin = node.tasks.contains(&0) && opts.input.as_deref() != Some("none");
+    let stdin = stdin_of(opts, grant, index);
     let launch = TaskLaunch {
         grant: grant.clone(),
         signature: signature.to_vec(),
@@ -335,22 +439,14 @@ pub fn run(opts: &SrunArgs, grant: StepGrant, signature: Vec<u8>) -> Outcome {
             }
         }
     }
-    let task0 = grant.nodes.iter().position(|n| n.tasks.contains(&0));
-    if let (Some(_), true) = (task0, opts.input.as_deref() != Some("none")) {
+    // The nodes whose tasks read srun's own stdin.
+    let readers: Vec<usize> = (0..grant.nodes.len())
+        .filter(|&i| matches!(stdin_of(opts, &grant, i), StepStdin::Srun(_)))
+        .collect();
+    if !readers.is_empty() {
         let tx = tx.clone();
-        let file = opts.input.clone();
         std::thread::spawn(move || {
-            let mut src: Box<dyn Read> = match file {
-                Some(path) => match std::fs::File::open(&path) {
-                    Ok(f) => Box::new(f),
-                    Err(e) => {
-                        eprintln!("srun: error: Could not open stdin file {path}: {e}");
-                        let _ = tx.send(Event::StdinEof);
-                        return;
-                    }
-                },
-                None => Box::new(std::io::stdin()),
-            };
+            let mut src = std::io::stdin();
             let mut buf = vec![0u8; 64 << 10];
             loop {
                 match src.read(&mut buf) {
@@ -442,13 +538,18 @@ pub fn run(opts: &SrunArgs, grant: StepGrant, signature: Vec<u8>) -> Outcome {
                 }
             }
             Event::Stdin(data) => {
-                if let Some(w) = task0.and_then(|i| writers[i].as_mut()) {
-                    let _ = frame::write_sync(w, &ToStep::Stdin(data));
+                let msg = ToStep::Stdin(data);
+                for &i in &readers {
+                    if let Some(w) = writers[i].as_mut() {
+                        let _ = frame::write_sync(w, &msg);
+                    }
                 }
             }
             Event::StdinEof => {
-                if let Some(w) = task0.and_then(|i| writers[i].as_mut()) {
-                    let _ = frame::write_sync(w, &ToStep::StdinEof);
+                for &i in &readers {
+                    if let Some(w) = writers[i].as_mut() {
+                        let _ = frame::write_sync(w, &ToStep::StdinEof);
+                    }
                 }
             }
             Event::Signal(libc::SIGINT) => {

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use spur_proto::{frame, FromStep, TaskLaunch, ToStep};
+use spur_proto::{frame, FromStep, StepStdin, TaskLaunch, ToStep};
 
 /// The launch the agent verified, for the step process.
 pub const LAUNCH_FILE: &str = "launch.bin";
@@ -93,7 +93,8 @@ pub fn run(dir: &Path) -> ExitCode {
 struct Step {
     tasks: Vec<Task>,
     pgid: libc::pid_t,
-    stdin: Option<RawFd>,
+    /// The write ends of the pipes of the tasks that read srun's stdin.
+    stdin: Vec<RawFd>,
     child_pipe: RawFd,
     deadline: Option<Instant>,
     killed: bool,
@@ -112,6 +113,20 @@ fn pipe() -> Result<(RawFd, RawFd), String> {
         return Err(format!("pipe: {}", std::io::Error::last_os_error()));
     }
     Ok((fds[0], fds[1]))
+}
+
+/// Opens a task's stdin file, as the step's user.
+fn open_input(path: &str) -> Result<RawFd, String> {
+    let c = cstring(path)?;
+    // SAFETY: open of a NUL-terminated path; the descriptor is ours.
+    let fd = unsafe { libc::open(c.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        let e = std::io::Error::last_os_error();
+        let why = e.to_string();
+        let why = why.split(" (os error").next().unwrap_or(&why).to_string();
+        return Err(format!("Could not open stdin file {path}: {why}"));
+    }
+    Ok(fd)
 }
 
 fn close(fd: RawFd) {
@@ -196,20 +211,31 @@ impl Step {
         // SAFETY: installing an async-signal-safe handler.
         unsafe { libc::signal(libc::SIGCHLD, on_sigchld as *const () as libc::sighandler_t) };
 
-        let mut stdin_write = None;
+        // Every task's stdin file opens before any task starts, so that a
+        // missing one fails the launch with nothing left running.
+        let mut files = match &launch.stdin {
+            StepStdin::Files(paths) => paths
+                .iter()
+                .map(|p| open_input(p))
+                .collect::<Result<Vec<_>, _>>()?,
+            _ => Vec::new(),
+        }
+        .into_iter();
+        let mut stdin_write = Vec::new();
         let mut tasks = Vec::with_capacity(node.tasks.len());
         let mut pgid = 0;
         for (local, &id) in node.tasks.iter().enumerate() {
             let argv = multi_prog_command(&launch.multi_prog, id).unwrap_or(launch.argv.clone());
             let (out_r, out_w) = pipe()?;
             let (err_r, err_w) = pipe()?;
-            let stdin_fd = if id == 0 && launch.stdin {
-                let (r, w) = pipe()?;
-                stdin_write = Some(w);
-                r
-            } else {
-                // SAFETY: opening /dev/null read-only.
-                unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) }
+            let stdin_fd = match &launch.stdin {
+                StepStdin::Srun(which) if which.is_none_or(|t| t == id) => {
+                    let (r, w) = pipe()?;
+                    stdin_write.push(w);
+                    r
+                }
+                StepStdin::Files(_) => files.next().ok_or("no stdin file for a task")?,
+                StepStdin::Srun(_) | StepStdin::Null => open_input("/dev/null")?,
             };
             let mut task_env = env.clone();
             task_env.push(("SLURM_PROCID".into(), id.to_string()));
@@ -347,19 +373,21 @@ impl Step {
     fn on_srun(&mut self, msg: ToStep) {
         match msg {
             ToStep::Stdin(data) => {
-                if let Some(fd) = self.stdin {
+                // A task that closed its stdin drops out; the others go on.
+                self.stdin.retain(|&fd| {
                     let mut f = std::mem::ManuallyDrop::new(
                         // SAFETY: a borrowed view of our pipe; not closed here.
                         unsafe { std::fs::File::from_raw_fd(fd) },
                     );
-                    if f.write_all(&data).is_err() {
+                    let written = f.write_all(&data).is_ok();
+                    if !written {
                         close(fd);
-                        self.stdin = None;
                     }
-                }
+                    written
+                });
             }
             ToStep::StdinEof => {
-                if let Some(fd) = self.stdin.take() {
+                for fd in self.stdin.drain(..) {
                     close(fd);
                 }
             }

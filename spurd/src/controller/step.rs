@@ -87,6 +87,7 @@ impl Controller {
                 let (addr, pattern) = convert::topology_addr(&self.core, p.node);
                 StepNode {
                     name,
+                    hostname: conf.hostname.clone(),
                     addr: conf.addr.clone(),
                     port: conf.port,
                     tasks: p.tasks,
