@@ -33,7 +33,7 @@ pub use message::{
 pub use node::{ConfigInfo, NodeBaseState, NodeInfo, PartitionInfo};
 pub use pattern::PatternValues;
 pub use step::{
-    FromStep, StepGrant, StepNode, StepRequest, StepStdin, TaskLaunch, ToStep, BATCH_STEP,
+    FromStep, StepGrant, StepInfo, StepNode, StepRequest, StepStdin, TaskLaunch, ToStep, BATCH_STEP,
 };
 
 /// The protocol version spoken by this build. A peer with another version is

@@ -60,6 +60,13 @@ pub enum ClientRequest {
     Ping,
     /// Submit a batch job.
     Submit(Box<JobDesc>),
+    /// The running steps (`squeue --steps`, `scontrol show step`), batch
+    /// steps included; `jobs` narrows the answer (the id of an array names
+    /// its tasks).
+    Steps {
+        /// Only the steps of these jobs (empty: all).
+        jobs: Vec<u32>,
+    },
     /// `sbatch --test-only`: when and where the job would start.
     WillRun(Box<JobDesc>),
     /// Jobs known to the controller (pending, running, and ended within
@@ -267,6 +274,14 @@ pub enum ClientResponse {
         /// The jobs.
         #[serde(deserialize_with = "crate::frame::presized_vec")]
         jobs: Vec<JobInfo>,
+    },
+    /// Running steps, ordered by job and step, with the controller's
+    /// clock for run times.
+    Steps {
+        /// The controller's time.
+        now: u64,
+        /// The steps.
+        steps: Vec<crate::step::StepInfo>,
     },
     /// Nodes, in configuration order.
     Nodes {

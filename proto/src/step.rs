@@ -41,6 +41,10 @@ pub struct StepRequest {
     pub exact: bool,
     /// `--overlap`: share resources with the job's other steps.
     pub overlap: bool,
+    /// The host srun runs on (`SrunHost`).
+    pub srun_host: String,
+    /// srun's pid.
+    pub srun_pid: u32,
 }
 
 /// One node's part of a step.
@@ -98,6 +102,51 @@ impl StepGrant {
     pub fn signed_bytes(&self) -> Vec<u8> {
         bincode::serialize(self).unwrap_or_default()
     }
+}
+
+/// A running step as `squeue --steps` and `scontrol show step` see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepInfo {
+    /// The job.
+    pub job_id: u32,
+    /// The step (`batch` or a number).
+    pub step: crate::history::StepId,
+    /// The array and task of a job of an array.
+    pub array: Option<(u32, u32)>,
+    /// The step's name.
+    pub name: String,
+    /// The job's owner.
+    pub user_id: u32,
+    /// Their name.
+    pub user_name: String,
+    /// The job's partition.
+    pub partition: String,
+    /// When it started.
+    pub start_time: u64,
+    /// Its time limit in seconds (None: UNLIMITED).
+    pub time_limit: Option<u64>,
+    /// Its nodes, as a hostlist.
+    pub nodes: String,
+    /// How many.
+    pub node_count: u32,
+    /// Its tasks.
+    pub num_tasks: u32,
+    /// Its CPUs (0 for a batch step).
+    pub num_cpus: u32,
+    /// What it was given, as `cpu=2,gres/gpu=1,mem=8G,node=1` (None for a
+    /// batch step).
+    pub tres: Option<String>,
+    /// srun's `--gpus` as `gres:gpu:N`.
+    pub tres_per_step: Option<String>,
+    /// srun's `--gpus-per-node`.
+    pub tres_per_node: Option<String>,
+    /// srun's `--gpus-per-task`.
+    pub tres_per_task: Option<String>,
+    /// The task layout (`Block`, `Cyclic`; None for a batch step).
+    pub dist: Option<String>,
+    /// The host and pid of its srun (None for a batch step, or one taken
+    /// over by a restarted controller).
+    pub srun: Option<(String, u32)>,
 }
 
 /// Where a step's tasks read stdin from (srun's `-i`).

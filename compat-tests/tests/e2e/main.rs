@@ -6,6 +6,7 @@ mod harness;
 mod patterns;
 mod requeue;
 mod sacct;
+mod steps;
 mod tools;
 
 use std::time::Duration;

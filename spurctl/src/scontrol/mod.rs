@@ -12,6 +12,7 @@ pub mod jobid;
 pub mod node;
 pub mod session;
 pub mod show;
+pub mod step;
 pub mod update;
 
 #[cfg(test)]

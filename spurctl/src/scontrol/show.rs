@@ -43,6 +43,7 @@ pub fn show(s: &mut Session<'_>, words: &[String]) {
         Some(Entity::Node) => show_node(s, val),
         Some(Entity::Partition) => show_partition(s, val),
         Some(Entity::Reservation) => s.out.push_str("No reservations in the system\n"),
+        Some(Entity::Step) => super::step::show_step(s, val),
         Some(Entity::Topology) => show_topology(s, val),
         Some(Entity::Unsupported) => not_supported(s, tag),
         None => s.fail(&format!("invalid entity:{tag} for keyword:{keyword} \n")),
@@ -60,6 +61,7 @@ enum Entity {
     Node,
     Partition,
     Reservation,
+    Step,
     Topology,
     /// An entity Slurm has and spur does not.
     Unsupported,
@@ -89,7 +91,7 @@ const ENTITIES: [(&str, usize, Entity); 24] = [
     ("reservations", 1, Entity::Reservation),
     ("reservationname", 1, Entity::Reservation),
     ("slurmd", 2, Entity::Unsupported),
-    ("steps", 2, Entity::Unsupported),
+    ("steps", 2, Entity::Step),
     ("topology", 1, Entity::Topology),
 ];
 

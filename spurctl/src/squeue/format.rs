@@ -13,16 +13,42 @@ pub const LONG_FORMAT: &str = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
 pub const START_FORMAT: &str = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R";
 /// `squeue --only-job-state`.
 pub const ONLY_STATE_FORMAT: &str = "%.18i %.2t";
-/// `squeue --steps` (steps are not reported yet; the header is printed).
+/// `squeue --steps`.
 pub const STEP_FORMAT: &str = "%.15i %.8j %.9P %.8u %.9M %N";
+
+/// The fields of one kind of report (jobs, or steps with `-s`): how `-o`
+/// codes and `-O` names map to them.
+pub trait Column: Sized {
+    /// The field of a `-o` code.
+    fn from_code(code: char) -> Option<Self>;
+    /// The field of an `-O` name.
+    fn from_name(name: &str) -> Option<Self>;
+    /// The column an unknown code or name leaves (it prints nothing).
+    fn invalid() -> Self;
+    /// The report's word in Slurm's complaint (`job`, `job step`).
+    const KIND: &'static str;
+}
+
+impl Column for Field {
+    fn from_code(code: char) -> Option<Field> {
+        Field::from_code(code)
+    }
+    fn from_name(name: &str) -> Option<Field> {
+        Field::from_name(name)
+    }
+    fn invalid() -> Field {
+        Field::Invalid
+    }
+    const KIND: &'static str = "job";
+}
 
 /// One printed column, or text printed as it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Item {
+pub enum Item<F = Field> {
     /// Text before the first `%` of a `-o` format.
     Text(String),
     /// A field.
-    Field(Spec),
+    Field(Spec<F>),
 }
 
 impl Format {
@@ -38,9 +64,9 @@ impl Format {
 
 /// A field with its layout: `%.10l` is right-justified, width 10.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Spec {
+pub struct Spec<F = Field> {
     /// What is printed.
-    pub field: Field,
+    pub field: F,
     /// The column width; 0 prints the value as it is.
     pub width: usize,
     /// `.`: right-justify.
@@ -67,16 +93,26 @@ pub struct Format {
 /// The result of parsing a format: the format, and the error lines Slurm
 /// prints on stderr for unknown fields (it goes on regardless).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Parsed {
+pub struct Parsed<F = Field> {
     /// The items.
-    pub items: Vec<Item>,
+    pub items: Vec<Item<F>>,
     /// `Invalid job format specification: X`, once per unknown field.
     pub errors: Vec<String>,
 }
 
+/// Parses an `-o` format of the job report.
+pub fn parse_format(format: &str) -> Parsed {
+    parse_codes(format)
+}
+
+/// Parses an `-O` format of the job report.
+pub fn parse_format_long(format: &str) -> Parsed {
+    parse_names(format)
+}
+
 /// Parses an `-o` format (`%[.][size]code` items; text before the first `%`
 /// is a prefix; `%all` is every code separated by `|`).
-pub fn parse_format(format: &str) -> Parsed {
+pub fn parse_codes<F: Column>(format: &str) -> Parsed<F> {
     let mut out = Parsed {
         items: Vec::new(),
         errors: Vec::new(),
@@ -106,7 +142,7 @@ pub fn parse_format(format: &str) -> Parsed {
     // strtok: empty tokens between consecutive '%' are skipped.
     for token in body.split('%').filter(|t| !t.is_empty()) {
         let (right, width, code, suffix) = split_token(token);
-        match code.and_then(Field::from_code) {
+        match code.and_then(F::from_code) {
             Some(field) => out.items.push(Item::Field(Spec {
                 field,
                 width,
@@ -116,14 +152,14 @@ pub fn parse_format(format: &str) -> Parsed {
             None if all => {}
             None => {
                 out.items.push(Item::Field(Spec {
-                    field: Field::Invalid,
+                    field: F::invalid(),
                     width,
                     right,
                     suffix: format!("%{token}"),
                 }));
                 let c = code.map(String::from).unwrap_or_default();
                 out.errors
-                    .push(format!("Invalid job format specification: {c}"));
+                    .push(format!("Invalid {} format specification: {c}", F::KIND));
             }
         }
     }
@@ -143,7 +179,7 @@ fn split_token(token: &str) -> (bool, usize, Option<char>, &str) {
 
 /// Parses an `-O` format: comma separated `name[:[.][size][suffix]]`; a
 /// field without a size is 20 wide.
-pub fn parse_format_long(format: &str) -> Parsed {
+pub fn parse_names<F: Column>(format: &str) -> Parsed<F> {
     let mut out = Parsed {
         items: Vec::new(),
         errors: Vec::new(),
@@ -158,10 +194,10 @@ pub fn parse_format_long(format: &str) -> Parsed {
                 (name, right, width, suffix.to_string())
             }
         };
-        let field = Field::from_name(name).unwrap_or_else(|| {
+        let field = F::from_name(name).unwrap_or_else(|| {
             out.errors
-                .push(format!("Invalid job format specification: {name}"));
-            Field::Invalid
+                .push(format!("Invalid {} format specification: {name}", F::KIND));
+            F::invalid()
         });
         out.items.push(Item::Field(Spec {
             field,

@@ -13,6 +13,7 @@ pub mod json;
 pub mod options;
 pub mod render;
 pub mod sort;
+pub mod step;
 #[cfg(test)]
 mod tests;
 
@@ -114,6 +115,7 @@ fn prepare(plan: &mut Plan) -> Result<(), String> {
     }
     if plan.json || plan.wants_cluster() {
         plan.format.cluster = cluster_name();
+        plan.step_format.cluster = plan.format.cluster.clone();
     }
     Ok(())
 }
@@ -159,6 +161,9 @@ fn cluster_name() -> Option<String> {
 
 /// One report: fetch, select, sort, print. False when it failed.
 fn report_once(plan: &Plan) -> bool {
+    if plan.steps {
+        return steps_once(plan);
+    }
     let (now, jobs) = match fetch(plan) {
         Ok(answer) => answer,
         Err(text) => {
@@ -177,6 +182,34 @@ fn report_once(plan: &Plan) -> bool {
     let _ = std::io::stdout().flush();
     eprint!("{}", done.err);
     done.ok
+}
+
+/// One step report (`-s`): every running step, selected and printed here
+/// as squeue does it.
+fn steps_once(plan: &Plan) -> bool {
+    let (now, steps) = match controller::request(&ClientRequest::Steps { jobs: Vec::new() }) {
+        Ok(ClientResponse::Steps { now, steps }) => (now, steps),
+        Ok(_) => {
+            eprintln!("slurm_get_job_steps error: Unexpected message received");
+            return false;
+        }
+        Err(e) => {
+            eprintln!("slurm_get_job_steps error: {e}");
+            return false;
+        }
+    };
+    if plan.verbose > 0 {
+        println!("last_update_time={now} records={}", steps.len());
+    }
+    for e in &plan.format_errors {
+        eprintln!("squeue: error: {e}");
+    }
+    let list = plan.step_list.as_deref();
+    print!(
+        "{}",
+        step::render(&steps, &plan.query, list, &plan.step_format, now)
+    );
+    true
 }
 
 /// What one report prints.
@@ -229,9 +262,6 @@ pub fn report(plan: &Plan, now: u64, jobs: Vec<JobInfo>) -> Report {
         let rows = filter::filter(jobs, &query);
         let cluster = plan.format.cluster.as_deref().unwrap_or("");
         return done(json::render_json(&rows, cluster), String::new(), true);
-    }
-    if plan.steps {
-        return done(render(&[], now, &plan.format), String::new(), true);
     }
     let rows = filter::filter(jobs, &plan.query);
     match sort::sort_rows(&rows, &plan.sort, now) {

@@ -25,8 +25,12 @@ pub struct Plan {
     pub iterate: Option<u64>,
     /// `--json` / `--yaml`.
     pub json: bool,
-    /// `-s`: a step report (spur reports no steps yet).
+    /// `-s`: a step report.
     pub steps: bool,
+    /// How the step report prints.
+    pub step_format: super::step::StepFormat,
+    /// `-s`'s list of steps, if one was given.
+    pub step_list: Option<Vec<super::step::StepSel>>,
     /// A single `-j` id: an unknown one is an error, as slurm_load_job makes
     /// it.
     pub single_job: Option<u32>,
@@ -69,6 +73,11 @@ impl Plan {
         }
         if a.jobs.is_some() && steps.is_some() && jobs.is_none() {
             return Err("squeue: error: Incompatible options --jobs and --steps\n".into());
+        }
+        if let Some(list) = &steps {
+            let sels =
+                super::step::parse_steps(list).map_err(|e| format!("squeue: error: {e}\n"))?;
+            plan.step_list = Some(sels);
         }
         plan.select(a, env)?;
         plan.layout(a, env)?;
@@ -153,10 +162,25 @@ impl Plan {
         if start && fmt.is_none() {
             fmt = Some(format::START_FORMAT.to_string());
         }
+        if self.steps {
+            // The step report reads the same options with its own fields.
+            let parsed = match (&a.format, &a.format_long) {
+                (Some(f), _) => format::parse_codes(f),
+                (None, Some(f)) => format::parse_names(f),
+                (None, None) => format::parse_codes(format::STEP_FORMAT),
+            };
+            self.format_errors = parsed.errors;
+            self.step_format = super::step::StepFormat {
+                items: parsed.items,
+                no_header: a.noheader,
+                cluster: None,
+            };
+            return Ok(());
+        }
         let parsed = match (fmt, fmt_long) {
             (Some(f), _) => format::parse_format(&f),
             (None, Some(f)) => format::parse_format_long(&f),
-            (None, None) => format::parse_format(default_format(a, self.steps)),
+            (None, None) => format::parse_format(default_format(a)),
         };
         self.format_errors = parsed.errors;
         let env_flag = |v: &str| env(v).is_some();
@@ -175,10 +199,16 @@ impl Plan {
 
     /// Whether any column prints the cluster's name.
     pub fn wants_cluster(&self) -> bool {
+        let step = super::step::StepField::Cluster;
         self.format
             .items
             .iter()
             .any(|i| matches!(i, Item::Field(s) if s.field == super::field::Field::Cluster))
+            || self
+                .step_format
+                .items
+                .iter()
+                .any(|i| matches!(i, Item::Field(s) if s.field == step))
     }
 
     /// `-v`'s dump of the options, as Slurm prints it on stdout.
@@ -218,10 +248,8 @@ impl Plan {
     }
 }
 
-fn default_format(a: &SqueueArgs, steps: bool) -> &'static str {
-    if steps {
-        format::STEP_FORMAT
-    } else if a.long {
+fn default_format(a: &SqueueArgs) -> &'static str {
+    if a.long {
         format::LONG_FORMAT
     } else if a.only_job_state {
         format::ONLY_STATE_FORMAT
@@ -279,7 +307,6 @@ fn warnings(a: &SqueueArgs) -> Vec<String> {
     warn(a.running_over.is_some(), "--running-over");
     warn(a.running_under.is_some(), "--running-under");
     warn(a.expand_patterns, "--expand-patterns");
-    warn(a.steps.is_some(), "--steps (job steps are not reported)");
     if a.yaml.is_some() {
         out.push("squeue: warning: --yaml prints JSON (a YAML subset) in spur".to_string());
     }

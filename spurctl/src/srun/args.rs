@@ -230,6 +230,8 @@ impl SrunArgs {
             nodelist: self.nodelist.clone(),
             exact: self.exact,
             overlap: self.overlap,
+            srun_host: crate::sbatch::short_hostname(),
+            srun_pid: std::process::id(),
         }
     }
 }

@@ -153,6 +153,9 @@ pub struct Controller {
     pub(super) conns: HashMap<u64, NodeId>,
     /// Steps that run, by job and step id.
     pub(super) steps: std::collections::BTreeMap<(u32, u32), super::store::StepRow>,
+    /// What `scontrol show step` tells of each running step beyond its
+    /// history row (kept in memory only: srun's host, the step's limit).
+    pub(super) step_live: HashMap<(u32, u32), super::step::StepLive>,
     /// Nodes of each step whose part has not ended yet.
     pub(super) step_nodes: HashMap<(u32, u32), u32>,
     /// When the salloc or srun holding each running allocation was last
@@ -225,6 +228,7 @@ impl Controller {
             live,
             conns: HashMap::new(),
             steps: std::collections::BTreeMap::new(),
+            step_live: HashMap::new(),
             step_nodes: HashMap::new(),
             holders,
             started_at,

@@ -55,6 +55,7 @@ impl Controller {
             ClientRequest::Submit(desc) => self.submit(uid, *desc),
             ClientRequest::WillRun(desc) => self.will_run(uid, &desc),
             ClientRequest::Nodes => Ok(self.nodes()),
+            ClientRequest::Steps { jobs } => self.list_steps(&jobs),
             ClientRequest::Partitions => Ok(ClientResponse::Partitions(
                 self.core
                     .partitions()

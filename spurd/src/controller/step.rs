@@ -5,12 +5,47 @@
 
 use tracing::info;
 
+use spur_core::spec::MemDemand;
 use spur_core::{JobId, JobState, StepError, StepShape};
-use spur_proto::{ClientResponse, ErrorCode, ProtoError, StepGrant, StepNode, StepRequest};
+use spur_proto::{
+    ClientResponse, ErrorCode, ProtoError, StepGrant, StepId, StepInfo, StepNode, StepRequest,
+};
 
 use super::actor::{now, Controller};
 use super::convert;
 use super::store::{JobMeta, StepRow};
+
+/// What the controller keeps of a running step beyond its history row.
+#[derive(Debug, Clone)]
+pub(super) struct StepLive {
+    /// srun's host and pid.
+    pub srun: Option<(String, u32)>,
+    /// `srun -t`, in seconds.
+    pub time_limit: Option<u64>,
+    /// srun's `--gpus`, `--gpus-per-node`, `--gpus-per-task`.
+    pub gpus: [Option<u32>; 3],
+}
+
+/// The memory a step of `job` holds with `cpus` CPUs and `gpus` GPUs on
+/// `nodes` nodes: the job's per-CPU or per-GPU memory times those, or the
+/// job's memory per node on each (None when the job holds none).
+fn step_mem_mb(
+    core: &spur_core::Core,
+    job: JobId,
+    cpus: u32,
+    gpus: u32,
+    nodes: u32,
+) -> Option<u64> {
+    let job = core.job(job)?;
+    let mb = match job.shape().mem {
+        MemDemand::PerCpu(mb) => mb * u64::from(cpus),
+        MemDemand::PerGpu(mb) => mb * u64::from(gpus),
+        MemDemand::PerNode(_) | MemDemand::WholeNode => {
+            job.allocation().first().map_or(0, |a| a.res.mem_mb) * u64::from(nodes)
+        }
+    };
+    (mb > 0).then_some(mb)
+}
 
 fn step_error(e: &StepError) -> ProtoError {
     ProtoError::new(match e {
@@ -114,11 +149,31 @@ impl Controller {
         let cpt = req.cpus_per_task.unwrap_or(1);
         let gpus: usize = grant.nodes.iter().map(|n| n.gpus.len()).sum();
         let ncpus = grant.ntasks() * cpt;
+        let node_count = grant.nodes.len() as u32;
+        // Slurm's TRES string, names in order: cpu, gres/gpu, mem, node.
         let mut tres = format!("cpu={ncpus}");
         if gpus > 0 {
             tres.push_str(&format!(",gres/gpu={gpus}"));
         }
-        tres.push_str(&format!(",node={}", grant.nodes.len()));
+        if let Some(mb) = step_mem_mb(&self.core, id, ncpus, gpus as u32, node_count) {
+            tres.push_str(&format!(",mem={}", convert::mem_tres(mb)));
+        }
+        tres.push_str(&format!(",node={node_count}"));
+        // srun lays tasks out cyclically when each node has one, in blocks
+        // otherwise.
+        let layout = if grant.ntasks() <= node_count {
+            "Cyclic"
+        } else {
+            "Block"
+        };
+        self.step_live.insert(
+            (req.job_id, step_id),
+            StepLive {
+                srun: Some((req.srun_host.clone(), req.srun_pid)),
+                time_limit: req.time_limit,
+                gpus: [req.gpus, req.gpus_per_node, req.gpus_per_task],
+            },
+        );
         let row = StepRow {
             job_id: req.job_id,
             step_id,
@@ -129,12 +184,12 @@ impl Controller {
             start_time: now(),
             end_time: None,
             nodes: hostlist.clone(),
-            node_count: grant.nodes.len() as u32,
+            node_count,
             ntasks: grant.ntasks(),
             ncpus,
             tres,
             cancelled_by: None,
-            layout: Some("Block".into()),
+            layout: Some(layout.into()),
             user_cpu_us: 0,
             system_cpu_us: 0,
         };
@@ -253,6 +308,7 @@ impl Controller {
             "step ended"
         );
         self.release_step(job_id, step_id);
+        self.step_live.remove(&(job_id, step_id));
         if let Some(mut row) = self.steps.remove(&(job_id, step_id)) {
             row.state = match (exit_code, signal) {
                 (0, 0) => JobState::Completed,
@@ -323,6 +379,7 @@ impl Controller {
             .map(|(k, _)| *k)
             .collect();
         self.step_nodes.retain(|(j, _), _| *j != job.0);
+        self.step_live.retain(|(j, _), _| *j != job.0);
         for key in ids {
             if let Some(mut row) = self.steps.remove(&key) {
                 row.state = state;
@@ -330,5 +387,86 @@ impl Controller {
                 self.turn.steps.push(row);
             }
         }
+    }
+}
+
+impl Controller {
+    /// The running steps of `jobs` (every job when empty; the id of an
+    /// array names its jobs), batch steps included, by job and step. A job
+    /// the controller does not know is ESLURM_INVALID_JOB_ID.
+    pub(super) fn list_steps(&self, jobs: &[u32]) -> Result<ClientResponse, ProtoError> {
+        if jobs.iter().any(|&j| self.core.job(JobId(j)).is_none()) {
+            return Err(ErrorCode::InvalidJobId.into());
+        }
+        let wanted: Vec<JobId> = if jobs.is_empty() {
+            self.core.running_jobs().map(|j| j.id).collect()
+        } else {
+            let mut ids: Vec<JobId> = jobs.iter().flat_map(|&j| self.members(JobId(j))).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            ids
+        };
+        let mut steps = Vec::new();
+        for id in wanted {
+            let Some(job) = self.core.job(id).filter(|j| j.state() == JobState::Running) else {
+                continue;
+            };
+            let meta = self.metas.get(&id).cloned().unwrap_or_default();
+            let base = StepInfo {
+                job_id: id.0,
+                step: StepId::Batch,
+                array: job.array_job_id().map(|a| a.0).zip(job.array_task_id()),
+                name: "batch".into(),
+                user_id: job.spec.user.0,
+                user_name: meta.user_name.clone(),
+                partition: self.core.partitions()[job.partition().index()].name.clone(),
+                start_time: job.start_time().unwrap_or(0),
+                time_limit: None,
+                nodes: String::new(),
+                node_count: 1,
+                num_tasks: 1,
+                num_cpus: 0,
+                tres: None,
+                tres_per_step: None,
+                tres_per_node: None,
+                tres_per_task: None,
+                dist: None,
+                srun: None,
+            };
+            if !meta.interactive {
+                let host = self.batch_host(id);
+                steps.push(StepInfo {
+                    nodes: host
+                        .map(|n| self.core.nodes()[n.index()].config.name.clone())
+                        .unwrap_or_default(),
+                    ..base.clone()
+                });
+            }
+            for ((_, step_id), row) in self.steps.range((id.0, 0)..=(id.0, u32::MAX)) {
+                let live = self.step_live.get(&(id.0, *step_id));
+                let gres = |i: usize| {
+                    live.and_then(|l| l.gpus[i])
+                        .map(|n| format!("gres:gpu:{n}"))
+                };
+                steps.push(StepInfo {
+                    step: StepId::Numbered(*step_id),
+                    name: row.name.clone(),
+                    start_time: row.start_time,
+                    time_limit: live.and_then(|l| l.time_limit),
+                    nodes: row.nodes.clone(),
+                    node_count: row.node_count,
+                    num_tasks: row.ntasks,
+                    num_cpus: row.ncpus,
+                    tres: Some(row.tres.clone()),
+                    tres_per_step: gres(0),
+                    tres_per_node: gres(1),
+                    tres_per_task: gres(2),
+                    dist: row.layout.clone(),
+                    srun: live.and_then(|l| l.srun.clone()),
+                    ..base.clone()
+                });
+            }
+        }
+        Ok(ClientResponse::Steps { now: now(), steps })
     }
 }

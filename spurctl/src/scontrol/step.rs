@@ -1,0 +1,266 @@
+//! `scontrol show step [id]`: the running steps as Slurm's
+//! slurm_sprint_job_step_info prints them, and scontrol_print_step's
+//! reading of the id and its messages when nothing matches.
+
+use spur_proto::{ClientRequest, ClientResponse, StepId, StepInfo};
+
+use super::job::ShowOpts;
+use super::session::{unexpected, Session};
+use crate::controller::RequestError;
+use crate::fmt;
+use crate::sinfo::locale::Locale;
+
+/// A step's record.
+pub fn render_step(step: &StepInfo, opts: ShowOpts, locale: &Locale) -> String {
+    let end = opts.line_end();
+    let mut out = String::new();
+    let mut line = |text: String, last: bool| {
+        out.push_str(&text);
+        if !last {
+            out.push_str(end);
+        }
+    };
+    let id = match step.array {
+        Some((array, task)) => format!("{array}_{task}.{}", step.step),
+        None => format!("{}.{}", step.job_id, step.step),
+    };
+    line(
+        format!(
+            "StepId={id} UserId={} StartTime={} TimeLimit={}",
+            step.user_id,
+            locale.time_or_unknown(step.start_time),
+            fmt::limit_full(step.time_limit)
+        ),
+        false,
+    );
+    let nodes = spur_conf::hostlist::expand(&step.nodes)
+        .map(|n| spur_conf::hostlist::compress_unique(&n))
+        .unwrap_or_else(|_| step.nodes.clone());
+    line(
+        format!(
+            "State=RUNNING Partition={} NodeList={nodes}",
+            step.partition
+        ),
+        false,
+    );
+    line(
+        format!(
+            "Nodes={} CPUs={} Tasks={} Name={} Network=(null)",
+            step.node_count, step.num_cpus, step.num_tasks, step.name
+        ),
+        false,
+    );
+    line(
+        format!("TRES={}", step.tres.as_deref().unwrap_or("(null)")),
+        false,
+    );
+    line("ResvPorts=(null)".to_string(), false);
+    let dist = step
+        .dist
+        .as_deref()
+        .map(|d| format!(" Dist={d}"))
+        .unwrap_or_default();
+    line(format!("CPUFreqReq=Default{dist}"), false);
+    let optional: Vec<String> = [
+        ("TresPerStep", &step.tres_per_step),
+        ("TresPerNode", &step.tres_per_node),
+        ("TresPerTask", &step.tres_per_task),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| v.as_ref().map(|v| format!("{k}={v}")))
+    .collect();
+    let srun = match &step.srun {
+        Some((host, pid)) => format!("SrunHost:Pid={host}:{pid}"),
+        None => "SrunHost:Pid=(null):0".to_string(),
+    };
+    line(srun, optional.is_empty());
+    let n = optional.len();
+    for (i, text) in optional.into_iter().enumerate() {
+        line(text, i + 1 == n);
+    }
+    out.push_str(opts.record_end());
+    out
+}
+
+/// What `show step`'s argument names, as scontrol_print_step reads it:
+/// the job (strtol), then `_task` or `.step` (strtol: `batch` reads as 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct StepArg {
+    job: u32,
+    task: Option<u32>,
+    step: Option<u32>,
+}
+
+fn parse_arg(text: &str) -> StepArg {
+    let (job, rest) = crate::squeue::filter::strtol(text);
+    let mut arg = StepArg {
+        job: job.max(0) as u32,
+        task: None,
+        step: None,
+    };
+    if let Some(r) = rest.strip_prefix('_') {
+        arg.task = Some(crate::squeue::filter::strtol(r).0 as u32);
+    } else if let Some(r) = rest.strip_prefix('.') {
+        arg.step = Some(crate::squeue::filter::strtol(r).0 as u32);
+    }
+    arg
+}
+
+/// The number slurmctld gives a step, batch steps included.
+fn number(step: &StepInfo) -> u32 {
+    match step.step {
+        StepId::Numbered(n) => n,
+        _ => 0xffff_fffb,
+    }
+}
+
+/// `show step [id]`.
+pub fn show_step(s: &mut Session<'_>, val: Option<&str>) {
+    let arg = val.map(parse_arg);
+    let jobs = arg.filter(|a| a.job != 0).map(|a| vec![a.job]);
+    let steps = match s.request(&ClientRequest::Steps {
+        jobs: jobs.unwrap_or_default(),
+    }) {
+        Ok(ClientResponse::Steps { steps, .. }) => steps,
+        Ok(_) => return s.perror("slurm_get_job_steps error", &unexpected()),
+        Err(e @ RequestError::Refused(_)) | Err(e @ RequestError::Unreachable(_)) => {
+            return s.perror("slurm_get_job_steps error", &e)
+        }
+    };
+    let shown: Vec<&StepInfo> = steps
+        .iter()
+        .filter(|st| match arg {
+            None => true,
+            Some(a) => {
+                a.step.is_none_or(|n| n == number(st))
+                    && a.task.is_none_or(|t| st.array.is_some_and(|x| x.1 == t))
+            }
+        })
+        .collect();
+    for step in &shown {
+        let text = render_step(step, s.show_opts(), &s.locale);
+        s.out.push_str(&text);
+    }
+    if !shown.is_empty() {
+        return;
+    }
+    let Some(a) = arg else {
+        if s.quiet != 1 {
+            s.out.push_str("No job steps in the system\n");
+        }
+        return;
+    };
+    s.exit_code = 1;
+    if s.quiet == 1 {
+        return;
+    }
+    let step = match (a.job, a.step) {
+        (0, _) => "Invalid".to_string(),
+        (_, Some(n)) => n.to_string(),
+        (_, None) => String::new(),
+    };
+    let text = match a.task {
+        Some(t) => format!("Job step {}_{t}.{step} not found\n", a.job),
+        None => format!("Job step {}.{step} not found\n", a.job),
+    };
+    s.out.push_str(&text);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(id: StepId) -> StepInfo {
+        StepInfo {
+            job_id: 37,
+            step: id,
+            array: None,
+            name: "named".into(),
+            user_id: 2001,
+            user_name: "anchor".into(),
+            partition: "batch".into(),
+            start_time: 1_800_000_000,
+            time_limit: None,
+            nodes: "gb001".into(),
+            node_count: 1,
+            num_tasks: 1,
+            num_cpus: 1,
+            tres: Some("cpu=1,mem=4G,node=1".into()),
+            tres_per_step: None,
+            tres_per_node: None,
+            tres_per_task: None,
+            dist: Some("Cyclic".into()),
+            srun: Some(("vm".into(), 3269)),
+        }
+    }
+
+    #[test]
+    fn a_step_prints_as_slurm_prints_it() {
+        // ../shared/slurm-reference: scontrol show step of 22.05.8.
+        let locale = crate::sinfo::locale::utc::locale();
+        let opts = ShowOpts::default();
+        assert_eq!(
+            render_step(&step(StepId::Numbered(0)), opts, &locale),
+            "StepId=37.0 UserId=2001 StartTime=2027-01-15T08:00:00 TimeLimit=UNLIMITED\n   \
+             State=RUNNING Partition=batch NodeList=gb001\n   \
+             Nodes=1 CPUs=1 Tasks=1 Name=named Network=(null)\n   \
+             TRES=cpu=1,mem=4G,node=1\n   \
+             ResvPorts=(null)\n   \
+             CPUFreqReq=Default Dist=Cyclic\n   \
+             SrunHost:Pid=vm:3269\n\n"
+        );
+        let batch = StepInfo {
+            name: "batch".into(),
+            num_cpus: 0,
+            tres: None,
+            dist: None,
+            srun: None,
+            ..step(StepId::Batch)
+        };
+        let one = ShowOpts {
+            one_liner: true,
+            ..ShowOpts::default()
+        };
+        assert_eq!(
+            render_step(&batch, one, &locale),
+            "StepId=37.batch UserId=2001 StartTime=2027-01-15T08:00:00 TimeLimit=UNLIMITED \
+             State=RUNNING Partition=batch NodeList=gb001 Nodes=1 CPUs=0 Tasks=1 Name=batch \
+             Network=(null) TRES=(null) ResvPorts=(null) CPUFreqReq=Default \
+             SrunHost:Pid=(null):0\n"
+        );
+        let gpus = StepInfo {
+            time_limit: Some(120),
+            tres_per_node: Some("gres:gpu:2".into()),
+            array: Some((29, 1)),
+            ..step(StepId::Numbered(0))
+        };
+        let text = render_step(&gpus, opts, &locale);
+        assert!(
+            text.starts_with(
+                "StepId=29_1.0 UserId=2001 StartTime=2027-01-15T08:00:00 TimeLimit=00:02:00\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("SrunHost:Pid=vm:3269\n   TresPerNode=gres:gpu:2\n\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_argument_reads_as_scontrol_reads_it() {
+        let a = |text| parse_arg(text);
+        assert_eq!(
+            a("37.1"),
+            StepArg {
+                job: 37,
+                task: None,
+                step: Some(1)
+            }
+        );
+        assert_eq!(a("37.batch").step, Some(0));
+        assert_eq!(a("39_3.0").task, Some(3));
+        assert_eq!(a("39_3.0").step, None);
+        assert_eq!(a("abc").job, 0);
+    }
+}
