@@ -40,10 +40,13 @@ use crate::value;
 pub const DEFAULT_SLURM_CONF: &str = "/etc/slurm/slurm.conf";
 
 /// The slurm.conf to read: `$SLURM_CONF` if set and not empty, else
-/// `/etc/slurm/slurm.conf`.
+/// `$SPUR_CONF` (which spur sets in every job beside SLURM_CONF, so that a
+/// command in a job whose tool cleared the SLURM_* variables still finds
+/// its cluster, as snakemake's job steps do), else `/etc/slurm/slurm.conf`.
 pub fn slurm_conf_path() -> PathBuf {
-    std::env::var_os("SLURM_CONF")
-        .filter(|v| !v.is_empty())
+    ["SLURM_CONF", "SPUR_CONF"]
+        .iter()
+        .find_map(|k| std::env::var_os(k).filter(|v| !v.is_empty()))
         .map_or_else(|| PathBuf::from(DEFAULT_SLURM_CONF), PathBuf::from)
 }
 

@@ -100,7 +100,7 @@ impl SchedulerParameters {
 /// The `Priority*` keys of slurm.conf.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PriorityConf {
-    /// `PriorityType` (default `priority/multifactor`).
+    /// `PriorityType` (default `priority/basic`, as in Slurm 22.05).
     pub priority_type: String,
     /// `PriorityWeightAge`.
     pub weight_age: u32,
@@ -124,7 +124,7 @@ pub struct PriorityConf {
 impl Default for PriorityConf {
     fn default() -> Self {
         Self {
-            priority_type: "priority/multifactor".into(),
+            priority_type: "priority/basic".into(),
             weight_age: 0,
             weight_fairshare: 0,
             weight_job_size: 0,

@@ -10,14 +10,21 @@ use spur_proto::ConfigInfo;
 use crate::sinfo::locale::Locale;
 
 /// `Configuration data as of <as_of>` and the `Key = Value` lines (keys
-/// padded to 23 columns, as `slurm_print_key_pairs` does).
+/// padded to 23 columns, as `slurm_print_key_pairs` does). `BOOT_TIME` is
+/// the controller's start, `conf.loaded_at`, in this client's time format
+/// (scontrol formats it too, in `slurm_ctl_conf_2_key_pairs`).
 pub fn render_config(conf: &ConfigInfo, as_of: u64, locale: &Locale) -> String {
     let mut out = format!(
         "Configuration data as of {}\n",
         locale.time_or_unknown(as_of)
     );
     for (key, value) in &conf.entries {
-        out.push_str(&format!("{key:<23} = {value}\n"));
+        if key == "BOOT_TIME" {
+            let boot = locale.time_or_unknown(conf.loaded_at);
+            out.push_str(&format!("{key:<23} = {boot}\n"));
+        } else {
+            out.push_str(&format!("{key:<23} = {value}\n"));
+        }
     }
     out
 }

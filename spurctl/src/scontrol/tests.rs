@@ -346,6 +346,30 @@ fn config_matches_slurm() {
 }
 
 #[test]
+fn config_boot_time_is_the_controllers_start_in_local_format() {
+    // The controller sends BOOT_TIME without a value; the client formats
+    // ConfigInfo::loaded_at, as scontrol formats boot_time itself.
+    let entries: Vec<(String, String)> = config_entries()
+        .into_iter()
+        .map(|(k, v)| {
+            if k == "BOOT_TIME" {
+                (k, String::new())
+            } else {
+                (k, v)
+            }
+        })
+        .collect();
+    let sent = ConfigInfo {
+        loaded_at: NOW - 9,
+        entries,
+    };
+    let text = super::config::render_config(&sent, NOW, &utc::locale());
+    let (recorded, _) = golden(include_str!("golden/39-scontrol-show-config-full.txt"));
+    assert!(recorded.starts_with(&text), "\n{text}");
+    assert!(text.contains("\nBOOT_TIME               = 2026-11-29T23:04:54\n"));
+}
+
+#[test]
 fn partitions_match_slurm() {
     let text = include_str!("golden/40-scontrol-show-partition.txt");
     assert_golden(text, &["show", "partition"], &[]);

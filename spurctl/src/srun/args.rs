@@ -416,7 +416,10 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
         },
         None => None,
     };
-    let open_mode = match cli.open_mode.as_deref() {
+    // sbatch hands its --open-mode down in SLURM_OPEN_MODE, which srun
+    // reads as its own (submitit's requeued tasks append to their logs).
+    let open_mode_given = cli.open_mode.clone().or_else(|| var("SLURM_OPEN_MODE"));
+    let open_mode = match open_mode_given.as_deref() {
         None | Some("truncate") | Some("t") => OpenMode::Truncate,
         Some("append") | Some("a") => OpenMode::Append,
         Some(other) => return Err(fail(&format!("Invalid --open-mode argument: {other}"))),
@@ -834,6 +837,33 @@ mod tests {
         );
         let a = resolve_with(&["-N", "1", "hostname"], &env);
         assert_eq!((a.ntasks, a.nodes), (Some(4), Some(1)));
+    }
+
+    #[test]
+    fn the_batch_scripts_open_mode_and_array_and_name_reach_srun() {
+        let env = [
+            ("SLURM_JOB_ID", "7"),
+            ("SLURM_OPEN_MODE", "a"),
+            ("SLURM_ARRAY_JOB_ID", "5"),
+            ("SLURM_ARRAY_TASK_ID", "2"),
+            ("SLURM_JOB_NAME", "train"),
+        ];
+        let a = resolve_with(&["hostname"], &env);
+        assert_eq!(a.open_mode, OpenMode::Append);
+        assert_eq!(
+            a.pattern_names,
+            PatternNames {
+                array_job_id: Some(5),
+                array_task_id: Some(2),
+                job_name: "train".into()
+            }
+        );
+        assert_eq!(a.name, "hostname");
+        let a = resolve_with(&["--open-mode=truncate", "hostname"], &env);
+        assert_eq!(a.open_mode, OpenMode::Truncate);
+        // Outside an allocation the job is srun's own, named as it names it.
+        let a = resolve_with(&["-J", "mine", "hostname"], &[("SLURM_JOB_NAME", "x")]);
+        assert_eq!(a.pattern_names.job_name, "mine");
     }
 
     #[test]

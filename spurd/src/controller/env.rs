@@ -130,6 +130,8 @@ fn job_vars(job: &JobInfo, facts: &ClusterFacts) -> Vec<(String, String)> {
     let id = job.job_id.to_string();
     set("SLURM_CLUSTER_NAME", facts.cluster_name.clone());
     set("SLURM_CONF", facts.conf_path.clone());
+    // Found by spur's commands when a tool clears the SLURM_* variables.
+    set("SPUR_CONF", facts.conf_path.clone());
     if job.cpus_per_task > 1 {
         set("SLURM_CPUS_PER_TASK", job.cpus_per_task.to_string());
     }

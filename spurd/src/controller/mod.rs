@@ -5,6 +5,7 @@
 
 mod actor;
 mod array;
+mod config;
 mod convert;
 pub mod env;
 mod history;
@@ -97,59 +98,37 @@ impl Site {
     }
 }
 
-/// The pairs `scontrol show config` prints.
-pub(crate) fn config_entries(site: &Site) -> Vec<(String, String)> {
-    let c = &site.conf;
-    let hosts: Vec<String> = c
-        .slurmctld_hosts
-        .iter()
-        .map(|h| match &h.addr {
-            Some(a) => format!("{}({a})", h.name),
-            None => h.name.clone(),
-        })
-        .collect();
-    let mut e: Vec<(String, String)> = vec![
-        (
-            "ClusterName".into(),
-            c.cluster_name.clone().unwrap_or_default(),
-        ),
-        ("FirstJobId".into(), c.first_job_id.to_string()),
-        ("GresTypes".into(), c.gres_types.join(",")),
-        ("KillWait".into(), format!("{} sec", c.kill_wait_secs)),
-        ("MaxArraySize".into(), c.max_array_size.to_string()),
-        ("MaxJobCount".into(), c.max_job_count.to_string()),
-        ("MinJobAge".into(), format!("{} sec", c.min_job_age_secs)),
-        (
-            "InactiveLimit".into(),
-            format!("{} sec", c.inactive_limit_secs),
-        ),
-        ("SchedulerType".into(), c.scheduler_type.clone()),
-        ("SelectType".into(), c.select_type.clone()),
-        (
-            "SlurmUser".into(),
-            format!("{}({})", c.slurm_user, site.slurm_user_uid.unwrap_or(0)),
-        ),
-        (
-            "SlurmctldHost[0]".into(),
-            hosts.first().cloned().unwrap_or_default(),
-        ),
-        ("SlurmctldPort".into(), c.slurmctld_port.first.to_string()),
-        ("SlurmdPort".into(), c.slurmd_port.to_string()),
-        ("SlurmdSpoolDir".into(), c.slurmd_spool_dir.clone()),
-        (
-            "SlurmdTimeout".into(),
-            format!("{} sec", c.slurmd_timeout_secs),
-        ),
-        ("SLURM_CONF".into(), site.conf_path.display().to_string()),
-        (
-            "SLURM_VERSION".into(),
-            spur_proto::SLURM_COMPAT_VERSION.into(),
-        ),
-        ("StateSaveLocation".into(), c.state_save_location.clone()),
-        ("TopologyPlugin".into(), c.topology_plugin.clone()),
-    ];
-    e.sort_by_key(|(k, _)| k.to_lowercase());
-    e
+/// The pairs `scontrol show config` prints, in Slurm 22.05's order (see
+/// [`config`]); `next_job_id` is the id the next job gets.
+pub(crate) fn config_entries(site: &Site, next_job_id: u32) -> Vec<(String, String)> {
+    config::entries(&site.conf, &host_facts(site, next_job_id))
+}
+
+/// What `show config` needs of this host and this controller.
+fn host_facts(site: &Site, next_job_id: u32) -> config::HostFacts {
+    let slurmd_user = site
+        .conf
+        .other
+        .get("slurmduser")
+        .map_or("root", String::as_str);
+    // read_config.c: /bin/mail unless only /usr/bin/mail exists.
+    let usr_only = !Path::new("/bin/mail").exists() && Path::new("/usr/bin/mail").exists();
+    config::HostFacts {
+        conf_path: site.conf_path.display().to_string(),
+        next_job_id,
+        slurm_user_uid: site.slurm_user_uid,
+        slurmd_user_uid: crate::users::uid_of(slurmd_user),
+        // Debian's Slurm packages (slurm-wlm) keep plugins in the
+        // multiarch library directory.
+        plugin_dir: format!("/usr/lib/{}-linux-gnu/slurm-wlm", std::env::consts::ARCH),
+        mail_prog: if usr_only {
+            "/usr/bin/mail"
+        } else {
+            "/bin/mail"
+        }
+        .to_string(),
+        hostname: crate::users::short_hostname(),
+    }
 }
 
 /// Builds the core from the configuration and puts every stored job back.

@@ -68,7 +68,7 @@ impl Controller {
             )),
             ClientRequest::Config => Ok(ClientResponse::Config(ConfigInfo {
                 loaded_at: self.started_at,
-                entries: super::config_entries(&self.site),
+                entries: super::config_entries(&self.site, self.core.next_job_id().0),
             })),
             ClientRequest::Signal(target) => Ok(self.signal(uid, &target)),
             ClientRequest::Hold { jobs, admin } => {
