@@ -2,6 +2,7 @@
 //! commands. Each test gets its own cluster in its own folder.
 
 mod arrays;
+mod clients;
 mod harness;
 mod patterns;
 mod requeue;
