@@ -35,6 +35,19 @@ pub fn request(req: &ClientRequest) -> Result<ClientResponse, RequestError> {
     }
 }
 
+/// ClusterName, as the controller's configuration says it (None when the
+/// controller cannot be asked).
+pub fn cluster_name() -> Option<String> {
+    match request(&ClientRequest::Config) {
+        Ok(ClientResponse::Config(config)) => config
+            .entries
+            .into_iter()
+            .find(|(k, _)| k == "ClusterName")
+            .map(|(_, v)| v),
+        _ => None,
+    }
+}
+
 /// Whether `req` requeues or cancels the job this command runs in (the
 /// job id in `SLURM_JOB_ID`): `scontrol requeue $SLURM_JOB_ID` from inside
 /// a job, as submitit's checkpointing does.

@@ -43,6 +43,10 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     } else {
         a.command.clone()
     };
+    let asked = Asked {
+        ntasks: a.desc.ntasks,
+        cluster: crate::controller::cluster_name(),
+    };
     let job = match grant("salloc", a.desc, a.quiet) {
         Ok(job) => job,
         Err(code) => return code,
@@ -50,7 +54,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     let id = job.job_id;
     let mut child = match std::process::Command::new(&command[0])
         .args(&command[1..])
-        .envs(allocation_env(&job, &host))
+        .envs(allocation_env(&job, &host, &asked))
         .process_group(0)
         .spawn()
     {
@@ -196,12 +200,34 @@ pub fn grant(prog: &str, desc: spur_proto::JobDesc, quiet: bool) -> Result<JobIn
     }
 }
 
-/// The variables a command holding allocation `job` gets (salloc's list).
-pub fn allocation_env(job: &JobInfo, host: &Host) -> Vec<(String, String)> {
+/// What salloc knows beside the allocation: what it asked for, and the
+/// cluster's name.
+#[derive(Debug, Clone, Default)]
+pub struct Asked {
+    /// `-n`.
+    pub ntasks: Option<u32>,
+    /// ClusterName.
+    pub cluster: Option<String>,
+}
+
+/// The variables a command holding allocation `job` gets (salloc's list,
+/// env_array_for_job's).
+pub fn allocation_env(job: &JobInfo, host: &Host, asked: &Asked) -> Vec<(String, String)> {
     let mut env = Vec::new();
     let mut set = |k: &str, v: String| env.push((k.to_string(), v));
     let id = job.job_id.to_string();
     let cpus = spur_proto::counts::compress_counts(&job.cpus_per_node);
+    // The tasks each node can hold, filled in order up to -n when given.
+    let mut left = asked.ntasks.map_or(u32::MAX, |n| n.max(job.num_nodes));
+    let tasks: Vec<u32> = job
+        .cpus_per_node
+        .iter()
+        .map(|&c| {
+            let t = (c / job.cpus_per_task.max(1)).max(1).min(left);
+            left -= t;
+            t
+        })
+        .collect();
     set("SLURM_JOB_ID", id.clone());
     set("SLURM_JOBID", id);
     set("SLURM_JOB_NAME", job.name.clone());
@@ -233,6 +259,19 @@ pub fn allocation_env(job: &JobInfo, host: &Host) -> Vec<(String, String)> {
     }
     if job.ntasks_per_node > 0 {
         set("SLURM_NTASKS_PER_NODE", job.ntasks_per_node.to_string());
+    }
+    set("SLURM_NODE_ALIASES", "(null)".into());
+    set(
+        "SLURM_TASKS_PER_NODE",
+        spur_proto::counts::compress_counts(&tasks),
+    );
+    if let Some(n) = asked.ntasks {
+        let n = n.max(job.num_nodes).to_string();
+        set("SLURM_NTASKS", n.clone());
+        set("SLURM_NPROCS", n);
+    }
+    if let Some(cluster) = &asked.cluster {
+        set("SLURM_CLUSTER_NAME", cluster.clone());
     }
     env
 }

@@ -3,6 +3,7 @@
 
 mod arrays;
 mod clients;
+mod environment;
 mod harness;
 mod patterns;
 mod requeue;

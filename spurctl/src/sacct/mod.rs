@@ -57,7 +57,7 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
         eprintln!("{line}");
     }
     let cluster = if needs_cluster(&plan) {
-        cluster_name()
+        controller::cluster_name().unwrap_or_default()
     } else {
         String::new()
     };
@@ -136,19 +136,6 @@ fn needs_cluster(plan: &Plan) -> bool {
     plan.json
         || plan.clusters.is_some()
         || plan.layout.columns.iter().any(|c| c.field.id == F::Cluster)
-}
-
-/// ClusterName from the controller's configuration.
-fn cluster_name() -> String {
-    match controller::request(&ClientRequest::Config) {
-        Ok(ClientResponse::Config(config)) => config
-            .entries
-            .into_iter()
-            .find(|(k, _)| k == "ClusterName")
-            .map(|(_, v)| v)
-            .unwrap_or_default(),
-        _ => String::new(),
-    }
 }
 
 fn clock() -> u64 {

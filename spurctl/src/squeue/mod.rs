@@ -114,7 +114,7 @@ fn prepare(plan: &mut Plan) -> Result<(), String> {
         plan.query.nodes = Some(check_nodes(&list)?);
     }
     if plan.json || plan.wants_cluster() {
-        plan.format.cluster = cluster_name();
+        plan.format.cluster = controller::cluster_name();
         plan.step_format.cluster = plan.format.cluster.clone();
     }
     Ok(())
@@ -145,18 +145,6 @@ fn check_nodes(list: &str) -> Result<Vec<String>, String> {
         }
     }
     Ok(out)
-}
-
-/// ClusterName from the controller's configuration.
-fn cluster_name() -> Option<String> {
-    match controller::request(&ClientRequest::Config) {
-        Ok(ClientResponse::Config(config)) => config
-            .entries
-            .into_iter()
-            .find(|(k, _)| k == "ClusterName")
-            .map(|(_, v)| v),
-        _ => None,
-    }
 }
 
 /// One report: fetch, select, sort, print. False when it failed.

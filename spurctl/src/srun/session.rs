@@ -347,6 +347,30 @@ fn signal_name(sig: i32) -> String {
     text.to_string_lossy().into_owned()
 }
 
+/// The environment srun hands its tasks: its own (per `--export`), and,
+/// inside an allocation it did not make, the layout variables srun sets
+/// there (SLURM_DISTRIBUTION, and SLURM_JOB_CPUS_PER_NODE again for the
+/// first component of a heterogeneous job).
+fn task_env(opts: &SrunArgs, grant: &StepGrant) -> Vec<(String, String)> {
+    let mut env = opts.env.clone();
+    if opts.job_id.is_some() {
+        let dist = if grant.ntasks() as usize <= grant.nodes.len() {
+            "cyclic"
+        } else {
+            "block"
+        };
+        env.push(("SLURM_DISTRIBUTION".into(), dist.into()));
+        let cpus = env
+            .iter()
+            .find(|(k, _)| k == "SLURM_JOB_CPUS_PER_NODE")
+            .map(|(_, v)| v.clone());
+        if let Some(cpus) = cpus {
+            env.push(("SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0".into(), cpus));
+        }
+    }
+    env
+}
+
 /// Connects to node `index` and starts its tasks; its messages go to `tx`.
 fn launch_node(
     opts: &SrunArgs,
@@ -375,7 +399,7 @@ fn launch_node(
         node_index: index as u32,
         argv: opts.command.clone(),
         cwd: opts.cwd.clone(),
-        env: opts.env.clone(),
+        env: task_env(opts, grant),
         stdin,
         multi_prog: opts.multi_prog.clone(),
     };

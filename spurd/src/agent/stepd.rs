@@ -167,7 +167,7 @@ impl Step {
         let mut env: Vec<(String, String)> = launch
             .env
             .iter()
-            .filter(|(k, _)| !crate::controller::env::is_gpu_binding(k))
+            .filter(|(k, _)| !crate::controller::env::is_step_gpu_binding(k))
             .cloned()
             .collect();
         env.extend(grant.env.iter().cloned());
@@ -199,8 +199,14 @@ impl Step {
             set("SLURM_STEP_LAUNCHER_PORT", peer.port().to_string());
         }
         if !node.gpus.is_empty() {
-            set("CUDA_VISIBLE_DEVICES", gpus.clone());
-            set("GPU_DEVICE_ORDINAL", gpus.clone());
+            for k in [
+                "CUDA_VISIBLE_DEVICES",
+                "GPU_DEVICE_ORDINAL",
+                "ROCR_VISIBLE_DEVICES",
+                "ZE_AFFINITY_MASK",
+            ] {
+                set(k, gpus.clone());
+            }
             set("SLURM_STEP_GPUS", gpus);
             set("SLURM_GPUS_ON_NODE", node.gpus.len().to_string());
         }

@@ -183,7 +183,9 @@ pub fn step_env(
     let mut set = |k: &str, v: String| env.push((k.to_string(), v));
     let ntasks: u32 = tasks_per_node.iter().sum();
     set("SLURM_NNODES", tasks_per_node.len().to_string());
-    set("SLURM_NODELIST", nodes.to_string());
+    // The job's nodes, as srun leaves them (the step's are
+    // SLURM_STEP_NODELIST).
+    set("SLURM_NODELIST", job.nodes.clone());
     set("SLURM_NPROCS", ntasks.to_string());
     set("SLURM_NTASKS", ntasks.to_string());
     set("SLURM_PRIO_PROCESS", "0".into());
@@ -211,6 +213,13 @@ pub fn is_gpu_binding(key: &str) -> bool {
             | "SLURM_STEP_GPUS"
             | "SLURM_GPUS_ON_NODE"
     )
+}
+
+/// The GPU bindings a step's tasks get from their node, in place of what
+/// srun had: all but SLURM_JOB_GPUS, which tasks inherit from the batch
+/// script or salloc that ran srun, as in Slurm.
+pub fn is_step_gpu_binding(key: &str) -> bool {
+    is_gpu_binding(key) && key != "SLURM_JOB_GPUS"
 }
 
 /// An environment with each name once: where a name repeats, the last

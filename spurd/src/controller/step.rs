@@ -120,6 +120,10 @@ impl Controller {
             .map(|(p, name)| {
                 let conf = &self.site.conf.nodes[p.node.index()];
                 let (addr, pattern) = convert::topology_addr(&self.core, p.node);
+                let env = vec![
+                    ("SLURM_TOPOLOGY_ADDR".into(), addr),
+                    ("SLURM_TOPOLOGY_ADDR_PATTERN".into(), pattern),
+                ];
                 StepNode {
                     name,
                     hostname: conf.hostname.clone(),
@@ -128,10 +132,7 @@ impl Controller {
                     tasks: p.tasks,
                     gpus: p.gpus,
                     cpus: p.cpus,
-                    env: vec![
-                        ("SLURM_TOPOLOGY_ADDR".into(), addr),
-                        ("SLURM_TOPOLOGY_ADDR_PATTERN".into(), pattern),
-                    ],
+                    env,
                 }
             })
             .collect();
