@@ -21,5 +21,6 @@ pub use slurm_conf::{slurm_conf_path, NodeConf, PartitionConf, SlurmConf};
 pub use slurmdbd_conf::{PurgeAfter, PurgeUnit, SlurmdbdConf};
 pub use topology_conf::{BlockConf, SwitchConf, TopologyConf};
 pub use value::{
-    parse_memory_mb, parse_time_limit, parse_time_minutes, MemoryFormatError, TimeFormatError,
+    parse_bool, parse_count, parse_memory_mb, parse_time_limit, parse_time_minutes,
+    MemoryFormatError, TimeFormatError,
 };

@@ -147,7 +147,7 @@ pub fn parse_memory_mb(value: &str) -> Result<u64, MemoryFormatError> {
 
 /// A count as Slurm's `s_p_handle_uint*` reads it: decimal, optional `K`
 /// suffix (x1024), or `UNLIMITED`/`INFINITE` (returned as `None`).
-pub(crate) fn parse_count(value: &str) -> Option<Option<u64>> {
+pub fn parse_count(value: &str) -> Option<Option<u64>> {
     let s = value.trim();
     if s.eq_ignore_ascii_case("UNLIMITED") || s.eq_ignore_ascii_case("INFINITE") {
         return Some(None);
@@ -184,7 +184,7 @@ pub(crate) fn parse_suffixed_count(value: &str) -> Option<u64> {
 }
 
 /// Slurm's boolean values: YES/UP/TRUE/1 and NO/DOWN/FALSE/0.
-pub(crate) fn parse_bool(value: &str) -> Option<bool> {
+pub fn parse_bool(value: &str) -> Option<bool> {
     let s = value.trim();
     let is = |w: &str| s.eq_ignore_ascii_case(w);
     if is("yes") || is("up") || is("true") || is("1") {

@@ -76,6 +76,23 @@ fn clients() -> Option<PathBuf> {
     Some(python)
 }
 
+/// `program` of the clients' virtualenv with `args`, in the cluster's
+/// folder and environment, the cluster's commands and the virtualenv's
+/// first on PATH.
+fn client(c: &Cluster, python: &Path, program: &Path, args: &[&str]) -> Command {
+    let venv_bin = python.parent().expect("venv bin");
+    let mut cmd = c.command(program.to_str().expect("utf-8 path"), args);
+    cmd.env(
+        "PATH",
+        format!(
+            "{}:{}:/usr/bin:/bin",
+            c.dir.path().join("bin").display(),
+            venv_bin.display()
+        ),
+    );
+    cmd
+}
+
 /// Runs `script` with the clients' python in the cluster's folder and
 /// environment; returns its stdout, failing the test on a non-zero exit.
 fn run_python(c: &Cluster, python: &Path, name: &str, script: &str) -> String {
@@ -83,20 +100,7 @@ fn run_python(c: &Cluster, python: &Path, name: &str, script: &str) -> String {
     std::fs::File::create(&path)
         .and_then(|mut f| f.write_all(script.as_bytes()))
         .expect("script written");
-    let bin = python.parent().expect("venv bin");
-    let out = c
-        .command(
-            python.to_str().expect("utf-8 path"),
-            &[path.to_str().expect("utf-8 path")],
-        )
-        .env(
-            "PATH",
-            format!(
-                "{}:{}:/usr/bin:/bin",
-                c.dir.path().join("bin").display(),
-                bin.display()
-            ),
-        )
+    let out = client(c, python, python, &[path.to_str().expect("utf-8 path")])
         .output()
         .expect("python runs");
     assert!(
@@ -230,18 +234,8 @@ fn snakemake_with_the_slurm_plugin_runs_a_workflow_plainly_and_as_an_array() {
             "--quiet",
         ];
         args.extend(extra);
-        let bin = python.parent().expect("venv bin");
-        let out = c
-            .command(snakemake.to_str().expect("utf-8 path"), &args)
+        let out = client(&c, &python, &snakemake, &args)
             .current_dir(&work)
-            .env(
-                "PATH",
-                format!(
-                    "{}:{}:/usr/bin:/bin",
-                    c.dir.path().join("bin").display(),
-                    bin.display()
-                ),
-            )
             .output()
             .expect("snakemake runs");
         assert!(

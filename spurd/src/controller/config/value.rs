@@ -6,34 +6,11 @@ use spur_conf::SlurmConf;
 
 use super::{Ctx, DEFAULT_TRES, NULL};
 
-/// `s_p_handle_uint*`: decimal with an optional `K`, or UNLIMITED/INFINITE
-/// (`Some(None)`); `None` when Slurm would refuse it.
-pub(super) fn count(value: &str) -> Option<Option<u64>> {
-    let s = value.trim();
-    if s.eq_ignore_ascii_case("UNLIMITED") || s.eq_ignore_ascii_case("INFINITE") {
-        return Some(None);
-    }
-    let (digits, scale) = match s.strip_suffix(['k', 'K']) {
-        Some(d) => (d, 1024),
-        None => (s, 1),
-    };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse::<u64>().ok()?.checked_mul(scale).map(Some)
-}
+/// `s_p_handle_uint*`, as slurm.conf is read.
+pub(super) use spur_conf::parse_count as count;
 
-/// `s_p_handle_boolean`.
-pub(super) fn boolean(value: &str) -> Option<bool> {
-    let is = |w: &str| value.trim().eq_ignore_ascii_case(w);
-    if is("yes") || is("up") || is("true") || is("1") {
-        Some(true)
-    } else if is("no") || is("down") || is("false") || is("0") {
-        Some(false)
-    } else {
-        None
-    }
-}
+/// `s_p_handle_boolean`, as slurm.conf is read.
+pub(super) use spur_conf::parse_bool as boolean;
 
 pub(super) fn yes_no(b: bool) -> &'static str {
     if b {
