@@ -134,6 +134,12 @@ fn a_job_that_requeues_itself_runs_once_more_after_its_begin_time() {
         state_reason(c, id) == "PENDING BeginTime"
     });
     assert_eq!(show(&c, id, "Restarts"), "1");
+    // It starts no earlier than cred_expire + 1 seconds after the requeue,
+    // and says so, as slurmctld does.
+    let submit = show(&c, id, "SubmitTime");
+    let eligible = show(&c, id, "EligibleTime");
+    assert!(eligible > submit, "{submit} {eligible}");
+    assert_eq!(show(&c, id, "StartTime"), eligible);
     c.wait_state(id, "COMPLETED");
     assert_eq!(show(&c, id, "Restarts"), "1");
     let out = std::fs::read_to_string(c.dir.path().join(format!("rq-{id}.out"))).expect("output");

@@ -241,8 +241,21 @@ pub fn job_info(
         time_limit: job.time_limit(),
         time_min: job.spec.time_min,
         submit_time: job.submit_time(),
-        eligible_time: job.submit_time(),
-        start_time: job.start_time().or(job.expected_start()),
+        // slurmctld's begin_time: the submission, or a later --begin (a
+        // requeued job's too).
+        eligible_time: job
+            .spec
+            .begin
+            .filter(|&b| b > job.submit_time())
+            .unwrap_or(job.submit_time()),
+        // A pending job's start: backfill's plan, else the begin time it
+        // waits for (as slurmctld shows a job held by BeginTime).
+        start_time: job.start_time().or(job.expected_start()).or_else(|| {
+            let begin = job.spec.begin.filter(|&b| b > job.submit_time());
+            (job.state() == JobState::Pending)
+                .then_some(begin)
+                .flatten()
+        }),
         end_time: job
             .end_time()
             .or_else(|| Some(job.start_time()? + job.time_limit()?)),
