@@ -405,6 +405,8 @@ impl Plan {
             (a.associations.is_some(), "--associations"),
             (a.units.is_some(), "--units"),
             (a.array, "--array"),
+            // A requeued job's earlier runs are not kept apart.
+            (a.duplicates, "--duplicates"),
         ] {
             if given {
                 warnings.push(format!(
