@@ -92,6 +92,11 @@ fn the_time_limit_ends_a_job_as_timeout() {
     let out = c.run("squeue", &["-h", "-j", &id.to_string(), "-o", "%l"]);
     assert_eq!(text(&out.stdout).trim(), "1:00");
     c.wait_state_within(id, "TIMEOUT", Duration::from_secs(90));
+    let out = c.run(
+        "squeue",
+        &["-h", "-t", "all", "-j", &id.to_string(), "-o", "%r"],
+    );
+    assert_eq!(text(&out.stdout).trim(), "TimeLimit");
 }
 
 #[test]
@@ -105,6 +110,11 @@ fn a_silent_node_goes_down_and_its_job_ends_as_node_fail() {
     c.wait_state(id, "RUNNING");
     c.kill_agent(1);
     c.wait_state(id, "NODE_FAIL");
+    let out = c.run(
+        "squeue",
+        &["-h", "-t", "all", "-j", &id.to_string(), "-o", "%r"],
+    );
+    assert_eq!(text(&out.stdout).trim(), "NodeDown");
     let out = c.run("sinfo", &["-h", "-N", "-n", "n02", "-o", "%t"]);
     assert!(
         text(&out.stdout).starts_with("down"),
@@ -1181,6 +1191,8 @@ fn inactive_limit_ends_an_allocation_whose_holder_went_silent() {
     // SAFETY: kill has no memory-safety preconditions.
     unsafe { libc::kill(holder.id() as i32, libc::SIGSTOP) };
     c.wait_state_within(2, "TIMEOUT", std::time::Duration::from_secs(30));
+    let out = c.run("squeue", &["-h", "-t", "all", "-j", "2", "-o", "%r"]);
+    assert_eq!(text(&out.stdout).trim(), "InactiveLimit");
     holder.kill().expect("kill -9");
     let _ = holder.wait();
     let log = std::fs::read_to_string(c.dir.path().join("controller.log")).expect("log");
