@@ -802,11 +802,11 @@ impl Core {
     /// cause says).
     fn on_launch_failed(&mut self, id: JobId, now: Time) -> Result<(), CoreError> {
         let job = self.jobs.get_mut(&id).ok_or(CoreError::UnknownJob(id))?;
+        if job.kill.is_some() {
+            return self.on_job_exited(id, ExitStatus::default(), now);
+        }
         let ran = run_time(job, now);
-        let alloc = match job.kill {
-            Some(_) => return self.on_job_exited(id, ExitStatus::default(), now),
-            None => job.fail_launch(now)?,
-        };
+        let alloc = job.fail_launch(now)?;
         self.release_job(id, alloc, ran, now);
         Ok(())
     }

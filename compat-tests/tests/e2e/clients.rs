@@ -126,6 +126,12 @@ fn cluster() -> Cluster {
 const SUBMITIT: &str = r#"
 import time, os, submitit
 
+def wait_running(j):
+    end = time.time() + 60
+    while j.state != "RUNNING":
+        assert time.time() < end and not j.done(), f"job {j.job_id} is {j.state}"
+        time.sleep(0.2)
+
 ex = submitit.AutoExecutor(folder="sub/%j")
 ex.update_parameters(timeout_min=5, slurm_partition="batch")
 print("function", ex.submit(lambda x: x * 2, 21).result())
@@ -155,10 +161,11 @@ except submitit.core.utils.FailedJobError as e:
     print("failed", "ValueError: boom" in str(e))
 
 j = ex.submit(time.sleep, 100)
-while j.state != "RUNNING":
-    time.sleep(0.2)
+wait_running(j)
 j.cancel()
+end = time.time() + 60
 while not j.done():
+    assert time.time() < end, f"job {j.job_id} is still {j.state}"
     time.sleep(0.2)
 print("cancelled", j.state)
 
@@ -173,8 +180,7 @@ class Counter(submitit.helpers.Checkpointable):
 
 ex.update_parameters(slurm_array_parallelism=None)
 j = ex.submit(Counter(), 16)
-while j.state != "RUNNING":
-    time.sleep(0.2)
+wait_running(j)
 time.sleep(3)
 j._interrupt()
 print("checkpointed", j.result())

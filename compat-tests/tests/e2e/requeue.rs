@@ -89,6 +89,20 @@ fn ended_jobs_keep_the_reason_slurm_gives_their_end() {
              {array}_[0-3%2]|PENDING|JobHeldUser\n"
         )
     );
+    // slurmdbd keeps a missed deadline's exit code 1 as a code.
+    let out = c.run(
+        "sacct",
+        &[
+            "-X",
+            "-n",
+            "-P",
+            "-o",
+            "State,ExitCode",
+            "-j",
+            &missed.to_string(),
+        ],
+    );
+    assert_eq!(text(&out.stdout), "DEADLINE|1:0\n");
     // A deadline already past is refused at submission, as slurmctld does.
     let out = c.run("sbatch", &["--deadline", "2020-01-01", "--wrap", "true"]);
     assert_eq!(

@@ -96,6 +96,10 @@ fn squeue_steps_and_scontrol_show_step_list_the_running_steps() {
         "squeue: error: Invalid job step format specification: NodeList\n"
     );
     assert_eq!(text(&out.stdout).lines().count(), 3);
+    // --json lists the jobs, -s or not, as squeue's dump_data does.
+    let out = c.run("squeue", &["-s", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(json["jobs"][0]["job_id"], id);
     let out = c.run("squeue", &["-s", "99999"]);
     assert_eq!(
         (text(&out.stderr).as_str(), out.status.code()),

@@ -60,11 +60,9 @@ impl Core {
     /// None for jobs that are not a meta record.
     pub fn array_task_str(&self, id: JobId) -> Option<String> {
         let job = self.jobs.get(&id)?;
+        // The meta record is the array's own, which keeps the throttle.
         let a = job.array.as_ref().filter(|a| a.task_id.is_none())?;
-        Some(match self.array_throttle(a.array_job_id).unwrap_or(0) {
-            0 => a.pending.to_string(),
-            k => format!("{}%{k}", a.pending),
-        })
+        Some(a.pending_text())
     }
 
     /// Changes the array's throttle (`scontrol update JobId=N

@@ -149,7 +149,8 @@ fn check_nodes(list: &str) -> Result<Vec<String>, String> {
 
 /// One report: fetch, select, sort, print. False when it failed.
 fn report_once(plan: &Plan) -> bool {
-    if plan.steps {
+    // --json lists jobs whatever else is asked, as squeue's dump_data does.
+    if plan.steps && !plan.json {
         return steps_once(plan);
     }
     let (now, jobs) = match fetch(plan) {

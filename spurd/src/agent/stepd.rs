@@ -115,15 +115,20 @@ fn pipe() -> Result<(RawFd, RawFd), String> {
     Ok((fds[0], fds[1]))
 }
 
+/// An error in strerror's words, as slurmstepd prints them (without Rust's
+/// `(os error N)`).
+fn strerror(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    text.split(" (os error").next().unwrap_or(&text).to_string()
+}
+
 /// Opens a task's stdin file, as the step's user.
 fn open_input(path: &str) -> Result<RawFd, String> {
     let c = cstring(path)?;
     // SAFETY: open of a NUL-terminated path; the descriptor is ours.
     let fd = unsafe { libc::open(c.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
     if fd < 0 {
-        let e = std::io::Error::last_os_error();
-        let why = e.to_string();
-        let why = why.split(" (os error").next().unwrap_or(&why).to_string();
+        let why = strerror(&std::io::Error::last_os_error());
         return Err(format!("Could not open stdin file {path}: {why}"));
     }
     Ok(fd)
@@ -146,8 +151,7 @@ impl Step {
         super::supervisor::apply_umask(&launch.env);
         if let Err(e) = std::env::set_current_dir(&launch.cwd) {
             // strerror's words, as slurmstepd prints them.
-            let why = e.to_string();
-            let why = why.split(" (os error").next().unwrap_or(&why);
+            let why = strerror(&e);
             let text = format!(
                 "slurmstepd: error: couldn't chdir to `{}': {why}: going to /tmp instead\n",
                 launch.cwd

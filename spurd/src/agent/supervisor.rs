@@ -112,6 +112,12 @@ fn launch(dir: &Path) -> Result<libc::pid_t, String> {
     spawn(&job, &script, [stdin, stdout, stderr], dir)
 }
 
+/// How long an output file's folder may take to appear. spur starts a job
+/// within milliseconds of its submission, sooner than slurmctld ever does,
+/// and submitters that create the folder once sbatch has answered (submitit
+/// names it after the job id) would otherwise lose that race.
+const OUTPUT_FOLDER_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 fn open_output(path: &str, mode: OpenMode) -> Result<fs::File, String> {
     let mut o = fs::OpenOptions::new();
     o.write(true).create(true).mode(0o644);
@@ -119,8 +125,18 @@ fn open_output(path: &str, mode: OpenMode) -> Result<fs::File, String> {
         OpenMode::Truncate => o.truncate(true),
         OpenMode::Append => o.append(true),
     };
-    o.open(path)
-        .map_err(|e| io_err(&format!("opening {path}"), e))
+    let since = std::time::Instant::now();
+    loop {
+        match o.open(path) {
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound
+                    && since.elapsed() < OUTPUT_FOLDER_WAIT =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            result => return result.map_err(|e| io_err(&format!("opening {path}"), e)),
+        }
+    }
 }
 
 /// Sets the umask SLURM_UMASK in `env` names (the submitter's), if any.

@@ -224,6 +224,7 @@ pub fn job_info(
     let text = |value: &String| if detail { value.clone() } else { String::new() };
     let optional = |value: &Option<String>| if detail { value.clone() } else { None };
     let partition = &core.partitions()[job.partition().index()];
+    let begin = job.spec.begin.filter(|&b| b > job.submit_time());
     JobInfo {
         job_id: job.id.0,
         name: job.spec.name.clone(),
@@ -243,19 +244,13 @@ pub fn job_info(
         submit_time: job.submit_time(),
         // slurmctld's begin_time: the submission, or a later --begin (a
         // requeued job's too).
-        eligible_time: job
-            .spec
-            .begin
-            .filter(|&b| b > job.submit_time())
-            .unwrap_or(job.submit_time()),
+        eligible_time: begin.unwrap_or(job.submit_time()),
         // A pending job's start: backfill's plan, else the begin time it
         // waits for (as slurmctld shows a job held by BeginTime).
-        start_time: job.start_time().or(job.expected_start()).or_else(|| {
-            let begin = job.spec.begin.filter(|&b| b > job.submit_time());
-            (job.state() == JobState::Pending)
-                .then_some(begin)
-                .flatten()
-        }),
+        start_time: job
+            .start_time()
+            .or(job.expected_start())
+            .or(begin.filter(|_| job.state() == JobState::Pending)),
         end_time: job
             .end_time()
             .or_else(|| Some(job.start_time()? + job.time_limit()?)),

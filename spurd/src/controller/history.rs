@@ -233,6 +233,9 @@ fn history_job(row: HistoryRow, q: &HistoryQuery) -> HistoryJob {
     // batch step holds the signal.
     let (exit_code, exit_signal) = match (record.state, record.exit) {
         (JobState::Completed | JobState::Failed, Some(e)) => (e.code, e.signal),
+        // slurmctld's exit code 1 for a job past its deadline, which
+        // slurmdbd keeps as the code, not a signal.
+        (JobState::Deadline, _) => (1, 0),
         _ => (0, 0),
     };
     let mut out = HistoryJob {
