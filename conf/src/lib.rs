@@ -1,8 +1,9 @@
 //! spur-conf: Slurm's configuration files (slurm.conf, topology.conf,
-//! gres.conf, and slurmdbd.conf's retention keys) read into typed structs,
-//! and Slurm hostlists. Pure parsing plus `load` functions that read files;
+//! gres.conf, cgroup.conf's memory keys, and slurmdbd.conf's retention
+//! keys) read into typed structs, and Slurm hostlists. Pure parsing plus `load` functions that read files;
 //! no daemon or scheduling logic.
 
+pub mod cgroup_conf;
 mod error;
 mod file;
 pub mod gres_conf;
@@ -13,6 +14,7 @@ pub mod slurmdbd_conf;
 pub mod topology_conf;
 mod value;
 
+pub use cgroup_conf::{CgroupConf, CgroupPlugin, MemoryLimits};
 pub use error::{BlockSizesProblem, ConfError, ErrorKind, Origin, Parsed, Warning};
 pub use file::ConfFile;
 pub use gres_conf::{AutoDetect, GresConf, GresLine};

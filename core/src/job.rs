@@ -36,9 +36,31 @@ pub enum JobState {
     /// Ended while pending: it could no longer end before its
     /// `--deadline`.
     Deadline,
+    /// Ended because its processes outgrew the memory confined to it
+    /// (cgroup.conf `ConstrainRAMSpace`) and the kernel killed one.
+    OutOfMemory,
 }
 
 impl JobState {
+    /// Every state.
+    pub const ALL: [JobState; 10] = [
+        JobState::Pending,
+        JobState::Running,
+        JobState::Completed,
+        JobState::Failed,
+        JobState::Cancelled,
+        JobState::Timeout,
+        JobState::NodeFail,
+        JobState::Preempted,
+        JobState::Deadline,
+        JobState::OutOfMemory,
+    ];
+
+    /// The state Slurm names `name` (`COMPLETED`, as [`JobState::as_str`]).
+    pub fn from_name(name: &str) -> Option<JobState> {
+        JobState::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+
     /// The name Slurm prints (`squeue -o %T`).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -51,6 +73,7 @@ impl JobState {
             JobState::NodeFail => "NODE_FAIL",
             JobState::Preempted => "PREEMPTED",
             JobState::Deadline => "DEADLINE",
+            JobState::OutOfMemory => "OUT_OF_MEMORY",
         }
     }
 
@@ -66,6 +89,7 @@ impl JobState {
             JobState::NodeFail => "NF",
             JobState::Preempted => "PR",
             JobState::Deadline => "DL",
+            JobState::OutOfMemory => "OOM",
         }
     }
 
@@ -82,6 +106,21 @@ pub struct ExitStatus {
     pub code: i32,
     /// The signal that killed it, 0 if none.
     pub signal: i32,
+}
+
+impl ExitStatus {
+    /// How an end by the out-of-memory killer is written: Slurm's SIG_OOM
+    /// (253) read as a wait status, signal 125, which no real signal uses.
+    /// sacct shows it as `0:125`.
+    pub const OUT_OF_MEMORY: ExitStatus = ExitStatus {
+        code: 0,
+        signal: 125,
+    };
+
+    /// Whether the out-of-memory killer ended it.
+    pub fn is_out_of_memory(self) -> bool {
+        self == ExitStatus::OUT_OF_MEMORY
+    }
 }
 
 /// Why the scheduler asked for a running job to be ended.
@@ -443,6 +482,7 @@ impl Job {
             Some(KillCause::PreemptCancel) => (JobState::Preempted, self.reason),
             Some(KillCause::Cancelled) => (JobState::Cancelled, self.reason),
             Some(KillCause::NodeFail) => (JobState::NodeFail, Reason::NodeDown),
+            _ if exit.is_out_of_memory() => (JobState::OutOfMemory, Reason::OutOfMemory),
             _ if exit.code != 0 => (JobState::Failed, Reason::NonZeroExitCode),
             // slurmctld names a job killed by a signal of its own a
             // launch failure.

@@ -64,6 +64,8 @@ pub enum Reason {
     NodeDown,
     /// Could no longer end before its `--deadline` (DEADLINE).
     DeadLine,
+    /// Killed for outgrowing its confined memory (OUT_OF_MEMORY).
+    OutOfMemory,
 }
 
 impl Reason {
@@ -95,6 +97,7 @@ impl Reason {
             Reason::InactiveLimit => "InactiveLimit",
             Reason::NodeDown => "NodeDown",
             Reason::DeadLine => "DeadLine",
+            Reason::OutOfMemory => "OutOfMemory",
         }
     }
 

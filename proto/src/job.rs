@@ -196,6 +196,8 @@ pub enum JobStateName {
     Preempted,
     /// DEADLINE.
     Deadline,
+    /// OUT_OF_MEMORY.
+    OutOfMemory,
     /// SPECIAL_EXIT: requeued with `State=SpecialExit`, held until
     /// released.
     SpecialExit,
@@ -215,6 +217,7 @@ impl JobStateName {
             JobStateName::NodeFail => "NODE_FAIL",
             JobStateName::Preempted => "PREEMPTED",
             JobStateName::Deadline => "DEADLINE",
+            JobStateName::OutOfMemory => "OUT_OF_MEMORY",
             JobStateName::SpecialExit => "SPECIAL_EXIT",
         }
     }
@@ -232,13 +235,14 @@ impl JobStateName {
             JobStateName::NodeFail => "NF",
             JobStateName::Preempted => "PR",
             JobStateName::Deadline => "DL",
+            JobStateName::OutOfMemory => "OOM",
             JobStateName::SpecialExit => "SE",
         }
     }
 
     /// Parses a full name or compact code, any case (`squeue -t`).
     pub fn parse(text: &str) -> Option<JobStateName> {
-        const ALL: [JobStateName; 11] = [
+        const ALL: [JobStateName; 12] = [
             JobStateName::Pending,
             JobStateName::Running,
             JobStateName::Completing,
@@ -249,6 +253,7 @@ impl JobStateName {
             JobStateName::NodeFail,
             JobStateName::Preempted,
             JobStateName::Deadline,
+            JobStateName::OutOfMemory,
             JobStateName::SpecialExit,
         ];
         ALL.into_iter()

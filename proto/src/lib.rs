@@ -27,8 +27,8 @@ pub use job::{
 };
 pub use message::{
     AgentHello, ArrayTasks, BatchLaunch, ClientRequest, ClientResponse, FromAgent, Hello, JobEnd,
-    JobUpdate, NodeStateRequest, NodeUpdate, Registration, RelayHello, RequeueHold, Role,
-    SignalScope, SignalTarget, ToAgent, WillRun,
+    JobUpdate, KillNotice, NodeStateRequest, NodeUpdate, Registration, RelayHello, RequeueHold,
+    Role, SignalScope, SignalTarget, ToAgent, WillRun,
 };
 pub use node::{ConfigInfo, NodeBaseState, NodeInfo, PartitionInfo};
 pub use pattern::PatternValues;
@@ -38,7 +38,12 @@ pub use step::{
 
 /// The protocol version spoken by this build. A peer with another version is
 /// refused at the hello.
-pub const PROTOCOL_VERSION: u16 = 3;
+pub const PROTOCOL_VERSION: u16 = 4;
+
+/// The signal an end by the out-of-memory killer reports, in every exit
+/// status on the wire: Slurm's SIG_OOM (253) read as a wait status. No
+/// real signal has the number.
+pub const SIG_OOM: i32 = 125;
 
 /// The controller's local socket, in StateSaveLocation.
 pub const CONTROLLER_SOCKET_NAME: &str = "spur.sock";

@@ -413,6 +413,40 @@ pub enum FromAgent {
     },
 }
 
+/// Why a job or step is being ended, as slurmstepd's
+/// `*** JOB 7 ON n01 CANCELLED AT <time> DUE TO TIME LIMIT ***` tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum KillNotice {
+    /// Cancelled (no cause is named).
+    Cancelled,
+    /// `DUE TO TIME LIMIT`.
+    TimeLimit,
+    /// `DUE TO PREEMPTION`.
+    Preemption,
+    /// `DUE TO JOB REQUEUE`.
+    Requeue,
+    /// `DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS`.
+    NodeFailure,
+}
+
+impl KillNotice {
+    /// slurmstepd's line for `entity` (`JOB 7`, `STEP 7.0`) on `node` at
+    /// `at` (Unix seconds), without its newline.
+    pub fn line(self, entity: &str, node: &str, at: u64) -> String {
+        let due = match self {
+            KillNotice::Cancelled => "",
+            KillNotice::TimeLimit => " DUE TO TIME LIMIT",
+            KillNotice::Preemption => " DUE TO PREEMPTION",
+            KillNotice::Requeue => " DUE TO JOB REQUEUE",
+            KillNotice::NodeFailure => " DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS",
+        };
+        format!(
+            "slurmstepd: error: *** {entity} ON {node} CANCELLED AT {}{due} ***",
+            crate::time::timestamp(at)
+        )
+    }
+}
+
 /// How `scontrol requeue` leaves a job in the queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct RequeueHold {
@@ -477,6 +511,9 @@ pub struct BatchLaunch {
     pub open_mode: crate::job::OpenMode,
     /// GPU indices allocated on this node.
     pub gpus: Vec<u32>,
+    /// The job's memory on this node in MiB (0: none counted), what
+    /// cgroup confinement holds it to.
+    pub memory_mib: u64,
     /// The array master id and task id (`%A`, `%a`).
     pub array: Option<(u32, u32)>,
 }
@@ -505,6 +542,8 @@ pub enum ToAgent {
         job_id: u32,
         /// Seconds between SIGTERM and SIGKILL.
         grace: u64,
+        /// The line the batch script's output gets, on its node.
+        notice: Option<KillNotice>,
     },
     /// The answer to a relayed request: one encoded `ClientResponse`
     /// frame, passed to the command as it is.
@@ -519,4 +558,33 @@ pub enum ToAgent {
         /// The job.
         job_id: u32,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kill_notices_read_as_slurmstepd_writes_them() {
+        let at = 1_700_000_000;
+        let time = crate::time::timestamp(at);
+        let line = |n: KillNotice| n.line("JOB 7", "n01", at);
+        assert_eq!(
+            line(KillNotice::Cancelled),
+            format!("slurmstepd: error: *** JOB 7 ON n01 CANCELLED AT {time} ***")
+        );
+        assert_eq!(
+            line(KillNotice::Preemption),
+            format!(
+                "slurmstepd: error: *** JOB 7 ON n01 CANCELLED AT {time} DUE TO PREEMPTION ***"
+            )
+        );
+        assert_eq!(
+            KillNotice::NodeFailure.line("STEP 7.0", "n02", at),
+            format!(
+                "slurmstepd: error: *** STEP 7.0 ON n02 CANCELLED AT {time} DUE TO NODE FAILURE, \
+                 SEE SLURMCTLD LOG FOR DETAILS ***"
+            )
+        );
+    }
 }

@@ -65,6 +65,9 @@ pub struct StepNode {
     pub gpus: Vec<u32>,
     /// CPUs of the job on the node (SLURM_CPUS_ON_NODE).
     pub cpus: u32,
+    /// The job's memory on the node in MiB (0: none counted), what cgroup
+    /// confinement holds the job's processes there to.
+    pub memory_mib: u64,
     /// Variables only this node's tasks get (SLURM_TOPOLOGY_ADDR, ...).
     pub env: Vec<(String, String)>,
 }
@@ -219,6 +222,12 @@ pub enum FromStep {
         stderr: bool,
         /// The bytes.
         data: Vec<u8>,
+    },
+    /// A line the node's step process has for srun's stderr, as
+    /// slurmstepd's own error messages reach it.
+    Notice {
+        /// The line, without its newline.
+        text: String,
     },
     /// A task ended; its output has all been sent.
     Exited {

@@ -26,6 +26,12 @@ pub struct Options {
     pub kill_wait: u32,
     pub min_job_age: u32,
     pub gres_conf: Option<&'static str>,
+    /// cgroup.conf's text, if there is one.
+    pub cgroup_conf: Option<&'static str>,
+    /// A memory cgroup (v1) the daemons start in, made for this cluster
+    /// inside this one, so that clusters running side by side, whose
+    /// nodes share names, never share job cgroups.
+    pub memory_cgroup_in: Option<PathBuf>,
     /// slurm.conf's InactiveLimit (0: none).
     pub inactive_limit: u32,
     /// More slurm.conf lines, appended as written.
@@ -40,6 +46,8 @@ impl Default for Options {
             kill_wait: 2,
             min_job_age: 300,
             gres_conf: None,
+            cgroup_conf: None,
+            memory_cgroup_in: None,
             inactive_limit: 0,
             extra_conf: "",
         }
@@ -54,6 +62,8 @@ pub struct Cluster {
     controller: Option<Child>,
     agents: Vec<(String, Option<Child>)>,
     others: Vec<(String, Child)>,
+    /// The cluster's own memory cgroup, if it has one.
+    pub memory_cgroup: Option<PathBuf>,
 }
 
 fn free_port() -> u16 {
@@ -116,10 +126,25 @@ impl Cluster {
         if let Some(gres) = opts.gres_conf {
             std::fs::write(dir.path().join("gres.conf"), gres).expect("gres.conf");
         }
+        if let Some(cgroup) = opts.cgroup_conf {
+            std::fs::write(dir.path().join("cgroup.conf"), cgroup).expect("cgroup.conf");
+        }
         let key = dir.path().join("spur.key");
         std::fs::write(&key, b"0123456789abcdef0123456789abcdef").expect("key");
         std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        let memory_cgroup = opts.memory_cgroup_in.map(|parent| {
+            let name = dir
+                .path()
+                .file_name()
+                .expect("named")
+                .to_string_lossy()
+                .into_owned();
+            let cg = parent.join(name);
+            std::fs::create_dir(&cg).expect("the cluster's memory cgroup");
+            cg
+        });
         let mut c = Cluster {
+            memory_cgroup,
             conf: conf_path,
             bin,
             controller: None,
@@ -152,14 +177,31 @@ impl Cluster {
 
     fn spurd(&self, args: &[&str], log: &str) -> Child {
         let log = self.log(log);
-        Command::new(bin_dir().join("spurd"))
-            .args(args)
+        let mut cmd = Command::new(bin_dir().join("spurd"));
+        cmd.args(args)
             .env("SLURM_CONF", &self.conf)
             .env("SPUR_LOG", "info")
             .stdout(log.try_clone().expect("dup log"))
-            .stderr(log)
-            .spawn()
-            .expect("spurd starts")
+            .stderr(log);
+        if let Some(cg) = &self.memory_cgroup {
+            use std::os::unix::ffi::OsStrExt;
+            use std::os::unix::process::CommandExt;
+            let procs = std::ffi::CString::new(cg.join("cgroup.procs").as_os_str().as_bytes())
+                .expect("no NUL in a path");
+            // SAFETY: between fork and exec the closure calls only open,
+            // write and close, which are async-signal-safe.
+            unsafe {
+                cmd.pre_exec(move || {
+                    let fd = libc::open(procs.as_ptr(), libc::O_WRONLY);
+                    if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    libc::close(fd);
+                    Ok(())
+                });
+            }
+        }
+        cmd.spawn().expect("spurd starts")
     }
 
     /// Starts (or restarts) the controller.
@@ -346,6 +388,23 @@ impl Cluster {
     }
 }
 
+/// Removes a cgroup and those inside it, once their processes are gone.
+fn remove_cgroup(cg: &Path) {
+    if let Ok(entries) = std::fs::read_dir(cg) {
+        for e in entries.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                remove_cgroup(&e.path());
+            }
+        }
+    }
+    for _ in 0..100 {
+        if std::fs::remove_dir(cg).is_ok() || !cg.exists() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 impl Drop for Cluster {
     fn drop(&mut self) {
         let mut crashed = Vec::new();
@@ -368,6 +427,9 @@ impl Drop for Cluster {
             let _ = c.wait();
         }
         self.kill_jobs();
+        if let Some(cg) = &self.memory_cgroup {
+            remove_cgroup(cg);
+        }
         if !crashed.is_empty() && !std::thread::panicking() {
             panic!("daemons died during the test: {crashed:?}\n{}", self.logs());
         }

@@ -38,7 +38,12 @@ fn every_end_leaves_the_reason_slurmctld_gives_it() {
     let cancelled = env.submit(gpu_job(1));
     let lost = env.submit(gpu_job(1));
     let silent = env.submit(gpu_job(1));
+    let oom = env.submit(gpu_job(1));
+    let oom_cancelled = env.submit(gpu_job(1));
     env.schedule();
+    exit(&mut env, oom, 0, 125);
+    handle(&mut env, Input::Cancel(oom_cancelled)).expect("running");
+    exit(&mut env, oom_cancelled, 0, 125);
     exit(&mut env, ok, 0, 0);
     exit(&mut env, failed, 2, 0);
     exit(&mut env, signalled, 0, 9);
@@ -88,6 +93,19 @@ fn every_end_leaves_the_reason_slurmctld_gives_it() {
     assert_eq!(
         state_reason(&env, silent),
         (JobState::Timeout, Reason::InactiveLimit)
+    );
+    assert_eq!(
+        state_reason(&env, oom),
+        (JobState::OutOfMemory, Reason::OutOfMemory)
+    );
+    assert_eq!(
+        env.core.job(oom).unwrap().exit_status(),
+        Some(ExitStatus::OUT_OF_MEMORY)
+    );
+    // Killed while being cancelled: the cancel is why it ended.
+    assert_eq!(
+        state_reason(&env, oom_cancelled),
+        (JobState::Cancelled, Reason::None)
     );
 }
 

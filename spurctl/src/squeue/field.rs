@@ -452,6 +452,7 @@ fn shows_reason(state: JobStateName) -> bool {
         JobStateName::Pending
             | JobStateName::SpecialExit
             | JobStateName::Timeout
+            | JobStateName::OutOfMemory
             | JobStateName::Deadline
             | JobStateName::Failed
     )

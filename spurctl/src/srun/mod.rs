@@ -46,15 +46,23 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
             crate::salloc::keep_alive(job_id);
         });
     }
-    let status = step(&opts, job_id);
+    let (status, out_of_memory) = step(&opts, job_id);
     if own {
-        crate::salloc::release(job_id, i32::from(status), 0);
+        // A job whose only step the out-of-memory killer struck ends
+        // OUT_OF_MEMORY, as srun reports SIG_OOM to slurmctld.
+        let (code, signal) = if out_of_memory {
+            (0, spur_proto::SIG_OOM)
+        } else {
+            (i32::from(status), 0)
+        };
+        crate::salloc::release(job_id, code, signal);
     }
     ExitCode::from(status)
 }
 
-/// Runs one step in job `job_id`; srun's exit status.
-fn step(opts: &SrunArgs, job_id: u32) -> u8 {
+/// Runs one step in job `job_id`: srun's exit status, and whether the
+/// out-of-memory killer struck.
+fn step(opts: &SrunArgs, job_id: u32) -> (u8, bool) {
     let req = opts.step_request(job_id);
     let mut waited = false;
     let mut pause = std::time::Duration::from_millis(20);
@@ -86,15 +94,15 @@ fn step(opts: &SrunArgs, job_id: u32) -> u8 {
             eprintln!(
                 "srun: error: Unable to create step for job {job_id}: Unexpected message received"
             );
-            return 1;
+            return (1, false);
         }
         Err(RequestError::Refused(e)) => {
             eprintln!("srun: error: Unable to create step for job {job_id}: {e}");
-            return 1;
+            return (1, false);
         }
         Err(e) => {
             eprintln!("srun: error: Unable to create step for job {job_id}: {e}");
-            return 1;
+            return (1, false);
         }
     };
     let outcome = session::run(opts, grant, signature);
@@ -104,5 +112,5 @@ fn step(opts: &SrunArgs, job_id: u32) -> u8 {
         exit_code: outcome.exit_code,
         signal: outcome.signal,
     });
-    outcome.status
+    (outcome.status, outcome.signal == spur_proto::SIG_OOM)
 }

@@ -541,6 +541,7 @@ pub fn run(opts: &SrunArgs, grant: StepGrant, signature: Vec<u8>) -> Outcome {
                 }
                 send_all(&mut writers, &ToStep::Signal(libc::SIGKILL));
             }
+            Event::Node(_, FromStep::Notice { text }) => eprintln!("{text}"),
             Event::Node(_, _) => {}
             Event::Closed(index, why) => {
                 let node = &grant.nodes[index];
@@ -619,7 +620,8 @@ fn report(
         for t in &node.tasks {
             let status = exits.get(t).copied().unwrap_or((1, 0));
             exit_code = exit_code.max(status.0);
-            if status.1 != 0 {
+            // The out-of-memory end outweighs any signal, as in srun.
+            if status.1 != 0 && signal != spur_proto::SIG_OOM {
                 signal = status.1;
             }
             if status != (0, 0) {
@@ -630,7 +632,9 @@ fn report(
             continue;
         }
         for ((code, sig), ids) in groups {
-            let what = if sig != 0 {
+            let what = if sig == spur_proto::SIG_OOM {
+                "Out Of Memory".to_string()
+            } else if sig != 0 {
                 signal_name(sig)
             } else {
                 format!("Exited with exit code {code}")
@@ -638,7 +642,10 @@ fn report(
             eprintln!("srun: error: {}: {}: {what}", node.name, tasks_word(&ids));
         }
     }
-    let status = if signal != 0 {
+    // srun's own exit when the out-of-memory killer struck is 1.
+    let status = if signal == spur_proto::SIG_OOM {
+        1
+    } else if signal != 0 {
         (128 + signal).min(255) as u8
     } else {
         exit_code.clamp(0, 255) as u8

@@ -27,6 +27,8 @@ pub struct Launcher {
     pub spool: PathBuf,
     /// The `spurd` executable.
     pub exe: PathBuf,
+    /// Memory confinement, if asked for.
+    pub memcg: Option<Arc<super::cgroup::Memcg>>,
     /// Told when a step's process ends (job, step), for the controller.
     pub ended: Box<dyn Fn(u32, u32) + Send + Sync>,
 }
@@ -85,6 +87,27 @@ async fn connection(mut stream: TcpStream, launcher: &Launcher) -> Result<()> {
     let grant = &launch.grant;
     let dir = step_dir(&launcher.spool, grant.job_id, grant.step_id);
     std::fs::create_dir_all(&dir).with_context(|| format!("while creating {}", dir.display()))?;
+    if let Some(memcg) = &launcher.memcg {
+        let memory = launch.grant.nodes[launch.node_index as usize].memory_mib;
+        let made = memcg.prepare(grant.job_id, &grant.step_id.to_string(), memory);
+        match made {
+            Ok(cg) => std::fs::write(
+                dir.join(super::cgroup::CGROUP_FILE),
+                cg.as_os_str().as_encoded_bytes(),
+            )?,
+            Err(e) => {
+                let message = format!("cannot make the step's memory cgroup: {e}");
+                frame::write(
+                    &mut stream,
+                    &FromStep::Failed {
+                        message: message.clone(),
+                    },
+                )
+                .await?;
+                bail!(message);
+            }
+        }
+    }
     std::fs::write(dir.join(stepd::LAUNCH_FILE), bincode::serialize(&*launch)?)?;
     let socket = stream.into_std()?;
     socket.set_nonblocking(false)?;
@@ -114,8 +137,12 @@ async fn connection(mut stream: TcpStream, launcher: &Launcher) -> Result<()> {
     );
     let job_dir = super::job_dir(&launcher.spool, grant.job_id);
     let (job_id, step_id) = (grant.job_id, grant.step_id);
+    let memcg = launcher.memcg.clone();
     let waited = tokio::task::spawn_blocking(move || {
         let _ = child.wait();
+        if let Some(memcg) = memcg {
+            memcg.release(job_id, &step_id.to_string());
+        }
         let _ = std::fs::remove_dir_all(&dir);
         // A node that runs only steps of the job keeps no folder for it.
         let _ = std::fs::remove_dir(&job_dir);

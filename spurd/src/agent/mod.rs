@@ -4,6 +4,7 @@
 //! and signals jobs. Jobs outlive the agent: a restarted agent finds them in
 //! its spool directory and reports them.
 
+pub mod cgroup;
 mod gpu;
 mod launcher;
 mod nvml;
@@ -14,6 +15,7 @@ pub mod supervisor;
 use std::collections::{BTreeMap, HashMap};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -21,13 +23,14 @@ use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tracing::{info, warn};
 
-use spur_conf::{ConfFile, NodeConf, SlurmConf};
+use spur_conf::{CgroupConf, ConfFile, NodeConf, SlurmConf};
 use spur_proto::frame;
 use spur_proto::{
     AgentHello, BatchLaunch, FromAgent, Hello, JobEnd, Registration, Role, SignalScope, ToAgent,
     PROTOCOL_VERSION,
 };
 
+use cgroup::Memcg;
 pub use gpu::{ConfiguredGpus, GpuDiscovery};
 
 /// Heartbeat period.
@@ -47,6 +50,8 @@ pub struct Settings {
     pub gpus: Box<dyn GpuDiscovery>,
     /// The `spurd` executable the supervisors run.
     pub exe: PathBuf,
+    /// Memory confinement (cgroup.conf `ConstrainRAMSpace`), if asked for.
+    pub memcg: Option<Arc<Memcg>>,
 }
 
 impl Settings {
@@ -77,6 +82,26 @@ impl Settings {
                 };
             settings.gpus = gpu::select_discovery(&gres.value, node, configured);
         }
+        let cgroup_path = CgroupConf::path_beside(conf);
+        let cgroup = if cgroup_path.exists() {
+            let parsed = CgroupConf::load(&cgroup_path)
+                .with_context(|| format!("while reading {}", cgroup_path.display()))?;
+            for warning in &parsed.warnings {
+                warn!(%warning, "cgroup.conf");
+            }
+            parsed.value
+        } else {
+            CgroupConf::default()
+        };
+        let task_plugin = parsed.value.other.get("taskplugin").map(String::as_str);
+        settings.memcg = Memcg::setup(
+            &cgroup,
+            task_plugin,
+            &settings.node.name,
+            settings.node.real_memory_mb,
+        )
+        .context("while setting up memory confinement")?
+        .map(Arc::new);
         Ok(settings)
     }
 
@@ -110,6 +135,7 @@ impl Settings {
             spool: PathBuf::from(spool),
             exe: std::env::current_exe().context("while finding the spurd executable")?,
             node,
+            memcg: None,
         })
     }
 }
@@ -152,6 +178,7 @@ pub async fn run(
             key: settings.key.clone(),
             spool: settings.spool.clone(),
             exe: settings.exe.clone(),
+            memcg: settings.memcg.clone(),
             ended: {
                 let events = events_tx.clone();
                 Box::new(move |job_id, step_id| {
@@ -362,7 +389,15 @@ fn on_message(
                 launcher::signal_steps(&settings.spool, job_id, signal);
             }
         }
-        ToAgent::Kill { job_id, grace } => {
+        ToAgent::Kill {
+            job_id,
+            grace,
+            notice,
+        } => {
+            if let (Some(notice), Some(dir)) = (notice, jobs.running.get(&job_id)) {
+                let line = notice.line(&format!("JOB {job_id}"), &settings.node.name, now());
+                supervisor::post_notice(dir, &line);
+            }
             // Steps first: they end with the job, on every node of it.
             launcher::signal_steps(&settings.spool, job_id, libc::SIGCONT);
             launcher::signal_steps(&settings.spool, job_id, libc::SIGTERM);
@@ -411,6 +446,15 @@ fn start(
         .push(("SLURMD_NODENAME".into(), settings.node.name.clone()));
     if !launch.env.iter().any(|(k, _)| k == "TMPDIR") {
         launch.env.push(("TMPDIR".into(), "/tmp".into()));
+    }
+    if let Some(memcg) = &settings.memcg {
+        let cg = memcg
+            .prepare(launch.job_id, "batch", launch.memory_mib)
+            .context("while making the job's memory cgroup")?;
+        std::fs::write(
+            dir.join(cgroup::CGROUP_FILE),
+            cg.as_os_str().as_encoded_bytes(),
+        )?;
     }
     let bytes = bincode::serialize(&launch).context("while encoding the launch")?;
     // Whole or not at all: a restarted agent starts what it finds.
@@ -463,11 +507,26 @@ fn spawn_supervisor(
     // The child holds the lock now; the agent's descriptor can go.
     drop(lock);
     let (events, dir) = (events.clone(), dir.to_path_buf());
+    let memcg = settings.memcg.clone();
     tokio::spawn(async move {
         let _ = child.wait().await;
-        report_end(job_id, &dir, &events);
+        batch_ended(job_id, &dir, memcg, &events).await;
     });
     Ok(())
+}
+
+/// The batch script's supervisor is gone: what is left of the script's
+/// processes goes with its cgroup, then the end is reported.
+async fn batch_ended(
+    job_id: u32,
+    dir: &Path,
+    memcg: Option<Arc<Memcg>>,
+    events: &mpsc::UnboundedSender<Event>,
+) {
+    if let Some(memcg) = memcg {
+        let _ = tokio::task::spawn_blocking(move || memcg.release(job_id, "batch")).await;
+    }
+    report_end(job_id, dir, events);
 }
 
 /// Whether a supervisor (or the script it started) still holds the job's
@@ -600,12 +659,19 @@ fn scan_spool(settings: &Settings, events: &mpsc::UnboundedSender<Event>) -> Job
     }
     for (id, dir) in watch {
         let events = events.clone();
+        let memcg = settings.memcg.clone();
         tokio::spawn(async move {
             while supervisor::read_status(&dir).is_none() && supervisor_alive(&dir) {
                 tokio::time::sleep(Duration::from_millis(250)).await;
             }
-            report_end(id, &dir, &events);
+            batch_ended(id, &dir, memcg, &events).await;
         });
+    }
+    // Ends found on disk: their cgroups, if any, are empty by now.
+    if let Some(memcg) = &settings.memcg {
+        for &id in jobs.unacked.keys() {
+            memcg.release(id, "batch");
+        }
     }
     jobs
 }

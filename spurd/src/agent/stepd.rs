@@ -100,6 +100,10 @@ struct Step {
     killed: bool,
     label: String,
     node: String,
+    /// The step's memory cgroup, if memory is confined.
+    cgroup: Option<std::path::PathBuf>,
+    /// Whether srun was told of the out-of-memory killer.
+    oom_told: bool,
 }
 
 fn cstring(s: impl AsRef<[u8]>) -> Result<CString, String> {
@@ -147,6 +151,9 @@ impl Step {
             .nodes
             .get(index)
             .ok_or_else(|| "the launch names no node of its step".to_string())?;
+        // Into the step's memory cgroup while still root; the tasks are
+        // born there.
+        let cgroup = super::cgroup::join_from(dir)?;
         super::supervisor::become_user(grant.uid, grant.gid, &grant.user_name)?;
         super::supervisor::apply_umask(&launch.env);
         if let Err(e) = std::env::set_current_dir(&launch.cwd) {
@@ -281,6 +288,8 @@ impl Step {
             killed: false,
             label,
             node: node.name.clone(),
+            cgroup,
+            oom_told: false,
         })
     }
 
@@ -307,12 +316,9 @@ impl Step {
                     let now = std::time::SystemTime::now()
                         .duration_since(std::time::UNIX_EPOCH)
                         .map_or(0, |d| d.as_secs());
-                    let text = format!(
-                        "slurmstepd: error: *** {} ON {} CANCELLED AT {} DUE TO TIME LIMIT ***\n",
-                        self.label.replace("StepId=", "STEP "),
-                        self.node,
-                        spur_proto::time::timestamp(now)
-                    );
+                    let entity = self.label.replace("StepId=", "STEP ");
+                    let text =
+                        spur_proto::KillNotice::TimeLimit.line(&entity, &self.node, now) + "\n";
                     let task = self.tasks.first().map_or(0, |t| t.id);
                     let _ = frame::write_sync(
                         srun,
@@ -456,13 +462,25 @@ impl Step {
         }
     }
 
-    /// Reports tasks that have ended and whose output is all sent.
+    /// Reports tasks that have ended and whose output is all sent. Once
+    /// the out-of-memory killer has struck in the step, every task ends
+    /// with slurmstepd's SIG_OOM, after its line.
     fn report(&mut self, srun: &mut TcpStream) {
         for t in &mut self.tasks {
             if t.reported || t.out.is_some() || t.err.is_some() {
                 continue;
             }
-            if let Some((code, signal)) = t.status {
+            if let Some(mut status) = t.status {
+                let kills = self.cgroup.as_deref().map_or(0, super::cgroup::oom_kills);
+                if kills > 0 {
+                    if !self.oom_told {
+                        self.oom_told = true;
+                        let text = super::cgroup::oom_message(kills, &self.label);
+                        let _ = frame::write_sync(srun, &FromStep::Notice { text });
+                    }
+                    status = (0, spur_proto::SIG_OOM);
+                }
+                let (code, signal) = status;
                 t.reported = true;
                 let _ = frame::write_sync(
                     srun,

@@ -12,6 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use spur_proto::{BatchLaunch, OpenMode, PatternValues};
 
@@ -25,6 +26,46 @@ pub const STATUS_FILE: &str = "status";
 pub const LOCK_FILE: &str = "lock";
 /// Why the script could not be started.
 pub const ERROR_FILE: &str = "error";
+/// The supervisor's own pid, once it can take a notice.
+pub const SUPERVISOR_PID_FILE: &str = "supervisor";
+/// A line of slurmstepd's for the script's stderr, left by the agent.
+pub const NOTICE_FILE: &str = "notice";
+
+/// Set by SIGUSR1: the agent left a notice.
+static NOTICE_POSTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_notice(_: libc::c_int) {
+    NOTICE_POSTED.store(true, Ordering::SeqCst);
+}
+
+/// Leaves `line` for the supervisor of the job in `dir` to write into the
+/// script's stderr, and wakes it. A supervisor not yet able to take it
+/// finds it once the script is forked, or when it ends.
+pub fn post_notice(dir: &Path, line: &str) {
+    let tmp = dir.join("notice.tmp");
+    if fs::write(&tmp, format!("{line}\n"))
+        .and_then(|()| fs::rename(&tmp, dir.join(NOTICE_FILE)))
+        .is_err()
+    {
+        return;
+    }
+    let pid = fs::read_to_string(dir.join(SUPERVISOR_PID_FILE))
+        .ok()
+        .and_then(|t| t.trim().parse::<i32>().ok());
+    if let Some(pid) = pid.filter(|&p| p > 0) {
+        // SAFETY: kill has no memory-safety preconditions.
+        unsafe { libc::kill(pid, libc::SIGUSR1) };
+    }
+}
+
+/// Writes a notice the agent left, once, into `stderr`.
+fn take_notice(dir: &Path, stderr: &fs::File) {
+    let path = dir.join(NOTICE_FILE);
+    if let Ok(line) = fs::read_to_string(&path) {
+        let _ = fs::remove_file(&path);
+        let _ = (&*stderr).write_all(line.as_bytes());
+    }
+}
 
 /// Runs the job whose launch file is in `dir`.
 pub fn run(dir: &Path) -> ExitCode {
@@ -36,9 +77,27 @@ pub fn run(dir: &Path) -> ExitCode {
         libc::signal(libc::SIGINT, libc::SIG_IGN);
         libc::signal(libc::SIGTERM, libc::SIG_IGN);
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+        // Without SA_RESTART: the notice interrupts the wait for the
+        // script, which writes it and waits on.
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_notice as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        libc::sigaction(libc::SIGUSR1, &action, std::ptr::null_mut());
     }
+    let _ = fs::write(
+        dir.join(SUPERVISOR_PID_FILE),
+        format!("{}\n", std::process::id()),
+    );
     let status = match launch(dir) {
-        Ok(pid) => wait(pid),
+        Ok(started) => {
+            take_notice(dir, &started.stderr);
+            let status = wait(started.pid, || {
+                if NOTICE_POSTED.swap(false, Ordering::SeqCst) {
+                    take_notice(dir, &started.stderr);
+                }
+            });
+            take_notice(dir, &started.stderr);
+            out_of_memory(&started).unwrap_or(status)
+        }
         Err(e) => {
             let _ = fs::write(dir.join(ERROR_FILE), format!("{e}\n"));
             (1, 0)
@@ -71,11 +130,40 @@ fn io_err(what: &str, e: std::io::Error) -> String {
     format!("{what}: {e}")
 }
 
-fn launch(dir: &Path) -> Result<libc::pid_t, String> {
+/// A script that started.
+struct Started {
+    pid: libc::pid_t,
+    job_id: u32,
+    /// The memory cgroup it runs in, if memory is confined.
+    cgroup: Option<std::path::PathBuf>,
+    /// Its stderr, for slurmstepd's own lines.
+    stderr: fs::File,
+}
+
+/// The status of a script whose processes the out-of-memory killer took
+/// (slurmstepd's SIG_OOM, whatever the script's own status), after
+/// slurmstepd's line in its stderr.
+fn out_of_memory(started: &Started) -> Option<(i32, i32)> {
+    let kills = started
+        .cgroup
+        .as_deref()
+        .map_or(0, super::cgroup::oom_kills);
+    if kills == 0 {
+        return None;
+    }
+    let line = super::cgroup::oom_message(kills, &format!("StepId={}.batch", started.job_id));
+    let _ = writeln!(&started.stderr, "{line}");
+    Some((0, spur_proto::SIG_OOM))
+}
+
+fn launch(dir: &Path) -> Result<Started, String> {
     let bytes =
         fs::read(dir.join(LAUNCH_FILE)).map_err(|e| io_err("reading the launch file", e))?;
     let mut job: BatchLaunch =
         bincode::deserialize(&bytes).map_err(|e| format!("malformed launch file: {e}"))?;
+    // Into the job's memory cgroup while still root; the script and all
+    // it starts are born there.
+    let cgroup = super::cgroup::join_from(dir)?;
     become_user(job.uid, job.gid, &job.user_name)?;
     // Files the job creates, its output files first, get the submitter's
     // umask (SLURM_UMASK, set by sbatch); the batch script itself does
@@ -109,7 +197,16 @@ fn launch(dir: &Path) -> Result<libc::pid_t, String> {
     let stdin_path = spur_proto::pattern::expand(&job.stdin, &values);
     let stdin =
         fs::File::open(&stdin_path).map_err(|e| io_err(&format!("opening {stdin_path}"), e))?;
-    spawn(&job, &script, [stdin, stdout, stderr], dir)
+    let own_stderr = stderr
+        .try_clone()
+        .map_err(|e| io_err("duplicating stderr", e))?;
+    let pid = spawn(&job, &script, [stdin, stdout, stderr], dir)?;
+    Ok(Started {
+        pid,
+        job_id: job.job_id,
+        cgroup,
+        stderr: own_stderr,
+    })
 }
 
 /// How long an output file's folder may take to appear. spur starts a job
@@ -250,7 +347,9 @@ fn spawn(
     Ok(pid)
 }
 
-fn wait(pid: libc::pid_t) -> (i32, i32) {
+/// Waits for the script, calling `interrupted` whenever a signal cuts the
+/// wait short.
+fn wait(pid: libc::pid_t, mut interrupted: impl FnMut()) -> (i32, i32) {
     let mut status = 0;
     loop {
         // SAFETY: waiting for our own child.
@@ -261,6 +360,7 @@ fn wait(pid: libc::pid_t) -> (i32, i32) {
         if r < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
             return (1, 0);
         }
+        interrupted();
     }
     if libc::WIFEXITED(status) {
         (libc::WEXITSTATUS(status), 0)

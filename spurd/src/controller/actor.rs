@@ -13,6 +13,7 @@ use tracing::{error, info, warn};
 use spur_core::{Core, Effect, ExitStatus, Input, JobId, JobState, NodeId};
 use spur_proto::{ClientRequest, ClientResponse, FromAgent, Registration, SignalScope, ToAgent};
 
+use super::convert;
 use super::env::ClusterFacts;
 use super::registry::{AgentLink, NodeLive};
 use super::store::{JobMeta, JobPayload, NodeOverride, Store};
@@ -547,6 +548,7 @@ impl Controller {
                         ToAgent::Kill {
                             job_id: job.0,
                             grace,
+                            notice: None,
                         },
                     ));
                 }
@@ -571,6 +573,7 @@ impl Controller {
                             ToAgent::Kill {
                                 job_id: job.0,
                                 grace,
+                                notice: Some(convert::kill_notice(cause)),
                             },
                         ));
                     }

@@ -7,12 +7,12 @@ use spur_conf::hostlist;
 use spur_core::node::Node;
 use spur_core::spec::MemDemand;
 use spur_core::{
-    Core, DependencyError, Exclusive, Job, JobSpec, JobState, MemRequest, NodeState, Partition,
-    PartitionState, SegmentLayout, SubmitError, SwitchesRequest, Uid,
+    Core, DependencyError, Exclusive, Job, JobSpec, JobState, KillCause, MemRequest, NodeState,
+    Partition, PartitionState, SegmentLayout, SubmitError, SwitchesRequest, Uid,
 };
 use spur_proto::{
-    ErrorCode, ExclusiveMode, JobDesc, JobInfo, JobStateName, MemSpec, NodeBaseState, NodeInfo,
-    PartitionInfo, ProtoError,
+    ErrorCode, ExclusiveMode, JobDesc, JobInfo, JobStateName, KillNotice, MemSpec, NodeBaseState,
+    NodeInfo, PartitionInfo, ProtoError,
 };
 
 use super::registry::NodeLive;
@@ -127,10 +127,29 @@ pub fn state_name(job: &Job) -> JobStateName {
         JobState::Pending if job.hold().is_some_and(|h| h.is_special_exit()) => {
             JobStateName::SpecialExit
         }
-        JobState::Pending => JobStateName::Pending,
         // A job whose end was asked for shows COMPLETING until its node
         // reports the processes gone.
         JobState::Running if job.kill_cause().is_some() => JobStateName::Completing,
+        state => state_word(state),
+    }
+}
+
+/// The line slurmstepd writes into the output of a batch job ended for
+/// `cause`.
+pub fn kill_notice(cause: KillCause) -> KillNotice {
+    match cause {
+        KillCause::TimeLimit => KillNotice::TimeLimit,
+        KillCause::PreemptCancel | KillCause::PreemptRequeue => KillNotice::Preemption,
+        KillCause::Requeue(_) => KillNotice::Requeue,
+        KillCause::NodeFail => KillNotice::NodeFailure,
+        KillCause::Cancelled | KillCause::InactiveLimit => KillNotice::Cancelled,
+    }
+}
+
+/// The name of a core state, as accounting records it.
+pub fn state_word(state: JobState) -> JobStateName {
+    match state {
+        JobState::Pending => JobStateName::Pending,
         JobState::Running => JobStateName::Running,
         JobState::Completed => JobStateName::Completed,
         JobState::Failed => JobStateName::Failed,
@@ -139,6 +158,7 @@ pub fn state_name(job: &Job) -> JobStateName {
         JobState::NodeFail => JobStateName::NodeFail,
         JobState::Preempted => JobStateName::Preempted,
         JobState::Deadline => JobStateName::Deadline,
+        JobState::OutOfMemory => JobStateName::OutOfMemory,
     }
 }
 

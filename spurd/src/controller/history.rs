@@ -18,6 +18,7 @@ use spur_proto::{
 };
 
 use super::actor::{now, Controller};
+use super::convert::state_word;
 use super::store::{AllocRecord, HistoryRow, JobMeta, Reader, StepRow, TresCount};
 
 /// Idle read-only connections kept for the next query.
@@ -167,20 +168,6 @@ impl Controller {
     }
 }
 
-fn state_name(s: JobState) -> JobStateName {
-    match s {
-        JobState::Pending => JobStateName::Pending,
-        JobState::Running => JobStateName::Running,
-        JobState::Completed => JobStateName::Completed,
-        JobState::Failed => JobStateName::Failed,
-        JobState::Cancelled => JobStateName::Cancelled,
-        JobState::Timeout => JobStateName::Timeout,
-        JobState::NodeFail => JobStateName::NodeFail,
-        JobState::Preempted => JobStateName::Preempted,
-        JobState::Deadline => JobStateName::Deadline,
-    }
-}
-
 fn tres(c: TresCount, billing: bool) -> Tres {
     Tres {
         cpus: c.cpus,
@@ -232,7 +219,9 @@ fn history_job(row: HistoryRow, q: &HistoryQuery) -> HistoryJob {
     // scancel, its time limit, a node or preemption keeps 0:0, and its
     // batch step holds the signal.
     let (exit_code, exit_signal) = match (record.state, record.exit) {
-        (JobState::Completed | JobState::Failed, Some(e)) => (e.code, e.signal),
+        (JobState::Completed | JobState::Failed | JobState::OutOfMemory, Some(e)) => {
+            (e.code, e.signal)
+        }
         // slurmctld's exit code 1 for a job past its deadline, which
         // slurmdbd keeps as the code, not a signal.
         (JobState::Deadline, _) => (1, 0),
@@ -255,7 +244,7 @@ fn history_job(row: HistoryRow, q: &HistoryQuery) -> HistoryJob {
         account: record.spec.account.clone(),
         partition: meta.partition_of(&record).to_string(),
         qos: record.spec.qos.clone().unwrap_or_else(|| "normal".into()),
-        state: state_name(record.state),
+        state: state_word(record.state),
         cancelled_by: (record.state == JobState::Cancelled)
             .then_some(meta.cancelled_by)
             .flatten(),
@@ -295,15 +284,19 @@ fn history_job(row: HistoryRow, q: &HistoryQuery) -> HistoryJob {
     out
 }
 
-/// The batch step of a started job, derived from the job: it runs on the
-/// first node with that node's part of the allocation, from the job's
-/// start to its end, and ends as the script did.
+/// The batch step of a started batch job, derived from the job: it runs
+/// on the first node with that node's part of the allocation, from the
+/// job's start to its end, and ends as the script did. An allocation of
+/// salloc or srun has none.
 fn batch_step(
     job: &HistoryJob,
     record: &spur_core::JobRecord,
     meta: &JobMeta,
     q: &HistoryQuery,
 ) -> Option<HistoryStep> {
+    if meta.interactive {
+        return None;
+    }
     let start = record.start_time?;
     let alloc = meta.allocated?;
     let in_window = q.end.is_none_or(|e| start <= e)
@@ -317,6 +310,7 @@ fn batch_step(
     let state = match record.state {
         JobState::Pending | JobState::Running => JobStateName::Running,
         JobState::NodeFail => JobStateName::NodeFail,
+        JobState::OutOfMemory => JobStateName::OutOfMemory,
         _ if exit.signal != 0 => JobStateName::Cancelled,
         _ if exit.code != 0 => JobStateName::Failed,
         _ => JobStateName::Completed,
@@ -357,7 +351,7 @@ fn srun_step(s: &StepRow) -> HistoryStep {
     HistoryStep {
         step: StepId::Numbered(s.step_id),
         name: s.name.clone(),
-        state: state_name(s.state),
+        state: state_word(s.state),
         cancelled_by: s.cancelled_by,
         exit_code: s.exit_code,
         exit_signal: s.exit_signal,

@@ -130,6 +130,7 @@ impl Controller {
                     ToAgent::Kill {
                         job_id: id,
                         grace: 0,
+                        notice: None,
                     },
                 ));
             }
@@ -224,6 +225,7 @@ impl Controller {
                 OpenMode::Truncate
             },
             gpus: info.gpus_per_node_idx.first().cloned().unwrap_or_default(),
+            memory_mib: job.allocation().first().map_or(0, |a| a.res.mem_mb),
             array,
         })
     }

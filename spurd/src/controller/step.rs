@@ -132,6 +132,11 @@ impl Controller {
                     tasks: p.tasks,
                     gpus: p.gpus,
                     cpus: p.cpus,
+                    memory_mib: job
+                        .allocation()
+                        .iter()
+                        .find(|a| a.node == p.node)
+                        .map_or(0, |a| a.res.mem_mb),
                     env,
                 }
             })
@@ -313,6 +318,7 @@ impl Controller {
         if let Some(mut row) = self.steps.remove(&(job_id, step_id)) {
             row.state = match (exit_code, signal) {
                 (0, 0) => JobState::Completed,
+                (_, spur_proto::SIG_OOM) => JobState::OutOfMemory,
                 (_, libc::SIGKILL | libc::SIGTERM | libc::SIGINT) => JobState::Cancelled,
                 _ => JobState::Failed,
             };

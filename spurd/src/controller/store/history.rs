@@ -228,17 +228,7 @@ fn conditions(q: &HistoryQuery) -> String {
 
 /// The state spur stores for an accounted state (None: spur never has it).
 fn stored_state(s: AcctState) -> Option<&'static str> {
-    Some(match s {
-        AcctState::Pending => "PENDING",
-        AcctState::Running => "RUNNING",
-        AcctState::Completed => "COMPLETED",
-        AcctState::Cancelled => "CANCELLED",
-        AcctState::Failed => "FAILED",
-        AcctState::Timeout => "TIMEOUT",
-        AcctState::NodeFail => "NODE_FAIL",
-        AcctState::Preempted => "PREEMPTED",
-        _ => return None,
-    })
+    spur_core::JobState::from_name(s.as_str()).map(spur_core::JobState::as_str)
 }
 
 /// Jobs that were in state `s` during the window (slurmdbd's

@@ -55,27 +55,11 @@ pub(super) const STEP_COLUMNS: &str = "job_id, step_id, name, state, exit_code, 
      start_time, end_time, nodes, node_count, ntasks, ncpus, tres, cancelled_by, layout, \
      user_cpu_us, system_cpu_us";
 
-/// A state as stored (its Slurm name) back to the core's.
-pub(super) fn state_from_str(text: &str) -> Option<JobState> {
-    [
-        JobState::Pending,
-        JobState::Running,
-        JobState::Completed,
-        JobState::Failed,
-        JobState::Cancelled,
-        JobState::Timeout,
-        JobState::NodeFail,
-        JobState::Preempted,
-    ]
-    .into_iter()
-    .find(|s| s.as_str() == text)
-}
-
 impl StepRow {
     /// Reads a row selected with [`STEP_COLUMNS`].
     pub(super) fn from_row(r: &Row<'_>) -> rusqlite::Result<StepRow> {
         let state: String = r.get(3)?;
-        let state = state_from_str(&state).ok_or_else(|| {
+        let state = JobState::from_name(&state).ok_or_else(|| {
             rusqlite::Error::FromSqlConversionFailure(
                 3,
                 rusqlite::types::Type::Text,
