@@ -5,11 +5,11 @@
 
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use spur_conf::{ConfFile, SlurmConf};
 use spur_proto::frame::{self, FrameError};
-use spur_proto::{ClientRequest, ClientResponse, Hello, Role, PROTOCOL_VERSION};
+use spur_proto::{ClientRequest, ClientResponse, ErrorCode, Hello, Role, PROTOCOL_VERSION};
 use thiserror::Error;
 
 /// Why the controller could not be asked.
@@ -34,6 +34,9 @@ pub enum ClientError {
         #[source]
         source: std::io::Error,
     },
+    /// The connection broke before the controller answered the hello.
+    #[error("Zero Bytes were transmitted or received")]
+    Hello(#[source] FrameError),
     /// The connection broke or carried garbage.
     #[error("Zero Bytes were transmitted or received")]
     Frame(#[from] FrameError),
@@ -45,6 +48,15 @@ pub enum ClientError {
     },
 }
 
+impl ClientError {
+    /// Whether the controller was not there to take a request: nothing
+    /// listened on its socket, or it went away before the hello was
+    /// answered. Such a request was never acted on.
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, ClientError::Connect { .. } | ClientError::Hello(_))
+    }
+}
+
 /// Reads slurm.conf (warnings are the daemons' business, not the commands').
 pub fn load_conf(path: &Path) -> Result<SlurmConf, ClientError> {
     SlurmConf::load(path)
@@ -53,6 +65,44 @@ pub fn load_conf(path: &Path) -> Result<SlurmConf, ClientError> {
             path: path.to_owned(),
             source,
         })
+}
+
+/// How long a command keeps trying to reach the controller: slurm.conf's
+/// MessageTimeout, 10 s unless it says otherwise.
+pub fn message_timeout(conf: &SlurmConf) -> Duration {
+    let secs = conf
+        .other
+        .get("messagetimeout")
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&s| s > 0)
+        .unwrap_or(10);
+    Duration::from_secs(secs)
+}
+
+/// Sends `req` to the controller that SLURM_CONF names and returns its
+/// answer. While the controller cannot be reached (its socket not
+/// listening, or a relay that could not reach it, so the request was never
+/// taken) it tries again until MessageTimeout has passed, as Slurm's
+/// commands do: a controller restart shorter than that goes unseen.
+pub fn request(req: &ClientRequest) -> Result<ClientResponse, ClientError> {
+    let conf = load_conf(&spur_conf::slurm_conf_path())?;
+    let deadline = Instant::now() + message_timeout(&conf);
+    // Short: a restarted controller is found within a few milliseconds,
+    // and trying a local socket costs next to nothing.
+    let pause = Duration::from_millis(20);
+    loop {
+        let answer = Client::connect_with(&conf).and_then(|mut c| c.request(req));
+        let unreachable = match &answer {
+            Err(e) => e.is_unreachable(),
+            Ok(ClientResponse::Error(e)) => e.code == ErrorCode::ControllerUnreachable,
+            Ok(_) => false,
+        };
+        let now = Instant::now();
+        if !unreachable || now >= deadline {
+            return answer;
+        }
+        std::thread::sleep(pause.min(deadline - now));
+    }
 }
 
 /// The controller's socket for a configuration.
@@ -105,10 +155,15 @@ impl Client {
     /// Connects using SLURM_CONF / slurm.conf: to the controller's socket
     /// on its host, else through this node's agent.
     pub fn connect_default() -> Result<Client, ClientError> {
-        let conf = load_conf(&spur_conf::slurm_conf_path())?;
-        let controller = socket_path(&conf);
+        Client::connect_with(&load_conf(&spur_conf::slurm_conf_path())?)
+    }
+
+    /// Connects to the controller of `conf`: to its socket on its host,
+    /// else through this node's agent, else through a relay.
+    pub fn connect_with(conf: &SlurmConf) -> Result<Client, ClientError> {
+        let controller = socket_path(conf);
         if !controller.exists() {
-            if let Some(agent) = agent_socket_path(&conf).filter(|p| p.exists()) {
+            if let Some(agent) = agent_socket_path(conf).filter(|p| p.exists()) {
                 return Client::connect(&agent);
             }
             let relay = relay_socket_path();
@@ -135,8 +190,9 @@ impl Client {
                 version: PROTOCOL_VERSION,
                 role: Role::Client,
             },
-        )?;
-        let theirs: Hello = frame::read_sync(&mut stream)?;
+        )
+        .map_err(ClientError::Hello)?;
+        let theirs: Hello = frame::read_sync(&mut stream).map_err(ClientError::Hello)?;
         if theirs.version != PROTOCOL_VERSION {
             return Err(ClientError::Version {
                 theirs: theirs.version,

@@ -1,7 +1,7 @@
 //! One round trip to the controller for a command, with Slurm's wording when
 //! the controller cannot be reached.
 
-use spur_client::{Client, ClientError};
+use spur_client::ClientError;
 use spur_proto::{ClientRequest, ClientResponse, ProtoError};
 
 /// Why a command's request failed.
@@ -22,14 +22,14 @@ impl std::fmt::Display for RequestError {
     }
 }
 
-/// Sends `req` to the controller named by SLURM_CONF and returns its answer;
-/// an error answer becomes `Refused`.
+/// Sends `req` to the controller named by SLURM_CONF and returns its answer
+/// (waiting out a controller restart up to MessageTimeout); an error
+/// answer becomes `Refused`.
 pub fn request(req: &ClientRequest) -> Result<ClientResponse, RequestError> {
     if ends_own_job(req, std::env::var("SLURM_JOB_ID").ok().as_deref()) {
         outlive_own_job();
     }
-    let mut client = Client::connect_default().map_err(RequestError::Unreachable)?;
-    match client.request(req).map_err(RequestError::Unreachable)? {
+    match spur_client::request(req).map_err(RequestError::Unreachable)? {
         ClientResponse::Error(e) => Err(RequestError::Refused(e)),
         other => Ok(other),
     }

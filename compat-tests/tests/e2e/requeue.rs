@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use crate::harness::{Cluster, Options};
-use crate::text;
+use crate::{cancel_notices, text};
 
 /// `squeue -o '%T %r'` of one job.
 fn state_reason(c: &Cluster, id: u32) -> String {
@@ -35,7 +35,7 @@ fn ended_jobs_keep_the_reason_slurm_gives_their_end() {
     let signalled = c.submit(&["--wrap", "kill -9 $$"], "");
     let bad_dir = c.submit(&["-D", "/nonexistent", "--wrap", "true"], "");
     let bad_out = c.submit(&["-o", "/proc/nope/x", "--wrap", "true"], "");
-    let cancelled = c.submit(&["--wrap", "sleep 300"], "");
+    let cancelled = c.submit(&["-w", "n03", "--wrap", "sleep 300"], "");
     let held = c.submit(&["--hold", "--wrap", "true"], "");
     let missed = c.submit(
         &["--deadline", "now+90seconds", "-t", "5", "--wrap", "true"],
@@ -59,6 +59,16 @@ fn ended_jobs_keep_the_reason_slurm_gives_their_end() {
             state_reason(c, id) == want
         });
     }
+    // slurmstepd's line ends the output of the cancelled job.
+    let out = std::fs::read_to_string(c.dir.path().join(format!("slurm-{cancelled}.out")))
+        .expect("output file");
+    assert_eq!(
+        cancel_notices(&out),
+        [format!(
+            "slurmstepd: error: *** JOB {cancelled} ON n03 CANCELLED AT TIME ***"
+        )],
+        "{out}"
+    );
     assert_eq!(show(&c, failed, "Reason"), "NonZeroExitCode");
     assert_eq!(show(&c, failed, "ExitCode"), "3:0");
     assert_eq!(show(&c, signalled, "ExitCode"), "0:9");
@@ -165,6 +175,14 @@ fn a_job_that_requeues_itself_runs_once_more_after_its_begin_time() {
     );
     assert!(out.contains("rc=0\n"), "{out}");
     assert!(out.ends_with("done\n"), "{out}");
+    let node = show(&c, id, "BatchHost");
+    assert_eq!(
+        cancel_notices(&out),
+        [format!(
+            "slurmstepd: error: *** JOB {id} ON {node} CANCELLED AT TIME DUE TO JOB REQUEUE ***"
+        )],
+        "{out}"
+    );
 }
 
 #[test]
