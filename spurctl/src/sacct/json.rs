@@ -81,20 +81,6 @@ fn secs_usecs(micros: u64) -> J {
     ])
 }
 
-/// The text of a signal (C's strsignal).
-fn signal_name(signal: i32) -> String {
-    // SAFETY: strsignal returns a pointer to a static or thread-local
-    // NUL-terminated string, read at once.
-    let ptr = unsafe { libc::strsignal(signal) };
-    if ptr.is_null() {
-        return format!("Unknown signal {signal}");
-    }
-    // SAFETY: non-null, NUL-terminated, valid until the next call here.
-    unsafe { std::ffi::CStr::from_ptr(ptr) }
-        .to_string_lossy()
-        .into_owned()
-}
-
 /// An exit status as the v0.0.38 dumper writes it: it tests the wait
 /// status with WIFEXITED and reports every normal exit, whatever its code,
 /// as SUCCESS with return code 0; a signal as SIGNALED with the signal.
@@ -109,7 +95,7 @@ fn exit_code(signal: i32) -> J {
                 "signal",
                 J::Obj(vec![
                     ("signal_id", int(signal)),
-                    ("name", s(signal_name(signal))),
+                    ("name", s(spur_slurm::signal::description(signal))),
                 ]),
             ),
         ])

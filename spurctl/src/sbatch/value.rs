@@ -4,6 +4,7 @@
 //! Slurm's exact message. Pure functions.
 
 use spur_proto::{ExclusiveMode, JobSignal, OpenMode};
+use spur_slurm::number::strtol;
 
 use super::error::ValueError;
 
@@ -30,24 +31,6 @@ pub fn time(option: &'static str, text: &str) -> Result<TimeValue, ValueError> {
         Ok(Some(mins)) => Ok(TimeValue::Secs(mins * 60)),
         Err(_) => Err(ValueError::Spec(option)),
     }
-}
-
-/// C's strtol on `text`: the number and what follows it; None when no
-/// digits were found. Saturates like strtol does on overflow.
-fn strtol(text: &str) -> Option<(i64, &str)> {
-    let s = text.trim_start();
-    let (neg, digits) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let n = digits.bytes().take_while(u8::is_ascii_digit).count();
-    if n == 0 {
-        return None;
-    }
-    let magnitude = digits[..n].parse::<i64>().unwrap_or(i64::MAX);
-    let value = if neg { -magnitude } else { magnitude };
-    Some((value, &digits[n..]))
 }
 
 /// Slurm's parse_int(name, value, positive = true): a whole number above 0
@@ -146,51 +129,10 @@ pub fn memory(option: &'static str, text: &str) -> Result<u64, ValueError> {
     spur_conf::parse_memory_mb(text).map_err(|_| ValueError::Spec(option))
 }
 
-/// The signals Slurm knows by name (proc_args.c `signals_mapping`).
-const SIGNALS: &[(&str, i32)] = &[
-    ("HUP", libc::SIGHUP),
-    ("INT", libc::SIGINT),
-    ("QUIT", libc::SIGQUIT),
-    ("ABRT", libc::SIGABRT),
-    ("KILL", libc::SIGKILL),
-    ("ALRM", libc::SIGALRM),
-    ("TERM", libc::SIGTERM),
-    ("CHLD", libc::SIGCHLD),
-    ("USR1", libc::SIGUSR1),
-    ("USR2", libc::SIGUSR2),
-    ("PIPE", libc::SIGPIPE),
-    ("URG", libc::SIGURG),
-    ("CONT", libc::SIGCONT),
-    ("STOP", libc::SIGSTOP),
-    ("TSTP", libc::SIGTSTP),
-    ("TTIN", libc::SIGTTIN),
-    ("TTOU", libc::SIGTTOU),
-    ("XCPU", libc::SIGXCPU),
-];
-
 /// Slurm's sig_name2num: a number, or a name with or without `SIG`, any
 /// case; 0 when unknown.
 pub fn signal_number(text: &str) -> i32 {
-    if let Some((n, rest)) = strtol(text) {
-        return if rest.trim().is_empty() {
-            i32::try_from(n).unwrap_or(0)
-        } else {
-            0
-        };
-    }
-    let s = text.trim_start();
-    let s = match s.get(..3) {
-        Some(p) if p.eq_ignore_ascii_case("SIG") => &s[3..],
-        _ => s,
-    };
-    SIGNALS
-        .iter()
-        .find(|(name, _)| {
-            s.len() >= name.len()
-                && s[..name.len()].eq_ignore_ascii_case(name)
-                && s[name.len()..].trim().is_empty()
-        })
-        .map_or(0, |&(_, num)| num)
+    spur_slurm::signal::name2num(text).unwrap_or(0)
 }
 
 /// `--signal=[{R|B}:]sig[@time]`: the signal, and whether the `R`

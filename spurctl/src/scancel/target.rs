@@ -5,44 +5,13 @@
 
 use spur_proto::{JobInfo, JobStateName};
 
-use crate::squeue::filter::strtol;
 use crate::squeue::render::task_ids;
+use spur_slurm::number::strtol_or_zero as strtol;
 
-/// Slurm's signal names (`sig_name2num`), with and without `SIG`.
-const SIGNALS: &[(&str, i32)] = &[
-    ("HUP", libc::SIGHUP),
-    ("INT", libc::SIGINT),
-    ("QUIT", libc::SIGQUIT),
-    ("ABRT", libc::SIGABRT),
-    ("KILL", libc::SIGKILL),
-    ("ALRM", libc::SIGALRM),
-    ("TERM", libc::SIGTERM),
-    ("USR1", libc::SIGUSR1),
-    ("USR2", libc::SIGUSR2),
-    ("URG", libc::SIGURG),
-    ("CONT", libc::SIGCONT),
-    ("STOP", libc::SIGSTOP),
-    ("TSTP", libc::SIGTSTP),
-    ("TTIN", libc::SIGTTIN),
-    ("TTOU", libc::SIGTTOU),
-    ("XCPU", libc::SIGXCPU),
-];
-
-/// `-s USR1`, `-s SIGUSR1`, `-s 10` (any case, blanks around allowed).
+/// `-s USR1`, `-s SIGUSR1`, `-s 10` (any case, blanks around allowed),
+/// as scancel's `sig_name2num` into a 16-bit signal.
 pub fn parse_signal(text: &str) -> Option<i32> {
-    let (n, rest) = strtol(text);
-    if rest.len() != text.len() {
-        return (rest.trim().is_empty() && (1..=0xffff).contains(&n)).then_some(n as i32);
-    }
-    let t = text.trim();
-    let name = match t.get(..3) {
-        Some(p) if p.eq_ignore_ascii_case("SIG") => &t[3..],
-        _ => t,
-    };
-    SIGNALS
-        .iter()
-        .find(|(s, _)| s.eq_ignore_ascii_case(name))
-        .map(|&(_, n)| n)
+    spur_slurm::signal::name2num(text).filter(|n| (1..=0xffff).contains(n))
 }
 
 /// Which part of an array a job id argument names.

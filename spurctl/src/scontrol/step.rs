@@ -92,16 +92,16 @@ struct StepArg {
 }
 
 fn parse_arg(text: &str) -> StepArg {
-    let (job, rest) = crate::squeue::filter::strtol(text);
+    let (job, rest) = spur_slurm::number::strtol_or_zero(text);
     let mut arg = StepArg {
         job: job.max(0) as u32,
         task: None,
         step: None,
     };
     if let Some(r) = rest.strip_prefix('_') {
-        arg.task = Some(crate::squeue::filter::strtol(r).0 as u32);
+        arg.task = Some(spur_slurm::number::strtol_or_zero(r).0 as u32);
     } else if let Some(r) = rest.strip_prefix('.') {
-        arg.step = Some(crate::squeue::filter::strtol(r).0 as u32);
+        arg.step = Some(spur_slurm::number::strtol_or_zero(r).0 as u32);
     }
     arg
 }

@@ -270,7 +270,7 @@ fn set_job_field(
         JobKey::Dependency => req.dependency = Some(value.to_string()),
         JobKey::Throttle => {
             // scontrol reads it into an int, as C does.
-            let throttle = strtoll(value) as i32;
+            let throttle = spur_slurm::number::strtol_or_zero(value).0 as i32;
             if throttle < 0 {
                 return Err("scontrol: error: Invalid ArrayTaskThrottle value\n".to_string());
             }
@@ -284,7 +284,7 @@ fn set_job_field(
             req.priority = Some(p);
         }
         JobKey::Nice => {
-            let n = strtoll(value);
+            let n = spur_slurm::number::strtol_or_zero(value).0;
             if n.abs() > NICE_LIMIT {
                 return Err(format!(
                     "scontrol: error: Nice value out of range (+/- {NICE_LIMIT}). Value ignored\n"
@@ -295,20 +295,6 @@ fn set_job_field(
         JobKey::Id | JobKey::Unsupported => return Err(unsupported(tag)),
     }
     Ok(())
-}
-
-/// C's `strtoll(s, NULL, 10)`: the leading integer, 0 if none.
-fn strtoll(s: &str) -> i64 {
-    let s = s.trim_start();
-    let (sign, digits) = match s.strip_prefix('-') {
-        Some(rest) => (-1, rest),
-        None => (1, s.strip_prefix('+').unwrap_or(s)),
-    };
-    let end = digits.len()
-        - digits
-            .trim_start_matches(|c: char| c.is_ascii_digit())
-            .len();
-    sign * digits[..end].parse::<i64>().unwrap_or(0)
 }
 
 fn time_change(

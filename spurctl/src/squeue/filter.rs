@@ -4,6 +4,7 @@
 //! narrowing of a pending array to the tasks `-j N_i` names.
 
 use spur_proto::{JobInfo, JobStateName};
+use spur_slurm::number::strtol_or_zero as strtol;
 
 use super::render::task_ids;
 
@@ -97,22 +98,6 @@ pub fn str_list(text: &str) -> Vec<String> {
         .filter(|s| !s.is_empty())
         .map(String::from)
         .collect()
-}
-
-/// C's strtol on a decimal: the value and the rest (0 and the whole text
-/// when there is no number).
-pub fn strtol(text: &str) -> (i64, &str) {
-    let t = text.trim_start();
-    let (neg, body) = match t.strip_prefix('-') {
-        Some(b) => (true, b),
-        None => (false, t.strip_prefix('+').unwrap_or(t)),
-    };
-    let n = body.len() - body.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    if n == 0 {
-        return (0, text);
-    }
-    let v = body[..n].parse::<i64>().unwrap_or(i64::MAX);
-    (if neg { -v } else { v }, &body[n..])
 }
 
 /// `-j 5,8_1`: `Invalid job id: X` for an id that is not positive.

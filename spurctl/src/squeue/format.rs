@@ -209,21 +209,13 @@ pub fn parse_names<F: Column>(format: &str) -> Parsed<F> {
     out
 }
 
-/// C's strtol on a width: leading digits (negative or none is 0) and the
-/// text after them.
+/// C's strtol on a width: its value (negative or none is 0) and the text
+/// after its digits.
 fn strtol(text: &str) -> (usize, &str) {
-    let trimmed = text.trim_start();
-    let signless = trimmed.strip_prefix(['+', '-']).unwrap_or(trimmed);
-    let digits = signless.len()
-        - signless
-            .trim_start_matches(|c: char| c.is_ascii_digit())
-            .len();
-    if digits == 0 {
-        return (0, text);
+    match spur_slurm::number::strtol(text) {
+        Some((v, rest)) => (usize::try_from(v).unwrap_or(0), rest),
+        None => (0, text),
     }
-    let value = signless[..digits].parse().unwrap_or(usize::MAX);
-    let value = if trimmed.starts_with('-') { 0 } else { value };
-    (value, &signless[digits..])
 }
 
 /// The `--helpformat` listing: each %-code and its field name.

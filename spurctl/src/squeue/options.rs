@@ -261,7 +261,7 @@ fn default_format(a: &SqueueArgs) -> &'static str {
 /// `-i`: a positive number of seconds (`atoi`).
 fn iterate(text: Option<&str>) -> Result<Option<u64>, String> {
     let Some(text) = text else { return Ok(None) };
-    match filter::strtol(text).0 {
+    match spur_slurm::number::strtol_or_zero(text).0 {
         n if n > 0 => Ok(Some(n as u64)),
         _ => Err(format!("squeue: error: --iterate={text}\n\n")),
     }

@@ -225,14 +225,14 @@ pub fn parse_steps(list: &str) -> Result<Vec<StepSel>, String> {
         let Some(job_text) = parts.next() else {
             break;
         };
-        let (job, rest) = super::filter::strtol(job_text);
+        let (job, rest) = spur_slurm::number::strtol_or_zero(job_text);
         let task = rest
             .strip_prefix('_')
-            .map(|t| super::filter::strtol(t).0 as u32);
+            .map(|t| spur_slurm::number::strtol_or_zero(t).0 as u32);
         let Some(step_text) = parts.next() else {
             return Err(format!("Invalid job_step id: {job_text}.??"));
         };
-        let (step, _) = super::filter::strtol(step_text);
+        let (step, _) = spur_slurm::number::strtol_or_zero(step_text);
         if job <= 0 || step < 0 {
             return Err(format!("Invalid job_step id: {job_text}.{step_text}"));
         }

@@ -341,12 +341,6 @@ fn tasks_word(ids: &[u32]) -> String {
     }
 }
 
-fn signal_name(sig: i32) -> String {
-    // SAFETY: strsignal returns a static or thread-local string.
-    let text = unsafe { std::ffi::CStr::from_ptr(libc::strsignal(sig)) };
-    text.to_string_lossy().into_owned()
-}
-
 /// The environment srun hands its tasks: its own (per `--export`), and,
 /// inside an allocation it did not make, the layout variables srun sets
 /// there (SLURM_DISTRIBUTION, and SLURM_JOB_CPUS_PER_NODE again for the
@@ -635,7 +629,7 @@ fn report(
             let what = if sig == spur_proto::SIG_OOM {
                 "Out Of Memory".to_string()
             } else if sig != 0 {
-                signal_name(sig)
+                spur_slurm::signal::description(sig)
             } else {
                 format!("Exited with exit code {code}")
             };
