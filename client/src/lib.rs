@@ -117,7 +117,7 @@ pub fn agent_socket_path(conf: &SlurmConf) -> Option<PathBuf> {
     let me = std::env::var("SPUR_NODE")
         .ok()
         .filter(|n| !n.is_empty())
-        .or_else(short_hostname)?;
+        .unwrap_or_else(spur_sys::short_hostname);
     let node = conf
         .nodes
         .iter()
@@ -127,11 +127,6 @@ pub fn agent_socket_path(conf: &SlurmConf) -> Option<PathBuf> {
         .replace("%n", &node.name)
         .replace("%h", &node.hostname);
     Some(Path::new(&spool).join(spur_proto::AGENT_SOCKET_NAME))
-}
-
-fn short_hostname() -> Option<String> {
-    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").ok()?;
-    name.trim().split('.').next().map(str::to_string)
 }
 
 /// The socket of `spurd relay` on a host without an agent:

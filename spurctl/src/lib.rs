@@ -16,7 +16,6 @@ pub mod scontrol;
 pub mod sinfo;
 pub mod squeue;
 pub mod srun;
-pub mod user;
 
 /// The commands this binary answers to.
 pub const COMMANDS: &[&str] = &[

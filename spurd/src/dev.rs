@@ -98,7 +98,7 @@ fn write_config(dir: &Path, nodes: u32) -> Result<()> {
     let port = free_port()?;
     let width = nodes.to_string().len().max(3);
     let name = |i: u32| format!("gb{:0width$}", i + 1);
-    let user = crate::users::user(current_uid()).name;
+    let user = spur_sys::users::user(current_uid()).name;
     let mut conf = String::new();
     writeln!(
         conf,
@@ -108,7 +108,7 @@ fn write_config(dir: &Path, nodes: u32) -> Result<()> {
     writeln!(
         conf,
         "SlurmctldHost={}(127.0.0.1)",
-        crate::users::short_hostname()
+        spur_sys::short_hostname()
     )?;
     writeln!(conf, "SlurmctldPort={port}")?;
     writeln!(conf, "SlurmdPort={}", port + 1)?;

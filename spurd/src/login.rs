@@ -92,7 +92,7 @@ async fn session(
     let hello = Hello {
         version: PROTOCOL_VERSION,
         role: Role::Relay(RelayHello {
-            host: crate::users::short_hostname(),
+            host: spur_sys::short_hostname(),
             key: key.to_vec(),
         }),
     };

@@ -11,7 +11,6 @@ mod controller;
 mod credential;
 mod dev;
 mod login;
-mod users;
 
 /// The spur daemon.
 #[derive(Debug, Parser)]

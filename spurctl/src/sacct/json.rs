@@ -147,7 +147,7 @@ fn usage() -> J {
 }
 
 fn user_or_null(uid: Option<u32>) -> J {
-    uid.map_or(J::Null, |u| s(crate::user::name_of(u)))
+    uid.map_or(J::Null, |u| s(spur_sys::users::name_of(u)))
 }
 
 fn step(job: &HistoryJob, st: &HistoryStep, now: u64) -> J {

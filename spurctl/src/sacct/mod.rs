@@ -43,7 +43,7 @@ pub fn run(argv: Vec<OsString>) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let env = |name: &str| std::env::var(name).ok();
-    let plan = match Plan::new(&a, &env, clock() as i64, crate::user::current_uid()) {
+    let plan = match Plan::new(&a, &env, clock() as i64, spur_sys::users::current_uid()) {
         Ok(plan) => plan,
         Err(text) => {
             eprint!("{text}");

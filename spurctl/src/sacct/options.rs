@@ -476,8 +476,8 @@ fn resolve_users(a: &SacctArgs, uid: u32, jobs_given: bool) -> Result<Vec<u32>, 
             all = true;
             continue;
         }
-        let id =
-            crate::user::uid_of(&name).ok_or_else(|| error(format!("Invalid user id: {name}")))?;
+        let id = spur_sys::users::uid_of(&name)
+            .ok_or_else(|| error(format!("Invalid user id: {name}")))?;
         if !uids.contains(&id) {
             uids.push(id);
         }
@@ -499,7 +499,7 @@ fn filters(a: &SacctArgs) -> Result<Filters, String> {
         .gid
         .iter()
         .flat_map(|g| items(g))
-        .map(|g| crate::user::gid_of(&g).ok_or_else(|| error(format!("Invalid group id: {g}"))))
+        .map(|g| spur_sys::users::gid_of(&g).ok_or_else(|| error(format!("Invalid group id: {g}"))))
         .collect::<Result<Vec<u32>, String>>()?;
     let nodes = match &a.nodelist {
         Some(list) => spur_conf::hostlist::expand(list)

@@ -88,7 +88,7 @@ impl Host {
             cwd: std::env::current_dir()
                 .map(|d| d.to_string_lossy().into_owned())
                 .unwrap_or_else(|_| "/".to_string()),
-            hostname: short_hostname(),
+            hostname: spur_sys::short_hostname(),
             now,
         }
     }
@@ -100,20 +100,6 @@ impl Host {
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
     }
-}
-
-/// gethostname, cut at the first dot.
-pub fn short_hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: buf is valid for buf.len() bytes; gethostname NUL-terminates
-    // within it or truncates.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return String::new();
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    let name = String::from_utf8_lossy(&buf[..end]).into_owned();
-    name.split('.').next().unwrap_or_default().to_string()
 }
 
 /// SLURM_EXIT_ERROR: the exit code for errors that exit 1 (not zero).

@@ -145,13 +145,13 @@ fn filters(a: &ScancelArgs) -> Result<Filters, String> {
         })?),
     };
     let user_name = if a.me {
-        Some(crate::user::current_uid().to_string())
+        Some(spur_sys::users::current_uid().to_string())
     } else {
         a.user.clone()
     };
     let user = match user_name {
         None => None,
-        Some(name) => match crate::user::uid_of(&name) {
+        Some(name) => match spur_sys::users::uid_of(&name) {
             Some(uid) => Some((name, uid)),
             None => return Err(format!("scancel: error: Invalid user name: {name}\n")),
         },

@@ -26,8 +26,9 @@ use clap::Parser;
 
 use self::args::{abbrev, starts_with_ci, ScontrolArgs};
 use self::session::{Session, Site};
+use crate::controller;
 use crate::sinfo::locale::Locale;
-use crate::{controller, user};
+use spur_sys::users;
 
 pub use self::config::render_config;
 pub use self::job::render_job;
@@ -232,7 +233,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         Site::load(),
         Locale::system(),
         now,
-        user::current_uid(),
+        users::current_uid(),
         ask,
     );
     apply_flags(&mut s, &parsed);

@@ -3,7 +3,8 @@
 //! recorded in UTC on a host with its own passwd file). Shared by sinfo and
 //! scontrol.
 
-use crate::{fmt, user};
+use crate::fmt;
+use spur_sys::users;
 
 /// The formatters a render function uses for times and users.
 #[derive(Debug, Clone, Copy)]
@@ -22,7 +23,7 @@ impl Locale {
         Locale {
             timestamp: fmt::timestamp,
             ctime: fmt::ctime,
-            user_name: user::name_of,
+            user_name: users::name_of,
         }
     }
 

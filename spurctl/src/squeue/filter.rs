@@ -146,7 +146,7 @@ pub fn parse_users(text: &str) -> (Vec<u32>, Vec<String>) {
     let mut uids = Vec::new();
     let mut errors = Vec::new();
     for name in str_list(text) {
-        match crate::user::uid_of(&name) {
+        match spur_sys::users::uid_of(&name) {
             Some(uid) => uids.push(uid),
             None => errors.push(format!("Invalid user: {name}\n")),
         }

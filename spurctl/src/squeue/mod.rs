@@ -132,7 +132,7 @@ fn check_nodes(list: &str) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     for name in names {
         let wanted = if name.eq_ignore_ascii_case("localhost") {
-            crate::sbatch::short_hostname()
+            spur_sys::short_hostname()
         } else {
             name.clone()
         };

@@ -108,7 +108,7 @@ impl Plan {
         q.per_partition = a.priority || env("SQUEUE_PRIORITY").is_some();
         let mut errors = String::new();
         let users = if a.me {
-            Some(crate::user::current_uid().to_string())
+            Some(spur_sys::users::current_uid().to_string())
         } else {
             a.user.clone().or_else(|| env("SQUEUE_USERS"))
         };
@@ -120,7 +120,7 @@ impl Plan {
             q.users = Some(uids);
         }
         if a.notme {
-            q.not_user = Some(crate::user::current_uid());
+            q.not_user = Some(spur_sys::users::current_uid());
         }
         let states = a.states.clone().or_else(|| env("SQUEUE_STATES"));
         let states = states.or_else(|| (a.start && !self.steps).then(|| "PD".to_string()));

@@ -230,7 +230,7 @@ impl SrunArgs {
             nodelist: self.nodelist.clone(),
             exact: self.exact,
             overlap: self.overlap,
-            srun_host: crate::sbatch::short_hostname(),
+            srun_host: spur_sys::short_hostname(),
             srun_pid: std::process::id(),
         }
     }
@@ -664,7 +664,7 @@ fn allocation_desc(cli: &Cli, c: &AllocationCounts<'_>) -> Result<spur_proto::Jo
         time_limit: c.time_limit,
         comment: cli.comment.clone(),
         work_dir: c.cwd.to_string(),
-        submit_host: crate::sbatch::short_hostname(),
+        submit_host: spur_sys::short_hostname(),
         interactive: true,
         ..Default::default()
     };

@@ -65,7 +65,7 @@ impl Settings {
         }
         let key = std::fs::read(key_file)
             .with_context(|| format!("while reading the cluster key {}", key_file.display()))?;
-        let name = node.unwrap_or_else(crate::users::short_hostname);
+        let name = node.unwrap_or_else(spur_sys::short_hostname);
         let mut settings = Settings::from_conf(&parsed.value, key, name)?;
         let gres_path = conf.parent().unwrap_or(Path::new(".")).join("gres.conf");
         if gres_path.exists() {

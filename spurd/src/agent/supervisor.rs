@@ -176,7 +176,7 @@ fn launch(dir: &Path) -> Result<Started, String> {
         .map_err(|e| io_err("making the script executable", e))?;
     std::env::set_current_dir(&job.work_dir)
         .map_err(|e| io_err(&format!("entering {}", job.work_dir), e))?;
-    let host = crate::users::short_hostname();
+    let host = spur_sys::short_hostname();
     let values = PatternValues {
         job_id: job.job_id,
         array_job_id: job.array.map(|a| a.0),

@@ -70,7 +70,7 @@ impl Site {
         Ok(Site {
             ctld_name: host.name.clone(),
             ctld_addr: host.addr.clone().unwrap_or_else(|| host.name.clone()),
-            slurm_user_uid: crate::users::uid_of(&conf.slurm_user),
+            slurm_user_uid: spur_sys::users::uid_of(&conf.slurm_user),
             conf_path: path.to_owned(),
             conf,
             key,
@@ -86,7 +86,7 @@ impl Site {
             warn!(%warning, "slurm.conf");
         }
         Ok(Site {
-            slurm_user_uid: crate::users::uid_of(&parsed.value.slurm_user),
+            slurm_user_uid: spur_sys::users::uid_of(&parsed.value.slurm_user),
             conf: parsed.value,
             ..self.clone()
         })
@@ -117,7 +117,7 @@ fn host_facts(site: &Site, next_job_id: u32) -> config::HostFacts {
         conf_path: site.conf_path.display().to_string(),
         next_job_id,
         slurm_user_uid: site.slurm_user_uid,
-        slurmd_user_uid: crate::users::uid_of(slurmd_user),
+        slurmd_user_uid: spur_sys::users::uid_of(slurmd_user),
         // Debian's Slurm packages (slurm-wlm) keep plugins in the
         // multiarch library directory.
         plugin_dir: format!("/usr/lib/{}-linux-gnu/slurm-wlm", std::env::consts::ARCH),
@@ -127,7 +127,7 @@ fn host_facts(site: &Site, next_job_id: u32) -> config::HostFacts {
             "/bin/mail"
         }
         .to_string(),
-        hostname: crate::users::short_hostname(),
+        hostname: spur_sys::short_hostname(),
     }
 }
 

@@ -13,7 +13,7 @@ use spur_proto::{
 use super::actor::{now, Controller, Reply};
 use super::convert;
 use super::store::{JobMeta, JobPayload};
-use crate::users;
+use spur_sys::users;
 
 /// The largest batch script accepted (Slurm's default max_script_size).
 pub const MAX_SCRIPT_BYTES: usize = 4 << 20;

@@ -1,5 +1,5 @@
-//! Users and groups from the passwd and group databases: names for uids,
-//! primary groups, and the supplementary groups a job runs with.
+//! Users and groups from the passwd and group databases: names for ids and
+//! ids for names, primary groups and home folders.
 
 use std::ffi::{CStr, CString};
 
@@ -12,8 +12,14 @@ pub struct User {
     pub gid: u32,
     /// The name (the uid as text when unknown).
     pub name: String,
-    /// The home directory.
+    /// The home directory (`/` when unknown).
     pub home: String,
+}
+
+/// The real uid of this process.
+pub fn current_uid() -> u32 {
+    // SAFETY: getuid has no preconditions and cannot fail.
+    unsafe { libc::getuid() }
 }
 
 /// The user with `uid`; an unknown uid gets its number as name.
@@ -55,9 +61,14 @@ pub fn user(uid: u32) -> User {
     }
 }
 
-/// The uid of user `name`.
+/// The name of uid `uid`, or the number as text if it has none.
+pub fn name_of(uid: u32) -> String {
+    user(uid).name
+}
+
+/// The uid of user `name`, or of a numeric uid given as text.
 pub fn uid_of(name: &str) -> Option<u32> {
-    if let Ok(uid) = name.parse() {
+    if let Ok(uid) = name.parse::<u32>() {
         return Some(uid);
     }
     let cname = CString::new(name).ok()?;
@@ -76,6 +87,29 @@ pub fn uid_of(name: &str) -> Option<u32> {
         )
     };
     (rc == 0 && !result.is_null()).then_some(pwd.pw_uid)
+}
+
+/// The gid of group `name`, or of a numeric gid given as text.
+pub fn gid_of(name: &str) -> Option<u32> {
+    if let Ok(gid) = name.parse::<u32>() {
+        return Some(gid);
+    }
+    let cname = CString::new(name).ok()?;
+    let mut buf = vec![0u8; 64 * 1024];
+    // SAFETY: a zeroed group is a valid out-parameter for getgrnam_r.
+    let mut grp: libc::group = unsafe { std::mem::zeroed() };
+    let mut result: *mut libc::group = std::ptr::null_mut();
+    // SAFETY: every pointer is valid for the call and buf outlives its use.
+    let rc = unsafe {
+        libc::getgrnam_r(
+            cname.as_ptr(),
+            &mut grp,
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            &mut result,
+        )
+    };
+    (rc == 0 && !result.is_null()).then_some(grp.gr_gid)
 }
 
 /// The name of group `gid` (the number as text when unknown).
@@ -103,31 +137,30 @@ pub fn group_name(gid: u32) -> String {
         .into_owned()
 }
 
-/// The short host name of this machine.
-pub fn short_hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: buf is valid for its length; gethostname NUL-terminates on
-    // success when the name fits.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return "localhost".into();
-    }
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    let name = String::from_utf8_lossy(&buf[..end]).into_owned();
-    name.split('.').next().unwrap_or("localhost").to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn root_resolves() {
+    fn root_is_found_every_way() {
         let root = user(0);
-        assert_eq!(root.name, "root");
-        assert_eq!(root.gid, 0);
+        assert_eq!((root.name.as_str(), root.gid), ("root", 0));
+        assert_eq!(name_of(0), "root");
         assert_eq!(uid_of("root"), Some(0));
+        assert_eq!(uid_of("1234"), Some(1234));
+        assert_eq!(uid_of("no-such-user-here"), None);
+        assert_eq!(gid_of("root"), Some(0));
+        assert_eq!(gid_of("no-such-group-here"), None);
         assert_eq!(group_name(0), "root");
-        assert_eq!(user(4_000_000).name, "4000000");
+    }
+
+    #[test]
+    fn unknown_ids_are_their_numbers() {
+        let nobody = user(4_000_000_123);
+        assert_eq!(
+            (nobody.name.as_str(), nobody.gid),
+            ("4000000123", 4_000_000_123)
+        );
+        assert_eq!(group_name(4_000_000_123), "4000000123");
     }
 }
