@@ -3,6 +3,7 @@
 //! suffix text), and the default formats sinfo picks for its modes.
 
 use super::args::SinfoArgs;
+use spur_slurm::print::{code_tokens, CodeSpec, NameSpec};
 
 /// One column sinfo can print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -313,36 +314,27 @@ pub fn parse_short(format: &str) -> Format {
         all_fields(&mut out);
         return out;
     }
-    let (prefix, rest) = match format.find('%') {
-        Some(at) => format.split_at(at),
-        None => (format, ""),
-    };
+    let (prefix, tokens) = code_tokens(format);
     if !prefix.is_empty() {
         out.items.push(Item::Text(prefix.to_string()));
     }
-    for token in rest.split('%').filter(|t| !t.is_empty()) {
+    for token in tokens {
         short_token(token, &mut out);
     }
     out
 }
 
 fn short_token(token: &str, out: &mut Format) {
-    let right = token.starts_with('.');
-    let body = if right { &token[1..] } else { token };
-    let digits = body.len() - body.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    let width = body[..digits].parse().unwrap_or(0);
-    let mut rest = body[digits..].chars();
-    let code = rest.next();
-    let suffix = rest.as_str().to_string();
-    match code.and_then(|c| CODES.iter().find(|(k, _)| *k == c)) {
+    let spec = CodeSpec::parse(token);
+    match spec.code.and_then(|c| CODES.iter().find(|(k, _)| *k == c)) {
         Some((_, field)) => out.items.push(Item::Column {
             field: *field,
-            width,
-            right,
-            suffix,
+            width: spec.width,
+            right: spec.right,
+            suffix: spec.suffix.to_string(),
         }),
         None => {
-            let letter = code.map_or(String::new(), String::from);
+            let letter = spec.code.map_or(String::new(), String::from);
             out.items.push(Item::Text(format!("%{token}")));
             out.warnings
                 .push(format!("Invalid node format specification: {letter}"));
@@ -354,7 +346,13 @@ fn short_token(token: &str, out: &mut Format) {
 pub fn parse_long(format: &str) -> Format {
     let mut out = Format::default();
     for token in format.split(',').filter(|t| !t.is_empty()) {
-        let (name, width, right, suffix) = long_token(token);
+        let NameSpec {
+            name,
+            width,
+            right,
+            suffix,
+        } = NameSpec::parse(token);
+        let suffix = suffix.to_string();
         if name.eq_ignore_ascii_case("all") {
             all_fields(&mut out);
             continue;
@@ -375,17 +373,6 @@ pub fn parse_long(format: &str) -> Format {
         }
     }
     out
-}
-
-fn long_token(token: &str) -> (&str, usize, bool, String) {
-    let Some((name, spec)) = token.split_once(':') else {
-        return (token, 20, false, String::new());
-    };
-    let right = spec.starts_with('.');
-    let spec = if right { &spec[1..] } else { spec };
-    let digits = spec.len() - spec.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    let width = spec[..digits].parse().unwrap_or(0);
-    (name, width, right, spec[digits..].to_string())
 }
 
 /// `%all`: every `%`-code, separated by `|`.

@@ -2,6 +2,7 @@
 //! and cutting rules (`src/sinfo/print.c`). Pure: rows in, text out.
 
 use spur_proto::{NodeInfo, PartitionInfo};
+use spur_slurm::print::padded;
 
 use super::format::{Field, Item};
 use super::locale::Locale;
@@ -11,29 +12,6 @@ use crate::fmt;
 
 /// The narrowest NODELIST and PARTITION columns when sized to fit.
 const MIN_FIELD: usize = 9;
-
-/// Slurm's `_print_str`: right justified with `.`, cut to the width when
-/// `cut` (left justified text is always cut), padded with spaces.
-pub fn pad(text: &str, width: usize, right: bool, cut: bool) -> String {
-    if width == 0 {
-        return text.to_string();
-    }
-    let mut out: String = if right {
-        let padded = format!("{text:>width$}");
-        if cut {
-            padded.chars().take(width).collect()
-        } else {
-            padded
-        }
-    } else {
-        text.chars().take(width).collect()
-    };
-    let len = out.chars().count();
-    if len < width {
-        out.push_str(&" ".repeat(width - len));
-    }
-    out
-}
 
 /// What the printing of one table needs besides the rows.
 pub struct Table<'a> {
@@ -67,7 +45,7 @@ impl Table<'_> {
                     let width = self.width(*field, *width);
                     let cut =
                         !matches!(field, Field::NodeList | Field::NodeAddr | Field::Hostnames);
-                    out.push_str(&pad(field.title(), width, *right, cut));
+                    out.push_str(&padded(field.title(), width, *right, cut));
                     out.push_str(suffix);
                 }
             }
@@ -90,7 +68,7 @@ impl Table<'_> {
                 } => {
                     let width = self.width(*field, *width);
                     let text = self.value(*field, row, width);
-                    out.push_str(&pad(&text, width, *right, true));
+                    out.push_str(&padded(&text, width, *right, true));
                     out.push_str(suffix);
                 }
             }

@@ -8,7 +8,7 @@ use super::fixture::{self, golden, NOW};
 use super::format::{self, Field, Item};
 use super::json::{self, Json};
 use super::locale::{mem_exact, utc};
-use super::render::{num_unit, pad};
+use super::render::num_unit;
 use super::state::{self, StateFilter, StateSelector};
 use super::{render, Options, SinfoEnv};
 
@@ -383,24 +383,6 @@ fn state_filters_read_prefixes_and_combinations() {
 }
 
 #[test]
-fn columns_pad_and_cut_as_slurm_does() {
-    assert_eq!(pad("abc", 5, false, true), "abc  ");
-    assert_eq!(pad("abc", 5, true, true), "  abc");
-    assert_eq!(pad("abcdefgh", 5, true, true), "abcde");
-    assert_eq!(pad("abcdefgh", 5, true, false), "abcdefgh");
-    assert_eq!(pad("abcdefgh", 5, false, false), "abcde");
-    assert_eq!(pad("abc", 0, true, true), "abc");
-    assert_eq!(num_unit(144), "144");
-    assert_eq!(num_unit(2048), "2K");
-    assert_eq!(num_unit(1536), "1.50K");
-    assert_eq!(mem_exact(880_000), "880000M");
-    assert_eq!(mem_exact(3_520_000), "3437.50G");
-    assert_eq!(mem_exact(63_360_000), "61875G");
-    assert_eq!(mem_exact(8192), "8G");
-    assert_eq!(mem_exact(0), "0");
-}
-
-#[test]
 fn utc_formatters_match_the_recording() {
     assert_eq!(utc::timestamp(fixture::BOOT), "2026-11-29T22:10:05");
     assert_eq!(utc::ctime(NOW), "Sun Nov 29 23:05:03 2026");
@@ -421,4 +403,17 @@ fn counts_convert_units_unless_noconvert() {
         show(&["-h", "-p", "debug", "-o", "%c", "--noconvert"]),
         "2048\n"
     );
+}
+
+#[test]
+fn numbers_take_slurms_units() {
+    // (Cell padding is spur-slurm's now: spur_slurm::print's tests.)
+    assert_eq!(num_unit(144), "144");
+    assert_eq!(num_unit(2048), "2K");
+    assert_eq!(num_unit(1536), "1.50K");
+    assert_eq!(mem_exact(880_000), "880000M");
+    assert_eq!(mem_exact(3_520_000), "3437.50G");
+    assert_eq!(mem_exact(63_360_000), "61875G");
+    assert_eq!(mem_exact(8192), "8G");
+    assert_eq!(mem_exact(0), "0");
 }

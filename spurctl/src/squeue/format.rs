@@ -127,21 +127,19 @@ pub fn parse_codes<F: Column>(format: &str) -> Parsed<F> {
         expanded = codes.join("|");
         expanded.as_str()
     } else {
-        match format.find('%') {
-            Some(0) => format,
-            Some(pos) => {
-                out.items.push(Item::Text(format[..pos].to_string()));
-                &format[pos..]
-            }
-            None => {
-                out.items.push(Item::Text(format.to_string()));
-                return out;
-            }
+        let (prefix, _) = spur_slurm::print::code_tokens(format);
+        if !prefix.is_empty() {
+            out.items.push(Item::Text(prefix.to_string()));
         }
+        &format[prefix.len()..]
     };
-    // strtok: empty tokens between consecutive '%' are skipped.
-    for token in body.split('%').filter(|t| !t.is_empty()) {
-        let (right, width, code, suffix) = split_token(token);
+    for token in spur_slurm::print::code_tokens(body).1 {
+        let spur_slurm::print::CodeSpec {
+            right,
+            width,
+            code,
+            suffix,
+        } = spur_slurm::print::CodeSpec::parse(token);
         match code.and_then(F::from_code) {
             Some(field) => out.items.push(Item::Field(Spec {
                 field,
@@ -166,17 +164,6 @@ pub fn parse_codes<F: Column>(format: &str) -> Parsed<F> {
     out
 }
 
-/// `.5u ` -> (right, 5, 'u', " ").
-fn split_token(token: &str) -> (bool, usize, Option<char>, &str) {
-    let right = token.starts_with('.');
-    let rest = if right { &token[1..] } else { token };
-    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    let width = rest[..digits].parse().unwrap_or(0);
-    let mut chars = rest[digits..].chars();
-    let code = chars.next();
-    (right, width, code, chars.as_str())
-}
-
 /// Parses an `-O` format: comma separated `name[:[.][size][suffix]]`; a
 /// field without a size is 20 wide.
 pub fn parse_names<F: Column>(format: &str) -> Parsed<F> {
@@ -185,15 +172,13 @@ pub fn parse_names<F: Column>(format: &str) -> Parsed<F> {
         errors: Vec::new(),
     };
     for token in format.split(',').filter(|t| !t.is_empty()) {
-        let (name, right, width, suffix) = match token.split_once(':') {
-            None => (token, false, 20, String::new()),
-            Some((name, spec)) => {
-                let right = spec.starts_with('.');
-                let spec = if right { &spec[1..] } else { spec };
-                let (width, suffix) = strtol(spec);
-                (name, right, width, suffix.to_string())
-            }
-        };
+        let spur_slurm::print::NameSpec {
+            name,
+            right,
+            width,
+            suffix,
+        } = spur_slurm::print::NameSpec::parse(token);
+        let suffix = suffix.to_string();
         let field = F::from_name(name).unwrap_or_else(|| {
             out.errors
                 .push(format!("Invalid {} format specification: {name}", F::KIND));
@@ -207,15 +192,6 @@ pub fn parse_names<F: Column>(format: &str) -> Parsed<F> {
         }));
     }
     out
-}
-
-/// C's strtol on a width: its value (negative or none is 0) and the text
-/// after its digits.
-fn strtol(text: &str) -> (usize, &str) {
-    match spur_slurm::number::strtol(text) {
-        Some((v, rest)) => (usize::try_from(v).unwrap_or(0), rest),
-        None => (0, text),
-    }
 }
 
 /// The `--helpformat` listing: each %-code and its field name.

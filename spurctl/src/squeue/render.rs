@@ -4,6 +4,7 @@
 //! which order is decided before (filter.rs, sort.rs).
 
 use spur_proto::JobInfo;
+use spur_slurm::print::print_str;
 
 use super::field::{Ctx, Field};
 use super::format::{Format, Item};
@@ -56,57 +57,17 @@ fn line(out: &mut String, items: &[Item], job: Option<&JobInfo>, ctx: &Ctx) {
             match job {
                 None => {
                     let header = Some(spec.field.header());
-                    put(out, header, spec.width, spec.right, spec.field.header_cut());
+                    print_str(out, header, spec.width, spec.right, spec.field.header_cut());
                 }
                 Some(job) => {
                     let cell = spec.field.cell(job, ctx);
-                    put(out, cell.text.as_deref(), spec.width, spec.right, cell.cut);
+                    print_str(out, cell.text.as_deref(), spec.width, spec.right, cell.cut);
                 }
             }
         }
         out.push_str(&spec.suffix);
     }
     out.push('\n');
-}
-
-/// Slurm's `_print_str`: right-justified (`%Ns`, cut to the width when
-/// `cut`), left-justified (`%.Ns`, always cut, then padded), or as it is
-/// (width 0). A NULL prints as glibc prints it: `(null)`, or nothing under a
-/// precision below 6.
-pub fn put(out: &mut String, text: Option<&str>, width: usize, right: bool, cut: bool) {
-    let text = match text {
-        Some(t) => t,
-        None if !right && width > 0 && width < 6 => "",
-        None => "(null)",
-    };
-    if width == 0 {
-        out.push_str(text);
-        return;
-    }
-    // Pad and cut without building intermediate strings: squeue prints
-    // tens of thousands of cells.
-    let len = if text.is_ascii() {
-        text.len()
-    } else {
-        text.chars().count()
-    };
-    let pad = |out: &mut String, n: usize| out.extend(std::iter::repeat_n(' ', n));
-    let cut_to = |out: &mut String| match text.char_indices().nth(width) {
-        Some((end, _)) => out.push_str(&text[..end]),
-        None => out.push_str(text),
-    };
-    match (right, len >= width) {
-        (true, false) => {
-            pad(out, width - len);
-            out.push_str(text);
-        }
-        (true, true) if !cut => out.push_str(text),
-        (true, true) | (false, true) => cut_to(out),
-        (false, false) => {
-            out.push_str(text);
-            pad(out, width - len);
-        }
-    }
 }
 
 /// The task ids of an array's task string: `2-9%2`, `1,3,5-7`, `0-15:4`.
@@ -137,7 +98,7 @@ mod tests {
 
     fn shown(text: Option<&str>, width: usize, right: bool, cut: bool) -> String {
         let mut out = String::new();
-        put(&mut out, text, width, right, cut);
+        print_str(&mut out, text, width, right, cut);
         out
     }
 

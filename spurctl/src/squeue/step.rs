@@ -9,8 +9,8 @@ use spur_proto::{StepId, StepInfo};
 use super::field::{nodes_sorted, secs};
 use super::filter::{JobSel, Query};
 use super::format::{Column, Item, Spec};
-use super::render::put;
 use crate::fmt;
+use spur_slurm::print::print_str;
 
 /// One column of the step report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -350,11 +350,11 @@ fn line(
                 None => {
                     let right = spec.right && spec.field != StepField::StartTime;
                     let cut = spec.field != StepField::Nodes;
-                    put(out, Some(spec.field.header()), spec.width, right, cut);
+                    print_str(out, Some(spec.field.header()), spec.width, right, cut);
                 }
                 Some(s) => {
                     let (text, cut) = spec.field.cell(s, now, cluster);
-                    put(out, text.as_deref(), spec.width, spec.right, cut);
+                    print_str(out, text.as_deref(), spec.width, spec.right, cut);
                 }
             }
         }
