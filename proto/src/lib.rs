@@ -17,7 +17,6 @@ pub mod message;
 pub mod node;
 pub mod pattern;
 pub mod step;
-pub mod time;
 
 pub use error::{ErrorCode, ExitCode, ProtoError};
 pub use frame::{FrameError, MAX_FRAME};

@@ -442,7 +442,7 @@ impl KillNotice {
         };
         format!(
             "slurmstepd: error: *** {entity} ON {node} CANCELLED AT {}{due} ***",
-            crate::time::timestamp(at)
+            spur_slurm::time::timestamp(at)
         )
     }
 }
@@ -567,7 +567,7 @@ mod tests {
     #[test]
     fn kill_notices_read_as_slurmstepd_writes_them() {
         let at = 1_700_000_000;
-        let time = crate::time::timestamp(at);
+        let time = spur_slurm::time::timestamp(at);
         let line = |n: KillNotice| n.line("JOB 7", "n01", at);
         assert_eq!(
             line(KillNotice::Cancelled),

@@ -6,7 +6,6 @@ use std::ffi::OsStr;
 use std::process::ExitCode;
 
 pub mod controller;
-pub mod fmt;
 pub mod getopt;
 pub mod sacct;
 pub mod salloc;

@@ -392,16 +392,6 @@ pub fn job_id_text(job: &HistoryJob) -> String {
     }
 }
 
-/// Slurm's `secs2time_str`: `HH:MM:SS` or `D-HH:MM:SS`.
-pub fn secs_text(secs: u64) -> String {
-    let (d, h, m, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
-    if d > 0 {
-        format!("{d}-{h:02}:{m:02}:{s:02}")
-    } else {
-        format!("{h:02}:{m:02}:{s:02}")
-    }
-}
-
 /// sacct's CPU times: `MM:SS.mmm` under an hour when there are
 /// milliseconds, else `[D-]HH:MM:SS` / `00:MM:SS`.
 pub fn cpu_time_text(micros: u64) -> String {
@@ -419,29 +409,6 @@ pub fn cpu_time_text(micros: u64) -> String {
     }
 }
 
-/// Slurm's `convert_num_unit` with CONVERT_NUM_UNIT_EXACT, from MiB:
-/// divided by 1024 while that loses nothing (halves count as exact).
-pub fn mem_text(mb: u64, noconvert: bool) -> String {
-    if mb == 0 {
-        return "0".into();
-    }
-    const UNITS: &[u8] = b"MGTP";
-    let mut value = mb as f64;
-    let mut unit = 0;
-    if !noconvert {
-        while value >= 1024.0 && (value as u64) % 512 == 0 && unit + 1 < UNITS.len() {
-            value /= 1024.0;
-            unit += 1;
-        }
-    }
-    let u = UNITS[unit] as char;
-    if value.fract() == 0.0 {
-        format!("{}{u}", value as u64)
-    } else {
-        format!("{value:.2}{u}")
-    }
-}
-
 /// A TRES text as sacct prints it: `billing=8,cpu=8,gres/gpu=8,mem=32G,node=2`
 /// (names in order, zero counts left out).
 pub fn tres_text(t: &Tres, noconvert: bool) -> String {
@@ -456,7 +423,10 @@ pub fn tres_text(t: &Tres, noconvert: bool) -> String {
         parts.push(format!("gres/gpu={}", t.gpus));
     }
     if t.mem_mb > 0 {
-        parts.push(format!("mem={}", mem_text(t.mem_mb, noconvert)));
+        parts.push(format!(
+            "mem={}",
+            spur_slurm::units::memory(t.mem_mb, noconvert)
+        ));
     }
     if t.nodes > 0 {
         parts.push(format!("node={}", t.nodes));
@@ -549,7 +519,7 @@ fn limit_text(limit: Option<u64>, raw: bool) -> Option<String> {
         None => Some("UNLIMITED".into()),
         Some(0) => None,
         Some(secs) if raw => Some(secs.div_ceil(60).to_string()),
-        Some(secs) => Some(secs_text(secs.div_ceil(60) * 60)),
+        Some(secs) => Some(spur_slurm::time::duration_full(secs.div_ceil(60) * 60)),
     }
 }
 
@@ -601,7 +571,10 @@ fn job_cell(id: F, job: &HistoryJob, ctx: &Ctx) -> Cell {
         F::Reason => text(job.reason.clone()),
         F::ReqCpuFreq => text("Unknown"),
         F::ReqCpus => Cell::Num(Some(req_cpus)),
-        F::ReqMem => text(mem_text(job.requested.mem_mb, ctx.noconvert)),
+        F::ReqMem => text(spur_slurm::units::memory(
+            job.requested.mem_mb,
+            ctx.noconvert,
+        )),
         F::ReqNodes => text(job.requested.nodes.to_string()),
         F::ReqTres => text(tres_text(&job.requested, ctx.noconvert)),
         F::Reserved => Cell::Secs(Some(reserved())),
@@ -678,14 +651,14 @@ mod tests {
 
     #[test]
     fn values_print_in_slurms_units() {
-        assert_eq!(mem_text(32_768, false), "32G");
-        assert_eq!(mem_text(4096, false), "4G");
-        assert_eq!(mem_text(1000, false), "1000M");
-        assert_eq!(mem_text(1536, false), "1.50G");
-        assert_eq!(mem_text(1_048_576, false), "1T");
-        assert_eq!(mem_text(4096, true), "4096M");
-        assert_eq!(secs_text(1), "00:00:01");
-        assert_eq!(secs_text(90_061), "1-01:01:01");
+        assert_eq!(spur_slurm::units::memory(32_768, false), "32G");
+        assert_eq!(spur_slurm::units::memory(4096, false), "4G");
+        assert_eq!(spur_slurm::units::memory(1000, false), "1000M");
+        assert_eq!(spur_slurm::units::memory(1536, false), "1.50G");
+        assert_eq!(spur_slurm::units::memory(1_048_576, false), "1T");
+        assert_eq!(spur_slurm::units::memory(4096, true), "4096M");
+        assert_eq!(spur_slurm::time::duration_full(1), "00:00:01");
+        assert_eq!(spur_slurm::time::duration_full(90_061), "1-01:01:01");
         assert_eq!(cpu_time_text(47_368), "00:00.047");
         assert_eq!(cpu_time_text(0), "00:00:00");
         assert_eq!(cpu_time_text(61_000_000), "00:01:01");

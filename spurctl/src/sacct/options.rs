@@ -9,7 +9,6 @@ use spur_proto::{AcctState, HistoryQuery, JobSelector, StepId};
 
 use super::args::SacctArgs;
 use super::field::{self, FieldDef};
-use crate::fmt;
 use crate::sbatch::begin;
 
 /// sacct's default fields.
@@ -352,8 +351,8 @@ impl Plan {
         if start > end {
             return Err(error(format!(
                 "Start time ({}) requested is after end time ({}).",
-                fmt::timestamp(start),
-                fmt::timestamp(end)
+                spur_slurm::time::timestamp(start),
+                spur_slurm::time::timestamp(end)
             )));
         }
         let verbose_line = (a.verbose > 0).then(|| {
@@ -369,11 +368,11 @@ impl Plan {
             let from = if start == 0 {
                 "Epoch 0".to_string()
             } else {
-                fmt::ctime(start)
+                spur_slurm::time::ctime(start)
             };
             format!(
                 "sacct: Jobs {what} in the time window from {from} to {}",
-                fmt::ctime(end)
+                spur_slurm::time::ctime(end)
             )
         });
         let layout = Layout {

@@ -7,7 +7,6 @@ use std::fmt::Write as _;
 
 use super::field::{self, Cell, Ctx, Line, Stamp};
 use super::options::{Column, Layout, Parsable};
-use crate::fmt;
 
 /// The report: header (unless `-n`) and `lines`.
 pub fn render(lines: &[Line<'_>], layout: &Layout, ctx: &Ctx) -> String {
@@ -83,8 +82,8 @@ fn plain(cell: &Cell) -> String {
         Cell::Num(v) => v.map(|n| n.to_string()).unwrap_or_default(),
         Cell::Date(Stamp::Unknown) => "Unknown".into(),
         Cell::Date(Stamp::Never) => "None".into(),
-        Cell::Date(Stamp::At(t)) => fmt::timestamp(*t),
-        Cell::Secs(v) => v.map(field::secs_text).unwrap_or_default(),
+        Cell::Date(Stamp::At(t)) => spur_slurm::time::timestamp(*t),
+        Cell::Secs(v) => v.map(spur_slurm::time::duration_full).unwrap_or_default(),
     }
 }
 

@@ -202,7 +202,7 @@ fn test_only(plan: Plan, ctl: &mut dyn Controller, err: &mut dyn Write) -> Resul
                     err,
                     "sbatch: Job {} to start at {} using {} processors on nodes {} in partition {}",
                     w.job_id,
-                    crate::fmt::timestamp(w.start),
+                    spur_slurm::time::timestamp(w.start),
                     w.cpus,
                     w.nodes,
                     w.partition

@@ -901,7 +901,7 @@ fn test_only_says_when_and_where_on_stderr() {
         run.err,
         format!(
             "sbatch: Job 4 to start at {} using 2 processors on nodes gb[001-002] in partition batch\n",
-            crate::fmt::timestamp(1_800_000_000)
+            spur_slurm::time::timestamp(1_800_000_000)
         )
     );
     assert!(matches!(run.seen[..], [ClientRequest::WillRun(_)]));

@@ -4,8 +4,7 @@
 
 use spur_proto::{ExclusiveMode, JobInfo, JobStateName, MemSpec};
 
-use crate::fmt;
-use crate::sinfo::locale::{mem_exact, Locale};
+use crate::sinfo::locale::Locale;
 
 /// How `show` prints a record.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -137,11 +136,11 @@ fn times(l: &mut Lines, job: &JobInfo, now: u64, locale: &Locale) {
     };
     let min = job
         .time_min
-        .map_or_else(|| "N/A".to_string(), fmt::duration_full);
+        .map_or_else(|| "N/A".to_string(), spur_slurm::time::duration_full);
     l.line(format!(
         "RunTime={} TimeLimit={} TimeMin={min}",
-        fmt::duration_full(run),
-        fmt::limit_full(job.time_limit)
+        spur_slurm::time::duration_full(run),
+        spur_slurm::time::limit_full(job.time_limit)
     ));
     let t = |v: Option<u64>| locale.time_or_unknown(v.unwrap_or(0));
     l.line(format!(
@@ -324,7 +323,7 @@ fn requirements(l: &mut Lines, job: &JobInfo) {
     };
     l.line(format!(
         "MinCPUsNode={min_cpus} MinMemory{kind}={} MinTmpDiskNode=0",
-        mem_exact(mem)
+        spur_slurm::units::memory(mem, false)
     ));
     l.line(format!(
         "Features={} DelayBoot=00:00:00",

@@ -5,9 +5,8 @@
 use spur_proto::{NodeInfo, PartitionInfo};
 
 use super::job::ShowOpts;
-use crate::fmt;
 use crate::sinfo::json::{alloc_tres, cfg_tres};
-use crate::sinfo::locale::{mem_exact, Locale};
+use crate::sinfo::locale::Locale;
 use crate::sinfo::state;
 
 /// What `show node` needs besides the node.
@@ -130,7 +129,8 @@ fn reason(node: &NodeInfo, end: &str, locale: &Locale) -> String {
 pub fn render_partition(part: &PartitionInfo, nodes: &[NodeInfo], opts: ShowOpts) -> String {
     let end = opts.line_end();
     let all = |v: &Option<Vec<String>>| v.as_ref().map_or("ALL".to_string(), |l| l.join(","));
-    let limit = |t: Option<u64>, none: &str| t.map_or(none.to_string(), fmt::duration_full);
+    let limit =
+        |t: Option<u64>, none: &str| t.map_or(none.to_string(), spur_slurm::time::duration_full);
     let mut out = format!("PartitionName={}{end}", part.name);
     out.push_str(&format!(
         "AllowGroups={} AllowAccounts={} AllowQos=ALL{end}",
@@ -195,7 +195,7 @@ pub fn partition_tres(part: &PartitionInfo, nodes: &[NodeInfo]) -> String {
     let mut tres = format!(
         "cpu={},mem={},node={},billing={}",
         part.total_cpus,
-        mem_exact(mem),
+        spur_slurm::units::memory(mem, false),
         part.total_nodes,
         part.total_cpus
     );

@@ -7,7 +7,6 @@ use spur_proto::{ClientRequest, ClientResponse, StepId, StepInfo};
 use super::job::ShowOpts;
 use super::session::{unexpected, Session};
 use crate::controller::RequestError;
-use crate::fmt;
 use crate::sinfo::locale::Locale;
 
 /// A step's record.
@@ -29,7 +28,7 @@ pub fn render_step(step: &StepInfo, opts: ShowOpts, locale: &Locale) -> String {
             "StepId={id} UserId={} StartTime={} TimeLimit={}",
             step.user_id,
             locale.time_or_unknown(step.start_time),
-            fmt::limit_full(step.time_limit)
+            spur_slurm::time::limit_full(step.time_limit)
         ),
         false,
     );

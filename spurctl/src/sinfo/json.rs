@@ -8,7 +8,6 @@ use super::locale::Locale;
 use super::render::gres_used;
 use super::row;
 use super::state;
-use crate::sinfo::locale::mem_exact;
 
 /// A JSON value that keeps its keys in insertion order.
 #[derive(Debug, Clone, PartialEq)]
@@ -241,7 +240,7 @@ fn gpu_tres(gres: &str, count: usize) -> Vec<String> {
 pub fn cfg_tres(n: &NodeInfo) -> String {
     let mut parts = vec![
         format!("cpu={}", n.cpus),
-        format!("mem={}", mem_exact(n.real_memory)),
+        format!("mem={}", spur_slurm::units::memory(n.real_memory, false)),
         format!("billing={}", n.cpus),
     ];
     if n.gpus > 0 && !n.gres.is_empty() {
@@ -257,7 +256,10 @@ pub fn alloc_tres(n: &NodeInfo) -> String {
         parts.push(format!("cpu={}", n.cpus_alloc));
     }
     if n.alloc_mem > 0 {
-        parts.push(format!("mem={}", mem_exact(n.alloc_mem)));
+        parts.push(format!(
+            "mem={}",
+            spur_slurm::units::memory(n.alloc_mem, false)
+        ));
     }
     if !n.gpus_alloc.is_empty() && !n.gres.is_empty() {
         parts.extend(gpu_tres(&n.gres, n.gpus_alloc.len()));

@@ -3,7 +3,6 @@
 //! recorded in UTC on a host with its own passwd file). Shared by sinfo and
 //! scontrol.
 
-use crate::fmt;
 use spur_sys::users;
 
 /// The formatters a render function uses for times and users.
@@ -21,8 +20,8 @@ impl Locale {
     /// Local time and this host's passwd database.
     pub fn system() -> Locale {
         Locale {
-            timestamp: fmt::timestamp,
-            ctime: fmt::ctime,
+            timestamp: spur_slurm::time::timestamp,
+            ctime: spur_slurm::time::ctime,
             user_name: users::name_of,
         }
     }
@@ -34,29 +33,6 @@ impl Locale {
         } else {
             (self.timestamp)(unix)
         }
-    }
-}
-
-/// Slurm's `convert_num_unit` with CONVERT_NUM_UNIT_EXACT on a value in MiB:
-/// divide by 1024 while the value stays a multiple of 512 (so half units
-/// such as `3437.50G` still convert), then print with two decimals when the
-/// result is not whole. `880000` -> `880000M`, `8192` -> `8G`, `3520000` ->
-/// `3437.50G`.
-pub fn mem_exact(mb: u64) -> String {
-    const UNITS: [char; 5] = ['M', 'G', 'T', 'P', '?'];
-    if mb == 0 {
-        return "0".to_string();
-    }
-    let mut num = mb as f64;
-    let mut unit = 0;
-    while num >= 1024.0 && (num as u64) % 512 == 0 && unit + 1 < UNITS.len() {
-        num /= 1024.0;
-        unit += 1;
-    }
-    if num.fract() == 0.0 {
-        format!("{}{}", num as u64, UNITS[unit])
-    } else {
-        format!("{num:.2}{}", UNITS[unit])
     }
 }
 

@@ -8,7 +8,6 @@ use super::format::{Field, Item};
 use super::locale::Locale;
 use super::row::{self, Row, Span, NO_VAL, NO_VAL64};
 use super::state;
-use crate::fmt;
 
 /// The narrowest NODELIST and PARTITION columns when sized to fit.
 const MIN_FIELD: usize = 9;
@@ -146,12 +145,13 @@ fn partition_value(
         Field::PriorityJobFactor => units(u64::from(part.priority_job_factor)),
         Field::MaxCpusPerNode => "UNLIMITED".to_string(),
         Field::Cluster => "N/A".to_string(),
-        Field::Time => part
-            .max_time
-            .map_or_else(|| "infinite".to_string(), fmt::duration_compact),
+        Field::Time => part.max_time.map_or_else(
+            || "infinite".to_string(),
+            spur_slurm::time::duration_compact,
+        ),
         Field::DefaultTime => part
             .default_time
-            .map_or_else(|| "n/a".to_string(), fmt::duration_compact),
+            .map_or_else(|| "n/a".to_string(), spur_slurm::time::duration_compact),
         Field::Size => job_size(part, units),
         _ => return None,
     })
@@ -350,22 +350,7 @@ fn range(span: Span<u64>, show: impl Fn(u64) -> String) -> String {
     }
 }
 
-/// Slurm's `convert_num_unit` on a plain count with
-/// CONVERT_NUM_UNIT_EXACT: `144`, `1K`, `1.50K`.
+/// A plain count as sinfo prints it: `144`, `2K`, `1.50K`.
 pub fn num_unit(n: u64) -> String {
-    const UNITS: [&str; 6] = ["", "K", "M", "G", "T", "P"];
-    if n == 0 {
-        return "0".to_string();
-    }
-    let mut num = n as f64;
-    let mut unit = 0;
-    while num >= 1024.0 && (num as u64) % 512 == 0 && unit + 1 < UNITS.len() {
-        num /= 1024.0;
-        unit += 1;
-    }
-    if num.fract() == 0.0 {
-        format!("{}{}", num as u64, UNITS[unit])
-    } else {
-        format!("{num:.2}{}", UNITS[unit])
-    }
+    spur_slurm::units::convert_num_unit(n, spur_slurm::units::Unit::None, false)
 }

@@ -7,7 +7,7 @@ use super::args::SinfoArgs;
 use super::fixture::{self, golden, NOW};
 use super::format::{self, Field, Item};
 use super::json::{self, Json};
-use super::locale::{mem_exact, utc};
+use super::locale::utc;
 use super::render::num_unit;
 use super::state::{self, StateFilter, StateSelector};
 use super::{render, Options, SinfoEnv};
@@ -411,9 +411,9 @@ fn numbers_take_slurms_units() {
     assert_eq!(num_unit(144), "144");
     assert_eq!(num_unit(2048), "2K");
     assert_eq!(num_unit(1536), "1.50K");
-    assert_eq!(mem_exact(880_000), "880000M");
-    assert_eq!(mem_exact(3_520_000), "3437.50G");
-    assert_eq!(mem_exact(63_360_000), "61875G");
-    assert_eq!(mem_exact(8192), "8G");
-    assert_eq!(mem_exact(0), "0");
+    assert_eq!(spur_slurm::units::memory(880_000, false), "880000M");
+    assert_eq!(spur_slurm::units::memory(3_520_000, false), "3437.50G");
+    assert_eq!(spur_slurm::units::memory(63_360_000, false), "61875G");
+    assert_eq!(spur_slurm::units::memory(8192, false), "8G");
+    assert_eq!(spur_slurm::units::memory(0, false), "0");
 }

@@ -5,9 +5,8 @@
 //! unset value. Layout (width, justification) is `render.rs`'s business.
 
 use spur_proto::{ExclusiveMode, JobInfo, JobStateName, MemSpec};
+use spur_slurm::units::{self, convert_num_unit, Unit};
 use std::borrow::Cow;
-
-use crate::fmt;
 
 /// A squeue field, named after its -O field name (see `DEFS`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -516,19 +515,19 @@ pub fn secs(t: i64) -> String {
     if !(0..=YEAR_SECONDS).contains(&t) {
         return "INVALID".to_string();
     }
-    fmt::duration_compact(t.unsigned_abs())
+    spur_slurm::time::duration_compact(t.unsigned_abs())
 }
 
 fn limit(l: Option<u64>) -> String {
     match l {
         Some(s) => secs(s as i64),
-        None => fmt::limit_compact(None),
+        None => spur_slurm::time::limit_compact(None),
     }
 }
 
 /// A point in time, or `N/A` when unset.
 fn time(t: Option<u64>) -> String {
-    fmt::timestamp_or_na(t.filter(|&t| t > 0))
+    spur_slurm::time::timestamp_or_na(t.filter(|&t| t > 0))
 }
 
 fn end_time(job: &JobInfo, now: u64) -> String {
@@ -550,9 +549,13 @@ fn resource_cell<'a>(field: Field, job: &'a JobInfo, ctx: &Ctx) -> Option<Cell<'
         Field::NtPerNode => Cell::text(job.ntasks_per_node.to_string()),
         Field::MinCpus => {
             let per_node = job.cpus_per_task.max(1) * job.ntasks_per_node.max(1);
-            Cell::text(convert_num(u64::from(per_node), 0, ctx.no_convert))
+            Cell::text(convert_num_unit(
+                u64::from(per_node),
+                Unit::None,
+                ctx.no_convert,
+            ))
         }
-        Field::MinMemory => Cell::text(convert_num(min_memory(job.mem), 2, ctx.no_convert)),
+        Field::MinMemory => Cell::text(units::memory(min_memory(job.mem), ctx.no_convert)),
         Field::MinTmpDisk => Cell::text("0"),
         Field::Contiguous => Cell::text(u8::from(job.contiguous).to_string()),
         Field::Requeue => Cell::text(u8::from(job.requeue).to_string()),
@@ -584,30 +587,6 @@ fn min_memory(mem: MemSpec) -> u64 {
     match mem {
         MemSpec::PerNode(m) | MemSpec::PerCpu(m) => m,
         MemSpec::PerGpu(_) | MemSpec::Default => 0,
-    }
-}
-
-/// Slurm's `convert_num_unit` with CONVERT_NUM_UNIT_EXACT: the largest
-/// unit that keeps the value exact to a half (`4096` MiB -> `4G`). `unit` is
-/// the starting unit (0 none, 1 K, 2 M, ...).
-pub fn convert_num(value: u64, unit: usize, no_convert: bool) -> String {
-    const UNITS: [&str; 7] = ["", "K", "M", "G", "T", "P", "?"];
-    if value == 0 {
-        return "0".to_string();
-    }
-    let mut num = value as f64;
-    let mut unit = unit;
-    if !no_convert {
-        while num >= 1024.0 && (num as u64) % 512 == 0 {
-            num /= 1024.0;
-            unit += 1;
-        }
-    }
-    let suffix = UNITS[unit.min(6)];
-    if num.fract() == 0.0 {
-        format!("{}{suffix}", num as u64)
-    } else {
-        format!("{num:.2}{suffix}")
     }
 }
 
@@ -694,11 +673,11 @@ mod tests {
 
     #[test]
     fn numbers_take_the_largest_exact_unit() {
-        assert_eq!(convert_num(4096, 2, false), "4G");
-        assert_eq!(convert_num(880_000, 2, false), "880000M");
-        assert_eq!(convert_num(1536, 2, false), "1.50G");
-        assert_eq!(convert_num(4096, 2, true), "4096M");
-        assert_eq!(convert_num(0, 2, false), "0");
-        assert_eq!(convert_num(144, 0, false), "144");
+        assert_eq!(units::memory(4096, false), "4G");
+        assert_eq!(units::memory(880_000, false), "880000M");
+        assert_eq!(units::memory(1536, false), "1.50G");
+        assert_eq!(units::memory(4096, true), "4096M");
+        assert_eq!(units::memory(0, false), "0");
+        assert_eq!(convert_num_unit(144, Unit::None, false), "144");
     }
 }

@@ -24,7 +24,6 @@ use std::process::ExitCode;
 use spur_proto::{ClientRequest, ClientResponse, ErrorCode, JobInfo};
 
 use crate::controller::{self, RequestError};
-use crate::fmt;
 
 pub use format::Format;
 pub use render::render;
@@ -275,5 +274,5 @@ fn now_local() -> u64 {
 
 /// The date line of `-l`: `Sun Nov 09 23:05:03 2026`.
 pub fn date_line(unix: u64) -> String {
-    fmt::ctime(unix)
+    spur_slurm::time::ctime(unix)
 }

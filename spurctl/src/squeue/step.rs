@@ -9,7 +9,6 @@ use spur_proto::{StepId, StepInfo};
 use super::field::{nodes_sorted, secs};
 use super::filter::{JobSel, Query};
 use super::format::{Column, Item, Spec};
-use crate::fmt;
 use spur_slurm::print::print_str;
 
 /// One column of the step report.
@@ -174,7 +173,9 @@ impl StepField {
                 None => "UNLIMITED".to_string(),
                 Some(l) => return (Some(secs(l as i64)), false),
             },
-            StepField::StartTime => fmt::timestamp_or_na(Some(s.start_time).filter(|&t| t > 0)),
+            StepField::StartTime => {
+                spur_slurm::time::timestamp_or_na(Some(s.start_time).filter(|&t| t > 0))
+            }
             StepField::Nodes => return (Some(nodes_sorted(&s.nodes)), false),
             StepField::NumTasks => s.num_tasks.to_string(),
             StepField::TresPerNode => return (s.tres_per_node.clone(), true),

@@ -1,6 +1,35 @@
-//! Slurm's ways of printing times and durations, shared by every command:
-//! `squeue`'s compact `M:SS`, `scontrol`'s `HH:MM:SS`, limits that may be
-//! UNLIMITED, and local timestamps `YYYY-MM-DDTHH:MM:SS`.
+//! Times and durations as Slurm prints them: local timestamps
+//! (`2026-11-29T23:04:57`), the `squeue -l` header's date, squeue's compact
+//! `M:SS` and scontrol's `HH:MM:SS` durations (slurm_time.c's
+//! `secs2time_str`), and limits that may be UNLIMITED. Local time comes
+//! from the C library's `localtime_r`, which honours TZ.
+
+/// `unix` in local time, broken down.
+pub fn local(unix: u64) -> libc::tm {
+    let t = unix as libc::time_t;
+    // SAFETY: an all-zero tm is a valid value for localtime_r to overwrite.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are valid for the call; localtime_r is the
+    // thread-safe form and keeps no reference to them.
+    unsafe {
+        libc::localtime_r(&t, &mut tm);
+    }
+    tm
+}
+
+/// `2026-11-29T23:04:57` in local time.
+pub fn timestamp(unix: u64) -> String {
+    let tm = local(unix);
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+        tm.tm_year + 1900,
+        tm.tm_mon + 1,
+        tm.tm_mday,
+        tm.tm_hour,
+        tm.tm_min,
+        tm.tm_sec
+    )
+}
 
 /// squeue's TIME and TIME_LIMIT: `M:SS`, `H:MM:SS`, `D-HH:MM:SS`.
 pub fn duration_compact(secs: u64) -> String {
@@ -36,16 +65,6 @@ pub fn limit_full(limit: Option<u64>) -> String {
 
 fn split(secs: u64) -> (u64, u64, u64, u64) {
     (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60)
-}
-
-/// The broken-down local time of `unix`.
-fn local(unix: u64) -> libc::tm {
-    spur_proto::time::local(unix)
-}
-
-/// `2026-11-29T23:04:57` in local time, as Slurm prints times.
-pub fn timestamp(unix: u64) -> String {
-    spur_proto::time::timestamp(unix)
 }
 
 /// A time that may be unknown: `N/A` when None (squeue `--start`).
