@@ -4,6 +4,7 @@
 //! durations and sizes, and how its listings lay out a line. Each module says which Slurm function it follows.
 
 pub mod number;
+pub mod parse_time;
 pub mod print;
 pub mod signal;
 pub mod time;

@@ -5,7 +5,7 @@
 //! from the C library's `localtime_r`, which honours TZ.
 
 /// `unix` in local time, broken down.
-pub fn local(unix: u64) -> libc::tm {
+pub fn local(unix: i64) -> libc::tm {
     let t = unix as libc::time_t;
     // SAFETY: an all-zero tm is a valid value for localtime_r to overwrite.
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
@@ -19,7 +19,7 @@ pub fn local(unix: u64) -> libc::tm {
 
 /// `2026-11-29T23:04:57` in local time.
 pub fn timestamp(unix: u64) -> String {
-    let tm = local(unix);
+    let tm = local(i64::try_from(unix).unwrap_or(i64::MAX));
     format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
         tm.tm_year + 1900,
@@ -80,7 +80,7 @@ pub fn ctime(unix: u64) -> String {
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ];
-    let tm = local(unix);
+    let tm = local(i64::try_from(unix).unwrap_or(i64::MAX));
     format!(
         "{} {} {:02} {:02}:{:02}:{:02} {}",
         DAYS[tm.tm_wday.rem_euclid(7) as usize],

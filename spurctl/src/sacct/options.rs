@@ -9,7 +9,6 @@ use spur_proto::{AcctState, HistoryQuery, JobSelector, StepId};
 
 use super::args::SacctArgs;
 use super::field::{self, FieldDef};
-use crate::sbatch::begin;
 
 /// sacct's default fields.
 const DEFAULT_FIELDS: &str = "jobid,jobname,partition,account,alloccpus,state,exitcode";
@@ -264,7 +263,7 @@ pub fn parse_fields(spec: &str) -> Result<Vec<Column>, String> {
 /// `-S`/`-E` as Unix seconds (0: not given), or Slurm's error.
 fn parse_when(text: Option<&str>, now: i64) -> Result<u64, String> {
     let Some(text) = text else { return Ok(0) };
-    match begin::parse_past(text, now) {
+    match spur_slurm::parse_time::parse_past(text, now) {
         Ok(t) => Ok(t.map_or(0, |t| t.max(0) as u64)),
         Err(pos) => Err(format!("Invalid time specification (pos={pos}): {text}\n")),
     }
@@ -272,7 +271,7 @@ fn parse_when(text: Option<&str>, now: i64) -> Result<u64, String> {
 
 /// Local midnight of the day of `now`.
 fn midnight(now: i64) -> u64 {
-    begin::parse_past("midnight", now)
+    spur_slurm::parse_time::parse_past("midnight", now)
         .ok()
         .flatten()
         .map_or(0, |t| t.max(0) as u64)

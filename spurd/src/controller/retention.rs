@@ -70,12 +70,7 @@ pub fn load(slurm_conf: &std::path::Path) -> SlurmdbdConf {
 /// slurmdbd's `archive_setup_end_time`, in local time: the current hour,
 /// day or month boundary, minus the period, minus one second.
 pub fn cutoff(now: u64, purge: PurgeAfter) -> u64 {
-    let t = now as libc::time_t;
-    // SAFETY: an all-zero tm is a valid value for localtime_r to overwrite.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    // SAFETY: both pointers are valid for the call; localtime_r keeps no
-    // reference to them.
-    unsafe { libc::localtime_r(&t, &mut tm) };
+    let mut tm = spur_slurm::time::local(now as i64);
     tm.tm_sec = 0;
     tm.tm_min = 0;
     let units = purge.count.min(i32::MAX as u32) as i32;
