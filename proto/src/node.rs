@@ -104,6 +104,31 @@ pub struct NodeInfo {
     pub topology_addr: Option<String>,
 }
 
+impl NodeInfo {
+    /// The state word Slurm would report for the node: its base state
+    /// and the flags spur sets (`NODE_STATE_*`).
+    pub fn state_word(&self) -> u32 {
+        use spur_slurm::node_state as ns;
+        let mut word = match self.state {
+            NodeBaseState::Unknown => ns::UNKNOWN,
+            NodeBaseState::Down => ns::DOWN,
+            NodeBaseState::Idle => ns::IDLE,
+            NodeBaseState::Allocated => ns::ALLOCATED,
+            NodeBaseState::Mixed => ns::MIXED,
+        };
+        if self.drain {
+            word |= ns::DRAIN;
+        }
+        if self.completing {
+            word |= ns::COMPLETING;
+        }
+        if self.not_responding {
+            word |= ns::NO_RESPOND;
+        }
+        word
+    }
+}
+
 /// A partition as sinfo and scontrol see it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PartitionInfo {

@@ -7,7 +7,7 @@ use spur_proto::{NodeInfo, PartitionInfo};
 use super::job::ShowOpts;
 use crate::sinfo::json::{alloc_tres, cfg_tres};
 use crate::sinfo::locale::Locale;
-use crate::sinfo::state;
+use spur_slurm::node_state;
 
 /// What `show node` needs besides the node.
 #[derive(Debug, Clone, Copy)]
@@ -58,7 +58,7 @@ pub fn render_node(node: &NodeInfo, opts: ShowOpts, view: NodeView<'_>) -> Strin
     ));
     out.push_str(&format!(
         "State={} ThreadsPerCore={} TmpDisk={} Weight={} Owner=N/A MCS_label=N/A{end}",
-        state::complete_name(state::bits(node)),
+        node_state::complete_name(node.state_word()),
         node.threads_per_core,
         node.tmp_disk,
         node.weight

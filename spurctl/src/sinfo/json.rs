@@ -138,7 +138,7 @@ pub fn render(nodes: &[NodeInfo], locale: &Locale) -> String {
 
 /// One node, as `_dump_node` in openapi/v0.0.38 writes it.
 pub fn node(n: &NodeInfo, locale: &Locale) -> Json {
-    let word = state::bits(n);
+    let word = n.state_word();
     let features = n.features.join(",");
     let mut pairs = vec![
         ("architecture", opt_text(n.arch.as_ref())),

@@ -136,7 +136,7 @@ impl<'a> Row<'a> {
     fn add(&mut self, node: &'a NodeInfo, fields: &Fields) {
         if self.first.is_none() {
             self.first = Some(node);
-            self.state = state::bits(node);
+            self.state = node.state_word();
             self.cpus = Span::of(node.cpus);
             self.sockets = Span::of(node.sockets);
             self.cores = Span::of(node.cores_per_socket);
@@ -174,7 +174,7 @@ impl<'a> Row<'a> {
     }
 
     fn count(&mut self, node: &NodeInfo) {
-        let word = state::bits(node);
+        let word = node.state_word();
         let base = word & state::BASE;
         let unusable = word & state::DRAIN != 0 || base == state::DOWN;
         let slot =
@@ -299,7 +299,7 @@ fn is_shown(node: &NodeInfo, sel: &Selection) -> bool {
     }
     sel.states
         .as_ref()
-        .is_none_or(|f| f.matches(state::bits(node), node.cpus_alloc))
+        .is_none_or(|f| f.matches(node.state_word(), node.cpus_alloc))
 }
 
 /// `_insert_node_ptr`.
@@ -371,7 +371,7 @@ fn same_node(row: &Row<'_>, node: &NodeInfo, sel: &Selection, fields: &Fields) -
     {
         return false;
     }
-    let word = state::bits(node);
+    let word = node.state_word();
     let text_equal = [
         (Field::Features, first.features == node.features),
         (Field::FeaturesAct, first.features == node.features),
