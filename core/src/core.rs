@@ -23,6 +23,7 @@ use crate::resources::Time;
 use crate::spec::{
     parse_constraint, resolve_shape, Exclusive, JobSpec, ShapeDefaults, SubmitError,
 };
+use crate::step::{StepError, StepPart, StepShape};
 use crate::topology::Topology;
 
 /// Who may preempt whom.
@@ -229,13 +230,86 @@ pub enum Input {
         /// The new dependency, in `--dependency` syntax.
         dependency: String,
     },
+    /// Change a job's time limit (`TimeLimit=`; None: unlimited).
+    SetTimeLimit {
+        /// The job.
+        job: JobId,
+        /// The limit in seconds.
+        limit: Option<u64>,
+    },
+    /// Rename a job (`JobName=`).
+    Rename {
+        /// The job.
+        job: JobId,
+        /// Its new name.
+        name: String,
+    },
+    /// Move a pending job to other partitions (`Partition=`).
+    SetPartitions {
+        /// The job.
+        job: JobId,
+        /// The partitions, by name.
+        partitions: Vec<String>,
+    },
+    /// Fix a job's priority (`Priority=N`, N > 0).
+    SetPriority {
+        /// The job.
+        job: JobId,
+        /// The priority.
+        priority: u32,
+    },
+    /// Change a pending job's nice value (`Nice=`).
+    SetNice {
+        /// The job.
+        job: JobId,
+        /// The nice value.
+        nice: i32,
+    },
+    /// Lay a step out in a running job and hold what it takes
+    /// ([`Outcome::StepStarted`]).
+    StartStep {
+        /// The job.
+        job: JobId,
+        /// The step's id.
+        step: u32,
+        /// What it asks for.
+        shape: StepShape,
+    },
+    /// A step ended ([`Outcome::StepEnded`]).
+    EndStep {
+        /// The job.
+        job: JobId,
+        /// The step.
+        step: u32,
+    },
+    /// Take one task still pending in an array's record out into a job of
+    /// its own ([`Outcome::Submitted`] names it).
+    SplitArrayTask {
+        /// The array (its own job id).
+        array: JobId,
+        /// The task id.
+        task: u32,
+    },
+    /// Forget finished jobs that ended before this time (MinJobAge;
+    /// [`Outcome::Purged`]).
+    PurgeFinished {
+        /// The cutoff.
+        ended_before: Time,
+    },
 }
 
 /// What an input produced, beyond effects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
-    /// A job was accepted under this id.
+    /// A job was accepted (or split out of an array) under this id.
     Submitted(JobId),
+    /// A step was laid out: its part on each node.
+    StepStarted(Vec<StepPart>),
+    /// A step ended; false if it held nothing (already ended, or started
+    /// before a restart).
+    StepEnded(bool),
+    /// These finished jobs were forgotten.
+    Purged(Vec<JobId>),
     /// Done.
     Done,
 }
@@ -247,6 +321,9 @@ pub enum CoreError {
     /// A submission Slurm would reject.
     #[error(transparent)]
     Submit(#[from] SubmitError),
+    /// A step that cannot be laid out.
+    #[error(transparent)]
+    Step(#[from] StepError),
     /// No such job (ESLURM_INVALID_JOB_ID).
     #[error("Invalid job id specified")]
     UnknownJob(JobId),
@@ -545,6 +622,25 @@ impl Core {
                 self.set_array_throttle(array, throttle)?
             }
             Input::SetDependency { job, dependency } => self.set_dependency(job, &dependency)?,
+            Input::SetTimeLimit { job, limit } => self.job_mut(job)?.set_time_limit(limit)?,
+            Input::Rename { job, name } => self.job_mut(job)?.spec.name = name,
+            Input::SetPartitions { job, partitions } => self.move_partitions(job, partitions)?,
+            Input::SetPriority { job, priority } => self.fix_priority(job, priority)?,
+            Input::SetNice { job, nice } => self.change_nice(job, nice)?,
+            Input::StartStep { job, step, shape } => {
+                return Ok(Outcome::StepStarted(self.lay_out_step(job, step, &shape)?));
+            }
+            Input::EndStep { job, step } => {
+                return Ok(Outcome::StepEnded(self.release_step(job, step)))
+            }
+            Input::SplitArrayTask { array, task } => {
+                return Ok(Outcome::Submitted(
+                    self.split_array_task_now(array, task, effects)?,
+                ));
+            }
+            Input::PurgeFinished { ended_before } => {
+                return Ok(Outcome::Purged(self.purge(ended_before)));
+            }
         }
         Ok(Outcome::Done)
     }
@@ -987,28 +1083,60 @@ impl Core {
         Ok(())
     }
 
-    /// Changes a job's time limit (`scontrol update TimeLimit=`); a running
-    /// job's deadline moves with it.
+    /// Shorthand for [`Input::SetTimeLimit`]: a running job's deadline
+    /// moves with its limit.
     pub fn update_time_limit(&mut self, id: JobId, limit: Option<u64>) -> Result<(), CoreError> {
-        self.job_mut(id)?.set_time_limit(limit)?;
-        Ok(())
+        let input = Input::SetTimeLimit { job: id, limit };
+        self.handle(input, 0, &mut Vec::new()).map(drop)
     }
 
-    /// Renames a job (`scontrol update JobName=`).
+    /// Shorthand for [`Input::Rename`].
     pub fn rename_job(&mut self, id: JobId, name: String) -> Result<(), CoreError> {
-        self.job_mut(id)?.spec.name = name;
-        Ok(())
+        let input = Input::Rename { job: id, name };
+        self.handle(input, 0, &mut Vec::new()).map(drop)
+    }
+
+    /// Shorthand for [`Input::SetPartitions`].
+    pub fn change_partitions(
+        &mut self,
+        id: JobId,
+        partitions: Vec<String>,
+    ) -> Result<(), CoreError> {
+        let input = Input::SetPartitions {
+            job: id,
+            partitions,
+        };
+        self.handle(input, 0, &mut Vec::new()).map(drop)
+    }
+
+    /// Shorthand for [`Input::SetPriority`].
+    pub fn set_priority(&mut self, id: JobId, priority: u32) -> Result<(), CoreError> {
+        let input = Input::SetPriority { job: id, priority };
+        self.handle(input, 0, &mut Vec::new()).map(drop)
+    }
+
+    /// Shorthand for [`Input::SetNice`].
+    pub fn set_nice(&mut self, id: JobId, nice: i32) -> Result<(), CoreError> {
+        let input = Input::SetNice { job: id, nice };
+        self.handle(input, 0, &mut Vec::new()).map(drop)
+    }
+
+    /// Shorthand for [`Input::PurgeFinished`].
+    pub fn purge_finished(&mut self, before: Time) -> Vec<JobId> {
+        let input = Input::PurgeFinished {
+            ended_before: before,
+        };
+        match self.handle(input, before, &mut Vec::new()) {
+            Ok(Outcome::Purged(ids)) => ids,
+            _ => Vec::new(),
+        }
     }
 
     /// Moves a pending job to other partitions (`scontrol update
     /// Partition=`). The request is resolved again against them, so their
     /// limits and defaults apply; if it could not run there, or they take no
     /// new jobs, the job stays as it was.
-    pub fn change_partitions(
-        &mut self,
-        id: JobId,
-        partitions: Vec<String>,
-    ) -> Result<(), CoreError> {
+    fn move_partitions(&mut self, id: JobId, partitions: Vec<String>) -> Result<(), CoreError> {
         let job = self.job(id).ok_or(CoreError::UnknownJob(id))?;
         if job.state() != JobState::Pending {
             return Err(CoreError::Transition(TransitionError::WrongState {
@@ -1039,7 +1167,7 @@ impl Core {
     /// Fixes a pending or running job's priority (`scontrol update
     /// Priority=N`, N > 0), as an operator's `--priority` does; the nice
     /// value no longer counts. Holding with priority 0 is `Input::Hold`.
-    pub fn set_priority(&mut self, id: JobId, priority: u32) -> Result<(), CoreError> {
+    fn fix_priority(&mut self, id: JobId, priority: u32) -> Result<(), CoreError> {
         let job = self.job_mut(id)?;
         if job.state().is_finished() {
             return Err(CoreError::Transition(TransitionError::WrongState {
@@ -1058,7 +1186,7 @@ impl Core {
 
     /// Changes a pending job's nice value (`scontrol update Nice=`); its
     /// priority follows at the next pass.
-    pub fn set_nice(&mut self, id: JobId, nice: i32) -> Result<(), CoreError> {
+    fn change_nice(&mut self, id: JobId, nice: i32) -> Result<(), CoreError> {
         let job = self.job_mut(id)?;
         if job.state() != JobState::Pending {
             return Err(CoreError::Transition(TransitionError::WrongState {
@@ -1075,7 +1203,7 @@ impl Core {
     /// for now: jobs that unmet dependency parts of pending jobs name (they
     /// go once a pass has decided those parts), and an array's own record
     /// while other jobs of the array are kept (slurmctld purges it last).
-    pub fn purge_finished(&mut self, before: Time) -> Vec<JobId> {
+    fn purge(&mut self, before: Time) -> Vec<JobId> {
         let named = self.dependency_targets();
         let old: BTreeSet<JobId> = self
             .jobs

@@ -5,15 +5,16 @@
 //! the job has free on its nodes unless `--exact`, and waits (Requested
 //! nodes are busy) while other steps hold them, unless `--overlap`.
 
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::core::Core;
+use crate::core::{Core, CoreError, Input, Outcome};
 use crate::id::{JobId, NodeId};
 use crate::job::JobState;
 use crate::resources::GpuSet;
 
 /// What a step asks for (srun's options).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StepShape {
     /// `-n` (None: one per node, or `--ntasks-per-node` times the nodes).
     pub ntasks: Option<u32>,
@@ -221,8 +222,38 @@ impl Core {
         Ok(parts)
     }
 
-    /// Lays a step out and holds what it takes until [`Core::end_step`].
+    /// Shorthand for [`Input::StartStep`]: lays a step out and holds what
+    /// it takes until [`Core::end_step`].
     pub fn start_step(
+        &mut self,
+        id: JobId,
+        step: u32,
+        shape: &StepShape,
+    ) -> Result<Vec<StepPart>, StepError> {
+        let input = Input::StartStep {
+            job: id,
+            step,
+            shape: shape.clone(),
+        };
+        match self.handle(input, 0, &mut Vec::new()) {
+            Ok(Outcome::StepStarted(parts)) => Ok(parts),
+            Err(CoreError::Step(e)) => Err(e),
+            _ => Err(StepError::UnknownJob),
+        }
+    }
+
+    /// Shorthand for [`Input::EndStep`]: what the step held is the job's
+    /// again. False if it held nothing (already ended, or started before a
+    /// restart).
+    pub fn end_step(&mut self, id: JobId, step: u32) -> bool {
+        let input = Input::EndStep { job: id, step };
+        matches!(
+            self.handle(input, 0, &mut Vec::new()),
+            Ok(Outcome::StepEnded(true))
+        )
+    }
+
+    pub(crate) fn lay_out_step(
         &mut self,
         id: JobId,
         step: u32,
@@ -242,9 +273,7 @@ impl Core {
         Ok(parts)
     }
 
-    /// A step ended: what it held is the job's again. False if it held
-    /// nothing (already ended, or started before a restart).
-    pub fn end_step(&mut self, id: JobId, step: u32) -> bool {
+    pub(crate) fn release_step(&mut self, id: JobId, step: u32) -> bool {
         self.jobs
             .get_mut(&id)
             .is_some_and(|j| j.steps.remove(&step).is_some())

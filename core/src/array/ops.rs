@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{JobArray, TaskLocation, TaskSet};
-use crate::core::{Core, CoreError};
+use crate::core::{Core, CoreError, Input, Outcome};
 use crate::dependency::DependencyKind;
 use crate::effects::{Effect, Effects};
 use crate::id::JobId;
@@ -87,6 +87,18 @@ impl Core {
     /// [`Effect::ArrayTaskSplit`] reports it. When `task` is the record's
     /// only task, the record itself becomes that task and keeps its id.
     pub fn split_array_task(
+        &mut self,
+        array: JobId,
+        task: u32,
+        effects: &mut impl Effects,
+    ) -> Result<JobId, CoreError> {
+        match self.handle(Input::SplitArrayTask { array, task }, 0, effects)? {
+            Outcome::Submitted(job) => Ok(job),
+            _ => Err(CoreError::UnknownTask { array, task }),
+        }
+    }
+
+    pub(crate) fn split_array_task_now(
         &mut self,
         array: JobId,
         task: u32,

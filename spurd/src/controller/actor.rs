@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 use tracing::{error, info, warn};
 
-use spur_core::{Core, Effect, ExitStatus, Input, JobId, JobState, NodeId};
+use spur_core::{Core, Effect, ExitStatus, Input, JobId, JobState, NodeId, Outcome};
 use spur_proto::{ClientRequest, ClientResponse, FromAgent, Registration, SignalScope, ToAgent};
 
 use super::convert;
@@ -689,8 +689,13 @@ impl Controller {
 
     fn purge(&mut self, now: u64) {
         let age = u64::from(self.site.conf.min_job_age_secs);
-        for id in self.core.purge_finished(now.saturating_sub(age)) {
-            self.metas.remove(&id);
+        let input = Input::PurgeFinished {
+            ended_before: now.saturating_sub(age),
+        };
+        if let Ok(Outcome::Purged(ids)) = self.apply(input) {
+            for id in ids {
+                self.metas.remove(&id);
+            }
         }
     }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use tracing::info;
 
-use spur_core::{CoreError, Hold, Input, Job, JobId, JobState, TaskLocation, TaskSet};
+use spur_core::{CoreError, Hold, Input, Job, JobId, JobState, Outcome, TaskLocation, TaskSet};
 use spur_proto::{
     ArrayTasks, ClientResponse, ErrorCode, ProtoError, RequeueHold, SignalScope, SignalTarget,
 };
@@ -242,11 +242,9 @@ impl Controller {
         let tasks = self.task_set(&t.tasks)?;
         let mut found = Vec::new();
         for task in tasks.iter() {
-            let mut effects = std::mem::take(&mut self.turn.effects);
-            let r = self.core.split_array_task(array, task, &mut effects);
-            self.turn.effects = effects;
-            match r {
-                Ok(job) => found.push((task, job.0)),
+            match self.apply(Input::SplitArrayTask { array, task }) {
+                Ok(Outcome::Submitted(job)) => found.push((task, job.0)),
+                Ok(_) => {}
                 Err(CoreError::UnknownTask { .. }) => {}
                 Err(e) => return Err(core_error(&e)),
             }

@@ -4,7 +4,7 @@
 
 use tracing::info;
 
-use spur_core::{CoreError, Hold, Input, JobId, JobState, NodeId};
+use spur_core::{CoreError, Hold, Input, JobId, JobState, NodeId, Outcome};
 use spur_proto::{
     ClientRequest, ClientResponse, ConfigInfo, ErrorCode, JobDesc, JobStateName, JobUpdate,
     NodeStateRequest, NodeUpdate, ProtoError, SignalTarget, WillRun,
@@ -21,6 +21,7 @@ pub const MAX_SCRIPT_BYTES: usize = 4 << 20;
 pub(super) fn core_error(e: &CoreError) -> ProtoError {
     match e {
         CoreError::Submit(s) => convert::submit_error(s),
+        CoreError::Step(s) => super::step::step_error(s),
         CoreError::UnknownJob(_) | CoreError::UnknownTask { .. } => ErrorCode::InvalidJobId.into(),
         CoreError::Dependency(d) => convert::dependency_error(*d).into(),
         CoreError::UnknownNode(_) => ErrorCode::InvalidNodeName.into(),
@@ -151,10 +152,11 @@ impl Controller {
             // Slurm ignores --priority from ordinary users.
             spec.priority = None;
         }
-        let id = self
-            .core
-            .submit_job(spec, now())
-            .map_err(|e| convert::submit_error(&e))?;
+        let id = match self.apply(Input::Submit(Box::new(spec))) {
+            Ok(Outcome::Submitted(id)) => id,
+            Ok(_) => return Err(ErrorCode::Unspecified.into()),
+            Err(e) => return Err(core_error(&e)),
+        };
         let user = users::user(uid);
         let meta = JobMeta {
             gid: user.gid,
@@ -414,9 +416,11 @@ impl Controller {
                 if job.state() != JobState::Pending {
                     return Err(ErrorCode::JobNotPending.into());
                 }
-                self.core
-                    .change_partitions(id, names)
-                    .map_err(|e| core_error(&e))?;
+                self.apply(Input::SetPartitions {
+                    job: id,
+                    partitions: names,
+                })
+                .map_err(|e| core_error(&e))?;
                 self.note_partition(id);
             }
         }
@@ -434,8 +438,7 @@ impl Controller {
             if raises && !operator {
                 return Err(ErrorCode::AccessDenied.into());
             }
-            self.core
-                .update_time_limit(id, limit)
+            self.apply(Input::SetTimeLimit { job: id, limit })
                 .map_err(|e| core_error(&e))?;
         }
         if let Some(comment) = &u.comment {
@@ -449,12 +452,15 @@ impl Controller {
             if nice < 0 && !operator {
                 return Err(ErrorCode::AccessDenied.into());
             }
-            self.core.set_nice(id, nice).map_err(|e| core_error(&e))?;
+            self.apply(Input::SetNice { job: id, nice })
+                .map_err(|e| core_error(&e))?;
         }
         if let Some(name) = &u.name {
-            self.core
-                .rename_job(id, name.clone())
-                .map_err(|e| core_error(&e))?;
+            self.apply(Input::Rename {
+                job: id,
+                name: name.clone(),
+            })
+            .map_err(|e| core_error(&e))?;
         }
         if let Some(dependency) = &u.dependency {
             if self.core.job(id).map(|j| j.state()) != Some(JobState::Pending) {
@@ -505,8 +511,8 @@ impl Controller {
             }
             .into());
         }
-        self.core
-            .set_priority(id, priority)
+        self.apply(Input::SetPriority { job: id, priority })
+            .map(drop)
             .map_err(|e| core_error(&e))
     }
 

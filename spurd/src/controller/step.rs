@@ -6,7 +6,7 @@
 use tracing::info;
 
 use spur_core::spec::MemDemand;
-use spur_core::{JobId, JobState, StepError, StepShape};
+use spur_core::{Input, JobId, JobState, Outcome, StepError, StepShape};
 use spur_proto::{
     ClientResponse, ErrorCode, ProtoError, StepGrant, StepId, StepInfo, StepNode, StepRequest,
 };
@@ -47,7 +47,7 @@ fn step_mem_mb(
     (mb > 0).then_some(mb)
 }
 
-fn step_error(e: &StepError) -> ProtoError {
+pub(super) fn step_error(e: &StepError) -> ProtoError {
     ProtoError::new(match e {
         StepError::UnknownJob => ErrorCode::InvalidJobId,
         StepError::Pending => ErrorCode::JobPending,
@@ -94,10 +94,16 @@ impl Controller {
             .get(&id)
             .ok_or(ErrorCode::InvalidJobId)?
             .next_step;
-        let parts = self
-            .core
-            .start_step(id, step_id, &shape)
-            .map_err(|e| step_error(&e))?;
+        let input = Input::StartStep {
+            job: id,
+            step: step_id,
+            shape,
+        };
+        let parts = match self.apply(input) {
+            Ok(Outcome::StepStarted(parts)) => parts,
+            Ok(_) => return Err(ErrorCode::Unspecified.into()),
+            Err(e) => return Err(super::request::core_error(&e)),
+        };
         self.step_nodes
             .insert((req.job_id, step_id), parts.len() as u32);
         let meta = self.metas.get_mut(&id).ok_or(ErrorCode::InvalidJobId)?;
@@ -334,7 +340,11 @@ impl Controller {
     /// or every node did.
     fn release_step(&mut self, job_id: u32, step_id: u32) {
         self.step_nodes.remove(&(job_id, step_id));
-        if self.core.end_step(JobId(job_id), step_id) {
+        let input = Input::EndStep {
+            job: JobId(job_id),
+            step: step_id,
+        };
+        if matches!(self.apply(input), Ok(Outcome::StepEnded(true))) {
             // Steps waiting in srun retry on their own.
             info!(job = job_id, step = step_id, "step released its resources");
         }
