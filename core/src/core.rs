@@ -398,6 +398,27 @@ pub struct Core {
     pub(crate) workload: crate::placement::frag::Workload,
     /// Every job of each array, by array job id.
     pub(crate) arrays: BTreeMap<JobId, BTreeSet<JobId>>,
+    /// What changed the state since [`Core::start_journal`], if asked.
+    journal: Option<Vec<Entry>>,
+}
+
+/// One change of a core's state, as [`Core::replay`] takes it: the core is
+/// deterministic, so a fresh core given the same entries ends in the same
+/// state. This is the log a replicated controller would ship.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Entry {
+    /// [`Core::handle`] of `input` at `now`.
+    Input {
+        /// The clock.
+        now: Time,
+        /// The input.
+        input: Input,
+    },
+    /// [`Core::schedule`] at `now`.
+    Schedule {
+        /// The clock.
+        now: Time,
+    },
 }
 
 fn part_member(partitions: &[Vec<NodeId>], node_count: usize) -> Vec<Vec<bool>> {
@@ -568,6 +589,7 @@ impl Core {
             preempting: BTreeMap::new(),
             workload: Default::default(),
             arrays: BTreeMap::new(),
+            journal: None,
         })
     }
 
@@ -578,8 +600,14 @@ impl Core {
         now: Time,
         effects: &mut impl Effects,
     ) -> Result<Outcome, CoreError> {
+        if let Some(journal) = &mut self.journal {
+            journal.push(Entry::Input {
+                now,
+                input: input.clone(),
+            });
+        }
         match input {
-            Input::Submit(spec) => return Ok(Outcome::Submitted(self.submit_job(*spec, now)?)),
+            Input::Submit(spec) => return Ok(Outcome::Submitted(self.submit(*spec, now)?)),
             Input::JobExited { job, status } => self.on_job_exited(job, status, now)?,
             Input::Cancel(job) => self.cancel_job(job, now, effects)?,
             Input::TimeOut(id) => {
@@ -645,6 +673,36 @@ impl Core {
         Ok(Outcome::Done)
     }
 
+    /// Keeps every [`Entry`] from now on, until [`Core::take_journal`].
+    pub fn start_journal(&mut self) {
+        self.journal.get_or_insert_with(Vec::new);
+    }
+
+    /// Journals a scheduling pass.
+    pub(crate) fn note_pass(&mut self, now: Time) {
+        if let Some(journal) = &mut self.journal {
+            journal.push(Entry::Schedule { now });
+        }
+    }
+
+    /// The entries kept since [`Core::start_journal`]; keeping stops.
+    pub fn take_journal(&mut self) -> Vec<Entry> {
+        self.journal.take().unwrap_or_default()
+    }
+
+    /// Applies `entries` in order, as they were applied to the core that
+    /// kept them; inputs refused then are refused again.
+    pub fn replay(&mut self, entries: &[Entry], effects: &mut impl Effects) {
+        for entry in entries {
+            match entry {
+                Entry::Input { now, input } => {
+                    let _ = self.handle(input.clone(), *now, effects);
+                }
+                Entry::Schedule { now } => self.schedule(*now, effects),
+            }
+        }
+    }
+
     pub(crate) fn job_mut(&mut self, job: JobId) -> Result<&mut Job, CoreError> {
         self.jobs.get_mut(&job).ok_or(CoreError::UnknownJob(job))
     }
@@ -655,12 +713,22 @@ impl Core {
             .ok_or(CoreError::UnknownNode(node))
     }
 
-    /// Validates and queues a job; the id is final once this returns. With
+    /// Shorthand for [`Input::Submit`]: validates and queues a job; the id
+    /// is final once this returns. With
     /// `spec.array`, the job is the array's meta record holding every task
     /// (see [`crate::array`]); with `spec.dependency`, the dependency is
     /// resolved against the jobs the core knows (an unknown job id is
     /// accepted, as Slurm 22.05 does, and met at the next pass).
     pub fn submit_job(&mut self, spec: JobSpec, now: Time) -> Result<JobId, SubmitError> {
+        match self.handle(Input::Submit(Box::new(spec)), now, &mut Vec::new()) {
+            Ok(Outcome::Submitted(id)) => Ok(id),
+            Err(CoreError::Submit(e)) => Err(e),
+            // A submission fails only with a SubmitError.
+            _ => Err(SubmitError::InvalidTimeLimit),
+        }
+    }
+
+    fn submit(&mut self, spec: JobSpec, now: Time) -> Result<JobId, SubmitError> {
         if spec.deadline.is_some_and(|d| d < now) {
             return Err(SubmitError::InvalidTimeLimit);
         }

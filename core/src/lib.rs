@@ -33,7 +33,7 @@ pub mod step;
 pub mod topology;
 
 pub use crate::core::{
-    Cluster, ClusterError, Core, CoreError, Input, Outcome, PlacementPolicy, PreemptType,
+    Cluster, ClusterError, Core, CoreError, Entry, Input, Outcome, PlacementPolicy, PreemptType,
     SchedConfig,
 };
 pub use array::{parse_array, ArraySpec, InvalidArray, JobArray, TaskLocation, TaskSet};

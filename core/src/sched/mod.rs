@@ -158,6 +158,7 @@ impl Core {
     /// as a job of its own, as many in one pass as fit and its throttle
     /// allows.
     pub fn schedule(&mut self, now: Time, effects: &mut impl Effects) {
+        self.note_pass(now);
         self.enforce_limits(now, effects);
         self.enforce_deadlines(now, effects);
         self.split_corresponding_tasks(effects);

@@ -5,6 +5,7 @@ mod array;
 mod dependency;
 mod ending;
 mod env;
+mod journal;
 mod placement;
 mod props;
 mod queue;
