@@ -101,8 +101,8 @@ impl CgroupConf {
     /// AllowedRAMSpace (an allocation of 0, no memory counted, is the
     /// node's whole memory), raised to MinRAMSpace, then held to
     /// MaxRAMPercent of the node. Swap, when confined, adds
-    /// AllowedSwapSpace of the allocation, the sum held to MaxSwapPercent
-    /// of the node.
+    /// AllowedSwapSpace of the allocation, the sum held to MaxRAMPercent
+    /// plus MaxSwapPercent of the node.
     pub fn memory_limits(&self, allocated_mib: u64, node_mib: u64) -> MemoryLimits {
         const MIB: u64 = 1024 * 1024;
         let percent = |of: u64, p: f64| (of as f64 * p / 100.0) as u64;
@@ -122,7 +122,7 @@ impl CgroupConf {
                 if alloc == 0 { node } else { alloc },
                 self.allowed_swap_space,
             );
-            bound(ram + swap, percent(node, self.max_swap_percent))
+            bound(ram + swap, max_ram + percent(node, self.max_swap_percent))
         });
         MemoryLimits {
             ram,
@@ -354,10 +354,12 @@ mod tests {
             c.memory_limits(2000, 8000).ram_and_swap,
             Some(3000 * MIB + 200 * MIB)
         );
-        // Memory and swap together stay within MaxSwapPercent of the node.
+        // Memory and swap together stay within MaxRAMPercent plus
+        // MaxSwapPercent of the node: 4000 + 400 MiB here.
+        c.allowed_swap_space = 100.0;
+        c.max_swap_percent = 5.0;
+        assert_eq!(c.memory_limits(2000, 8000).ram_and_swap, Some(4400 * MIB));
         c.max_swap_percent = 40.0;
-        assert_eq!(c.memory_limits(2000, 8000).ram_and_swap, Some(3200 * MIB));
-        c.max_swap_percent = 30.0;
-        assert_eq!(c.memory_limits(2000, 8000).ram_and_swap, Some(2400 * MIB));
+        assert_eq!(c.memory_limits(2000, 8000).ram_and_swap, Some(5000 * MIB));
     }
 }

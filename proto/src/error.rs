@@ -91,8 +91,11 @@ pub enum ErrorCode {
     /// configuration a reconfigure cannot apply).
     Unspecified,
     /// SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR: a relay could not reach
-    /// the controller.
+    /// the controller; the request was not sent on.
     ControllerUnreachable,
+    /// SLURM_PROTOCOL_SOCKET_ZERO_BYTES_SENT: the controller took the
+    /// request and went away before answering; it may have been acted on.
+    ConnectionLost,
 }
 
 impl ErrorCode {
@@ -154,6 +157,7 @@ impl ErrorCode {
             ErrorCode::ControllerUnreachable => {
                 "Unable to contact slurm controller (connect failure)"
             }
+            ErrorCode::ConnectionLost => "Zero Bytes were transmitted or received",
         }
     }
 }

@@ -63,7 +63,9 @@ pub async fn run(opts: RelayOpts, shutdown: impl std::future::Future<Output = ()
         }
         // Commands waiting to be relayed are told now (their connection
         // closes) rather than wait for a controller that is away.
-        while relayed.try_recv().is_ok() {}
+        while let Ok(pending) = relayed.try_recv() {
+            pending.tell_unreachable();
+        }
         tokio::select! {
             () = &mut shutdown => break,
             () = tokio::time::sleep(backoff) => {}

@@ -1296,3 +1296,42 @@ fn a_step_running_across_a_controller_restart_ends_in_the_history() {
         |c| history(c).contains(&format!("{id}.0|COMPLETED\n")),
     );
 }
+
+#[test]
+fn the_agent_believes_nothing_the_job_folder_says() {
+    // The job's folder on its node belongs to the job's user: a pid or a
+    // notice planted there must not steer the agent, which runs as root.
+    use std::os::unix::process::CommandExt;
+    let c = Cluster::start(Options {
+        nodes: 1,
+        ..Options::default()
+    });
+    let mut bystander = std::process::Command::new("sleep")
+        .arg("300")
+        .process_group(0)
+        .spawn()
+        .expect("sleep runs");
+    let id = c.submit(&["-o", "planted.out", "--wrap", "sleep 300"], "");
+    c.wait_state(id, "RUNNING");
+    let folder = c.dir.path().join(format!("spool/n01/job{id:010}"));
+    c.wait_for(Duration::from_secs(10), "the script's pid", |_| {
+        folder.with_extension("ctl").join("pid").exists()
+    });
+    std::fs::write(folder.join("pid"), format!("{}\n", bystander.id())).expect("plants a pid");
+    std::fs::write(folder.join("notice"), "planted notice\n").expect("plants a notice");
+    let out = c.run("scancel", &[&id.to_string()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    c.wait_state(id, "CANCELLED");
+    let pid = bystander.id() as i32;
+    // SAFETY: signal 0 only asks whether the process exists.
+    assert_eq!(
+        unsafe { libc::kill(pid, 0) },
+        0,
+        "the bystander was signalled"
+    );
+    let _ = bystander.kill();
+    let _ = bystander.wait();
+    let out = std::fs::read_to_string(c.dir.path().join("planted.out")).expect("output");
+    assert!(!out.contains("planted notice"), "{out}");
+    assert_eq!(cancel_notices(&out).len(), 1, "{out}");
+}

@@ -609,6 +609,9 @@ fn report(
 ) -> Outcome {
     let mut exit_code = 0;
     let mut signal = 0;
+    // srun names the out-of-memory end once, for the first tasks it hears
+    // of (launch_slurm.c's oom_printed).
+    let mut oom_told = false;
     for node in &grant.nodes {
         let mut groups: BTreeMap<(i32, i32), Vec<u32>> = BTreeMap::new();
         for t in &node.tasks {
@@ -626,6 +629,9 @@ fn report(
             continue;
         }
         for ((code, sig), ids) in groups {
+            if sig == spur_proto::SIG_OOM && std::mem::replace(&mut oom_told, true) {
+                continue;
+            }
             let what = if sig == spur_proto::SIG_OOM {
                 "Out Of Memory".to_string()
             } else if sig != 0 {

@@ -21,7 +21,7 @@ use spur_conf::{CgroupConf, CgroupPlugin};
 use thiserror::Error;
 use tracing::{info, warn};
 
-/// The file, in a job's or a step's spool folder, naming the cgroup its
+/// The file, in a job's or a step's control folder, naming the cgroup its
 /// supervisor or step process joins.
 pub const CGROUP_FILE: &str = "cgroup";
 
@@ -155,17 +155,22 @@ impl Memcg {
         let limits = self.conf.memory_limits(allocated_mib, self.node_mib);
         match self.version {
             Version::V1 => {
-                write(&job_cg, "memory.limit_in_bytes", &limits.ram.to_string())?;
-                write(
-                    &job_cg,
-                    "memory.soft_limit_in_bytes",
-                    &limits.soft.to_string(),
-                )?;
-                if let Some(both) = limits.ram_and_swap {
-                    write(&job_cg, "memory.memsw.limit_in_bytes", &both.to_string())?;
+                // The limit binds the steps' cgroups inside it.
+                let _ = write(&job_cg, "memory.use_hierarchy", "1");
+                // memsw may never be below the limit: lift it first, as a
+                // cgroup kept from an earlier step may hold a lower one.
+                let memsw = job_cg.join("memory.memsw.limit_in_bytes").exists();
+                if memsw {
+                    write(&job_cg, "memory.memsw.limit_in_bytes", "-1")?;
                 }
-                if let Some(s) = self.conf.memory_swappiness {
-                    write(&job_cg, "memory.swappiness", &s.to_string())?;
+                let soft = limits.soft.to_string();
+                write(&job_cg, "memory.limit_in_bytes", &limits.ram.to_string())?;
+                write(&job_cg, "memory.soft_limit_in_bytes", &soft)?;
+                if let Some(both) = limits.ram_and_swap.filter(|_| memsw) {
+                    write(&job_cg, "memory.memsw.limit_in_bytes", &both.to_string())?;
+                    if let Some(s) = self.conf.memory_swappiness {
+                        write(&job_cg, "memory.swappiness", &s.to_string())?;
+                    }
                 }
             }
             Version::V2 => {
@@ -177,7 +182,13 @@ impl Memcg {
                 enable_memory(&job_cg)?;
             }
         }
+        // A cgroup left from an earlier run of the step (a requeued job)
+        // would bring its oom-kill count along: start afresh.
         let step_cg = job_cg.join(format!("step_{step}"));
+        if step_cg.exists() {
+            kill_all(&step_cg);
+            let _ = fs::remove_dir(&step_cg);
+        }
         make_dir(&step_cg)?;
         Ok(step_cg)
     }
@@ -228,11 +239,13 @@ fn delegate_v2(own: &Path) -> Result<(), CgroupError> {
         )));
     }
     let is_root = !own.join("cgroup.type").exists();
-    if !is_root
-        && !read(own, "cgroup.subtree_control")?
-            .split_whitespace()
-            .any(|c| c == "memory")
-    {
+    if is_root {
+        return enable_memory(own);
+    }
+    let delegated = read(own, "cgroup.subtree_control")?
+        .split_whitespace()
+        .any(|c| c == "memory");
+    if !delegated {
         let leaf = own.join("spurd");
         make_dir(&leaf)?;
         write(&leaf, "cgroup.procs", &std::process::id().to_string())?;
@@ -300,10 +313,10 @@ fn kill_all(cg: &Path) {
     }
 }
 
-/// Moves the calling process into the cgroup named in `dir`'s
-/// [`CGROUP_FILE`], if there is one. Returns the cgroup joined.
-pub fn join_from(dir: &Path) -> Result<Option<PathBuf>, String> {
-    let Ok(text) = fs::read_to_string(dir.join(CGROUP_FILE)) else {
+/// Moves the calling process into the cgroup that `file` (one of root's,
+/// in a control folder) names, if there is one. Returns the cgroup joined.
+pub fn join_from(file: &Path) -> Result<Option<PathBuf>, String> {
+    let Ok(text) = fs::read_to_string(file) else {
         return Ok(None);
     };
     let cg = PathBuf::from(text.trim());

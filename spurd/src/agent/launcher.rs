@@ -145,7 +145,7 @@ async fn connection(mut stream: TcpStream, launcher: &Launcher) -> Result<()> {
         }
         let _ = std::fs::remove_dir_all(&dir);
         // A node that runs only steps of the job keeps no folder for it.
-        let _ = std::fs::remove_dir(&job_dir);
+        let _ = std::fs::remove_dir(super::supervisor::control_dir(&job_dir));
     });
     let _ = waited.await;
     (launcher.ended)(job_id, step_id);
@@ -166,14 +166,16 @@ fn check(launch: &TaskLaunch, launcher: &Launcher) -> Result<(), String> {
     }
 }
 
-/// A step's folder on this node.
+/// A step's folder on this node, in its job's control folder: only root
+/// writes there.
 pub fn step_dir(spool: &Path, job: u32, step: u32) -> PathBuf {
-    super::job_dir(spool, job).join(format!("step{step}"))
+    super::supervisor::control_dir(&super::job_dir(spool, job)).join(format!("step{step}"))
 }
 
 /// Signals every step of `job` running on this node.
 pub fn signal_steps(spool: &Path, job: u32, signal: i32) {
-    let Ok(entries) = std::fs::read_dir(super::job_dir(spool, job)) else {
+    let ctl = super::supervisor::control_dir(&super::job_dir(spool, job));
+    let Ok(entries) = std::fs::read_dir(ctl) else {
         return;
     };
     for e in entries.flatten() {

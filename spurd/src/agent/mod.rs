@@ -212,7 +212,9 @@ pub async fn run(
         }
         // Commands waiting to be relayed are told now (their connection
         // closes) rather than wait for a controller that is away.
-        while channels.relayed.try_recv().is_ok() {}
+        while let Ok(pending) = channels.relayed.try_recv() {
+            pending.tell_unreachable();
+        }
         tokio::select! {
             () = &mut shutdown => break Ok(()),
             () = tokio::time::sleep(backoff) => {}
@@ -277,8 +279,10 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
         }
     });
     let mut beat = tokio::time::interval(HEARTBEAT);
-    // Relayed requests waiting for their answer, by tag; dropped (and the
-    // commands told) if the connection ends.
+    // Relayed requests sent on and waiting for their answer, by tag. If the
+    // connection ends first they are dropped, and their commands told the
+    // controller went away after taking them (they may have been acted
+    // on, so they are not sent again).
     let mut waiting: HashMap<u64, tokio::sync::oneshot::Sender<Vec<u8>>> = HashMap::new();
     let mut next_tag = 0u64;
     let result = loop {
@@ -396,7 +400,7 @@ fn on_message(
         } => {
             if let (Some(notice), Some(dir)) = (notice, jobs.running.get(&job_id)) {
                 let line = notice.line(&format!("JOB {job_id}"), &settings.node.name, now());
-                supervisor::post_notice(dir, &line);
+                supervisor::post_notice(&supervisor::control_dir(dir), &line);
             }
             // Steps first: they end with the job, on every node of it.
             launcher::signal_steps(&settings.spool, job_id, libc::SIGCONT);
@@ -412,7 +416,9 @@ fn on_message(
         }
         ToAgent::EndAcknowledged { job_id } => {
             jobs.unacked.remove(&job_id);
-            let _ = std::fs::remove_dir_all(job_dir(&settings.spool, job_id));
+            let dir = job_dir(&settings.spool, job_id);
+            let _ = std::fs::remove_dir_all(supervisor::control_dir(&dir));
+            let _ = std::fs::remove_dir_all(dir);
         }
         _ => warn!("unexpected message from the controller"),
     }
@@ -429,18 +435,15 @@ fn start(
     events: &mpsc::UnboundedSender<Event>,
 ) -> Result<PathBuf> {
     let dir = job_dir(&settings.spool, launch.job_id);
+    // Root's files for the supervisor (the launch, the lock, the cgroup to
+    // join, notices) go in a control folder only root may write; the job's
+    // own folder, where the script and its pid go, is its user's, and
+    // nothing there is written or trusted by root.
+    let ctl = supervisor::control_dir(&dir);
+    let _ = std::fs::remove_dir_all(&ctl);
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).with_context(|| format!("while creating {}", dir.display()))?;
-    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
-    std::os::unix::fs::chown(&dir, Some(launch.uid), Some(launch.gid))
-        .or_else(|e| {
-            if e.kind() == std::io::ErrorKind::PermissionDenied {
-                Ok(())
-            } else {
-                Err(e)
-            }
-        })
-        .context("while handing the job folder to its user")?;
+    std::fs::create_dir(&ctl).with_context(|| format!("while creating {}", ctl.display()))?;
+    std::fs::set_permissions(&ctl, std::fs::Permissions::from_mode(0o755))?;
     launch
         .env
         .push(("SLURMD_NODENAME".into(), settings.node.name.clone()));
@@ -452,15 +455,26 @@ fn start(
             .prepare(launch.job_id, "batch", launch.memory_mib)
             .context("while making the job's memory cgroup")?;
         std::fs::write(
-            dir.join(cgroup::CGROUP_FILE),
+            ctl.join(cgroup::CGROUP_FILE),
             cg.as_os_str().as_encoded_bytes(),
         )?;
     }
+    std::fs::create_dir_all(&dir).with_context(|| format!("while creating {}", dir.display()))?;
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
+    std::os::unix::fs::chown(&dir, Some(launch.uid), Some(launch.gid))
+        .or_else(|e| {
+            if e.kind() == std::io::ErrorKind::PermissionDenied {
+                Ok(())
+            } else {
+                Err(e)
+            }
+        })
+        .context("while handing the job folder to its user")?;
     let bytes = bincode::serialize(&launch).context("while encoding the launch")?;
     // Whole or not at all: a restarted agent starts what it finds.
-    let tmp = dir.join("launch.tmp");
+    let tmp = ctl.join("launch.tmp");
     std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, dir.join(supervisor::LAUNCH_FILE))?;
+    std::fs::rename(&tmp, ctl.join(supervisor::LAUNCH_FILE))?;
     spawn_supervisor(settings, launch.job_id, &dir, events)?;
     Ok(dir)
 }
@@ -477,7 +491,7 @@ fn spawn_supervisor(
     events: &mpsc::UnboundedSender<Event>,
 ) -> Result<()> {
     use std::os::fd::AsRawFd;
-    let lock = std::fs::File::create(dir.join(supervisor::LOCK_FILE))
+    let lock = std::fs::File::create(supervisor::control_dir(dir).join(supervisor::LOCK_FILE))
         .context("while creating the job's lock")?;
     let fd = lock.as_raw_fd();
     // SAFETY: flock on a descriptor we own.
@@ -533,7 +547,8 @@ async fn batch_ended(
 /// lock.
 fn supervisor_alive(dir: &Path) -> bool {
     use std::os::fd::AsRawFd;
-    let Ok(lock) = std::fs::File::open(dir.join(supervisor::LOCK_FILE)) else {
+    let lock_path = supervisor::control_dir(dir).join(supervisor::LOCK_FILE);
+    let Ok(lock) = std::fs::File::open(lock_path) else {
         return false;
     };
     // SAFETY: flock on a descriptor we own; released when `lock` drops.
@@ -555,12 +570,14 @@ fn report_end(job_id: u32, dir: &Path, events: &mpsc::UnboundedSender<Event>) {
     }));
 }
 
+/// The script's pid, as its supervisor left it in the control folder.
 fn script_pid(dir: &Path) -> Option<i32> {
-    std::fs::read_to_string(dir.join(supervisor::PID_FILE))
+    std::fs::read_to_string(supervisor::control_dir(dir).join(supervisor::PID_FILE))
         .ok()?
         .trim()
         .parse()
         .ok()
+        .filter(|&p: &i32| p > 1)
 }
 
 fn signal_job(dir: &Path, signal: i32, whole_group: bool) {
@@ -633,8 +650,10 @@ fn scan_spool(settings: &Settings, events: &mpsc::UnboundedSender<Event>) -> Job
         } else if supervisor_alive(&dir) {
             jobs.running.insert(id, dir.clone());
             watch.insert(id, dir);
-        } else if !dir.join(supervisor::PID_FILE).exists()
-            && dir.join(supervisor::LAUNCH_FILE).exists()
+        } else if script_pid(&dir).is_none()
+            && supervisor::control_dir(&dir)
+                .join(supervisor::LAUNCH_FILE)
+                .exists()
         {
             // The agent stopped between writing the launch and starting its
             // supervisor: the script never ran. Start it now.
@@ -647,9 +666,10 @@ fn scan_spool(settings: &Settings, events: &mpsc::UnboundedSender<Event>) -> Job
                     jobs.unacked.insert(id, lost(id));
                 }
             }
-        } else if !dir.join(supervisor::PID_FILE).exists() {
+        } else if script_pid(&dir).is_none() {
             // The agent stopped before the launch was on disk: the job is
             // not this node's yet, and the controller sends it again.
+            let _ = std::fs::remove_dir_all(supervisor::control_dir(&dir));
             let _ = std::fs::remove_dir_all(&dir);
         } else {
             // Started but neither finished nor running: the supervisor

@@ -30,6 +30,20 @@ pub struct Pending {
     pub reply: oneshot::Sender<Vec<u8>>,
 }
 
+impl Pending {
+    /// Answers a request that was never sent on: the controller cannot be
+    /// reached, and the command may try again.
+    pub fn tell_unreachable(self) {
+        if let Ok(frame) = error_frame(ErrorCode::ControllerUnreachable) {
+            let _ = self.reply.send(frame);
+        }
+    }
+}
+
+fn error_frame(code: ErrorCode) -> Result<Vec<u8>, spur_proto::frame::FrameError> {
+    frame::encode(&ClientResponse::Error(ProtoError::new(code)))
+}
+
 /// Binds the socket at `path`, open to every user.
 pub fn bind(path: &Path) -> Result<UnixListener> {
     let _ = std::fs::remove_file(path);
@@ -81,12 +95,13 @@ async fn conn(mut stream: UnixStream, requests: mpsc::UnboundedSender<Pending>) 
         requests
             .send(Pending { uid, req, reply })
             .map_err(|_| anyhow::anyhow!("agent is stopping"))?;
-        // No answer means the controller is away: say so as Slurm does.
+        // A request dropped unanswered may have reached the controller,
+        // which then went away: the command must not send it again. One
+        // that never left is answered `ControllerUnreachable` on purpose
+        // ([`Pending::tell_unreachable`]).
         let bytes = match answer.await {
             Ok(bytes) => bytes,
-            Err(_) => frame::encode(&ClientResponse::Error(ProtoError::new(
-                ErrorCode::ControllerUnreachable,
-            )))?,
+            Err(_) => error_frame(ErrorCode::ConnectionLost)?,
         };
         stream.write_all(&bytes).await?;
         stream.flush().await?;

@@ -153,7 +153,15 @@ impl Step {
             .ok_or_else(|| "the launch names no node of its step".to_string())?;
         // Into the step's memory cgroup while still root; the tasks are
         // born there.
-        let cgroup = super::cgroup::join_from(dir)?;
+        let cgroup = super::cgroup::join_from(&dir.join(super::cgroup::CGROUP_FILE))?;
+        // The process group goes in the step's folder (root's), through a
+        // file opened while still root.
+        let pgid_file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(dir.join(PGID_FILE))
+            .map_err(|e| format!("cannot open the step's pgid file: {e}"))?;
         super::supervisor::become_user(grant.uid, grant.gid, &grant.user_name)?;
         super::supervisor::apply_umask(&launch.env);
         if let Err(e) = std::env::set_current_dir(&launch.cwd) {
@@ -273,7 +281,7 @@ impl Step {
                 reported: false,
             });
         }
-        let _ = std::fs::write(dir.join(PGID_FILE), format!("{pgid}\n"));
+        let _ = (&pgid_file).write_all(format!("{pgid}\n").as_bytes());
         let pids = tasks.iter().map(|t| t.pid as u32).collect();
         frame::write_sync(srun, &FromStep::Started { pids })
             .map_err(|e| format!("srun went away: {e}"))?;

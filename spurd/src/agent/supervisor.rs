@@ -12,59 +12,66 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use spur_proto::{BatchLaunch, OpenMode, PatternValues};
 
-/// The launch description the agent leaves for the supervisor.
+/// The launch description the agent leaves for the supervisor, in the
+/// control folder.
 pub const LAUNCH_FILE: &str = "launch.bin";
-/// The script's pid (its process group), once forked.
+/// The script's pid (its process group), once forked; in the control
+/// folder.
 pub const PID_FILE: &str = "pid";
 /// `code signal end_time`, once the script has ended.
 pub const STATUS_FILE: &str = "status";
-/// Locked by the supervisor (inherited from the agent) while it lives.
+/// Locked by the supervisor (inherited from the agent) while it lives, in
+/// the control folder.
 pub const LOCK_FILE: &str = "lock";
 /// Why the script could not be started.
 pub const ERROR_FILE: &str = "error";
-/// The supervisor's own pid, once it can take a notice.
-pub const SUPERVISOR_PID_FILE: &str = "supervisor";
-/// A line of slurmstepd's for the script's stderr, left by the agent.
+/// A line of slurmstepd's for the script's stderr, left by the agent in
+/// the job's control folder.
 pub const NOTICE_FILE: &str = "notice";
 
-/// Set by SIGUSR1: the agent left a notice.
-static NOTICE_POSTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_notice(_: libc::c_int) {
-    NOTICE_POSTED.store(true, Ordering::SeqCst);
+/// The job's control folder beside its folder (`job0000000007.ctl`):
+/// the agent's files for the supervisor (the cgroup to join, notices). It
+/// belongs to root and only root writes in it; the job's own folder
+/// belongs to the job's user, so root never writes or trusts a file there.
+pub fn control_dir(job_dir: &Path) -> std::path::PathBuf {
+    let mut name = job_dir.file_name().unwrap_or_default().to_os_string();
+    name.push(".ctl");
+    job_dir.with_file_name(name)
 }
 
-/// Leaves `line` for the supervisor of the job in `dir` to write into the
-/// script's stderr, and wakes it. A supervisor not yet able to take it
-/// finds it once the script is forked, or when it ends.
-pub fn post_notice(dir: &Path, line: &str) {
-    let tmp = dir.join("notice.tmp");
-    if fs::write(&tmp, format!("{line}\n"))
-        .and_then(|()| fs::rename(&tmp, dir.join(NOTICE_FILE)))
-        .is_err()
-    {
+/// Leaves `line` in control folder `ctl` for the supervisor to write into
+/// the script's stderr; it looks at least four times a second.
+pub fn post_notice(ctl: &Path, line: &str) {
+    let tmp = ctl.join("notice.tmp");
+    let _ =
+        fs::write(&tmp, format!("{line}\n")).and_then(|()| fs::rename(&tmp, ctl.join(NOTICE_FILE)));
+}
+
+/// Writes the agent's notice into `stderr` the first time one is there.
+fn take_notice(ctl: &Path, stderr: &fs::File, told: &mut bool) {
+    if *told {
         return;
     }
-    let pid = fs::read_to_string(dir.join(SUPERVISOR_PID_FILE))
-        .ok()
-        .and_then(|t| t.trim().parse::<i32>().ok());
-    if let Some(pid) = pid.filter(|&p| p > 0) {
-        // SAFETY: kill has no memory-safety preconditions.
-        unsafe { libc::kill(pid, libc::SIGUSR1) };
+    if let Ok(line) = fs::read_to_string(ctl.join(NOTICE_FILE)) {
+        *told = true;
+        let _ = (&*stderr).write_all(line.as_bytes());
     }
 }
 
-/// Writes a notice the agent left, once, into `stderr`.
-fn take_notice(dir: &Path, stderr: &fs::File) {
-    let path = dir.join(NOTICE_FILE);
-    if let Ok(line) = fs::read_to_string(&path) {
-        let _ = fs::remove_file(&path);
-        let _ = (&*stderr).write_all(line.as_bytes());
-    }
+/// Writes `text` to `path` without following a symlink there: for what
+/// the supervisor writes into the user's folder before it is the user.
+fn write_unfollowed(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .mode(0o644)
+        .open(path)?;
+    f.write_all(text.as_bytes())
 }
 
 /// Runs the job whose launch file is in `dir`.
@@ -77,29 +84,24 @@ pub fn run(dir: &Path) -> ExitCode {
         libc::signal(libc::SIGINT, libc::SIG_IGN);
         libc::signal(libc::SIGTERM, libc::SIG_IGN);
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
-        // Without SA_RESTART: the notice interrupts the wait for the
-        // script, which writes it and waits on.
-        let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = on_notice as extern "C" fn(libc::c_int) as libc::sighandler_t;
-        libc::sigaction(libc::SIGUSR1, &action, std::ptr::null_mut());
+        // SIGCHLD is taken with sigtimedwait, so it must stay pending.
+        let mut chld: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut chld);
+        libc::sigaddset(&mut chld, libc::SIGCHLD);
+        libc::sigprocmask(libc::SIG_BLOCK, &chld, std::ptr::null_mut());
     }
-    let _ = fs::write(
-        dir.join(SUPERVISOR_PID_FILE),
-        format!("{}\n", std::process::id()),
-    );
-    let status = match launch(dir) {
+    let ctl = control_dir(dir);
+    let status = match launch(dir, &ctl) {
         Ok(started) => {
-            take_notice(dir, &started.stderr);
+            let mut told = false;
             let status = wait(started.pid, || {
-                if NOTICE_POSTED.swap(false, Ordering::SeqCst) {
-                    take_notice(dir, &started.stderr);
-                }
+                take_notice(&ctl, &started.stderr, &mut told)
             });
-            take_notice(dir, &started.stderr);
+            take_notice(&ctl, &started.stderr, &mut told);
             out_of_memory(&started).unwrap_or(status)
         }
         Err(e) => {
-            let _ = fs::write(dir.join(ERROR_FILE), format!("{e}\n"));
+            let _ = write_unfollowed(&dir.join(ERROR_FILE), &format!("{e}\n"));
             (1, 0)
         }
     };
@@ -107,7 +109,7 @@ pub fn run(dir: &Path) -> ExitCode {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let tmp = dir.join("status.tmp");
-    let written = fs::write(&tmp, format!("{} {} {end}\n", status.0, status.1))
+    let written = write_unfollowed(&tmp, &format!("{} {} {end}\n", status.0, status.1))
         .and_then(|()| fs::rename(&tmp, dir.join(STATUS_FILE)));
     if written.is_err() {
         return ExitCode::FAILURE;
@@ -156,14 +158,23 @@ fn out_of_memory(started: &Started) -> Option<(i32, i32)> {
     Some((0, spur_proto::SIG_OOM))
 }
 
-fn launch(dir: &Path) -> Result<Started, String> {
+fn launch(dir: &Path, ctl: &Path) -> Result<Started, String> {
     let bytes =
-        fs::read(dir.join(LAUNCH_FILE)).map_err(|e| io_err("reading the launch file", e))?;
+        fs::read(ctl.join(LAUNCH_FILE)).map_err(|e| io_err("reading the launch file", e))?;
     let mut job: BatchLaunch =
         bincode::deserialize(&bytes).map_err(|e| format!("malformed launch file: {e}"))?;
     // Into the job's memory cgroup while still root; the script and all
     // it starts are born there.
-    let cgroup = super::cgroup::join_from(dir)?;
+    let cgroup = super::cgroup::join_from(&ctl.join(super::cgroup::CGROUP_FILE))?;
+    // The script's pid goes in the control folder, through a file opened
+    // while still root, so the agent may believe it.
+    let pid_file = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o644)
+        .open(ctl.join(PID_FILE))
+        .map_err(|e| io_err("opening the pid file", e))?;
     become_user(job.uid, job.gid, &job.user_name)?;
     // Files the job creates, its output files first, get the submitter's
     // umask (SLURM_UMASK, set by sbatch); the batch script itself does
@@ -200,7 +211,7 @@ fn launch(dir: &Path) -> Result<Started, String> {
     let own_stderr = stderr
         .try_clone()
         .map_err(|e| io_err("duplicating stderr", e))?;
-    let pid = spawn(&job, &script, [stdin, stdout, stderr], dir)?;
+    let pid = spawn(&job, &script, [stdin, stdout, stderr], pid_file)?;
     Ok(Started {
         pid,
         job_id: job.job_id,
@@ -286,7 +297,7 @@ fn spawn(
     job: &BatchLaunch,
     script: &Path,
     stdio: [fs::File; 3],
-    dir: &Path,
+    mut pid_file: fs::File,
 ) -> Result<libc::pid_t, String> {
     use std::os::fd::AsRawFd;
     let path = cstring(script.as_os_str().as_bytes())?;
@@ -317,6 +328,10 @@ fn spawn(
             for sig in [libc::SIGHUP, libc::SIGINT, libc::SIGTERM, libc::SIGPIPE] {
                 libc::signal(sig, libc::SIG_DFL);
             }
+            // Nor may the script inherit the blocked SIGCHLD.
+            let mut none: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut none);
+            libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
             libc::setpgid(0, 0);
             for (target, f) in stdio.iter().enumerate() {
                 libc::dup2(f.as_raw_fd(), target as i32);
@@ -340,27 +355,37 @@ fn spawn(
     // The parent also sets the group, so the agent can signal it at once.
     // SAFETY: setpgid on our own child.
     unsafe { libc::setpgid(pid, pid) };
-    let tmp = dir.join("pid.tmp");
-    let mut f = fs::File::create(&tmp).map_err(|e| io_err("writing the pid", e))?;
-    writeln!(f, "{pid}").map_err(|e| io_err("writing the pid", e))?;
-    fs::rename(&tmp, dir.join(PID_FILE)).map_err(|e| io_err("writing the pid", e))?;
+    writeln!(pid_file, "{pid}").map_err(|e| io_err("writing the pid", e))?;
     Ok(pid)
 }
 
-/// Waits for the script, calling `interrupted` whenever a signal cuts the
-/// wait short.
-fn wait(pid: libc::pid_t, mut interrupted: impl FnMut()) -> (i32, i32) {
+/// Waits for the script, calling `tick` at least four times a second
+/// meanwhile (SIGCHLD, blocked, ends each nap at once).
+fn wait(pid: libc::pid_t, mut tick: impl FnMut()) -> (i32, i32) {
     let mut status = 0;
+    // SAFETY: an all-zero sigset_t is valid for sigemptyset to fill.
+    let mut chld: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: initialising our own set.
+    unsafe {
+        libc::sigemptyset(&mut chld);
+        libc::sigaddset(&mut chld, libc::SIGCHLD);
+    }
+    let nap = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 250_000_000,
+    };
     loop {
         // SAFETY: waiting for our own child.
-        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
         if r == pid {
             break;
         }
         if r < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
             return (1, 0);
         }
-        interrupted();
+        tick();
+        // SAFETY: the set is initialised; the info pointer may be null.
+        unsafe { libc::sigtimedwait(&chld, std::ptr::null_mut(), &nap) };
     }
     if libc::WIFEXITED(status) {
         (libc::WEXITSTATUS(status), 0)
