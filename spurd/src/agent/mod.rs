@@ -367,6 +367,9 @@ fn on_message(
                 }
                 Err(e) => {
                     warn!(job = id, error = %e, "cannot start the batch script");
+                    if let Some(memcg) = &settings.memcg {
+                        memcg.release(id, "batch");
+                    }
                     let _ = events.send(Event::Ended(JobEnd {
                         job_id: id,
                         code: 1,
