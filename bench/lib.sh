@@ -9,17 +9,19 @@ release_dir() {
   echo "$t/release"
 }
 
-# wait_for SECONDS WHAT COMMAND...: runs COMMAND every 10 ms until it
-# succeeds; after SECONDS, says what it waited for and exits 1.
+# wait_for SECONDS EVERY WHAT COMMAND...: runs COMMAND every EVERY seconds
+# until it succeeds; after SECONDS, says what it waited for and exits 1.
+# Polling costs CPU the measured work needs: poll no faster than a figure's
+# precision asks.
 wait_for() {
-  local limit=$1 what=$2
-  shift 2
+  local limit=$1 every=$2 what=$3
+  shift 3
   local end=$((SECONDS + limit))
   until "$@"; do
     if ((SECONDS >= end)); then
       echo "timed out after ${limit}s waiting for $what" >&2
       exit 1
     fi
-    sleep 0.01
+    sleep "$every"
   done
 }
