@@ -75,14 +75,7 @@ async fn connection(mut stream: TcpStream, launcher: &Launcher) -> Result<()> {
         bail!("srun did not start with a launch");
     };
     if let Err(message) = check(&launch, launcher) {
-        frame::write(
-            &mut stream,
-            &FromStep::Failed {
-                message: message.clone(),
-            },
-        )
-        .await?;
-        bail!(message);
+        return refuse(&mut stream, message).await;
     }
     let grant = &launch.grant;
     let dir = step_dir(&launcher.spool, grant.job_id, grant.step_id);
@@ -97,14 +90,7 @@ async fn connection(mut stream: TcpStream, launcher: &Launcher) -> Result<()> {
             )?,
             Err(e) => {
                 let message = format!("cannot make the step's memory cgroup: {e}");
-                frame::write(
-                    &mut stream,
-                    &FromStep::Failed {
-                        message: message.clone(),
-                    },
-                )
-                .await?;
-                bail!(message);
+                return refuse(&mut stream, message).await;
             }
         }
     }
@@ -150,6 +136,15 @@ async fn connection(mut stream: TcpStream, launcher: &Launcher) -> Result<()> {
     let _ = waited.await;
     (launcher.ended)(job_id, step_id);
     Ok(())
+}
+
+/// Tells srun the step cannot start here, with the message it prints.
+async fn refuse(stream: &mut TcpStream, message: String) -> Result<()> {
+    let failed = FromStep::Failed {
+        message: message.clone(),
+    };
+    frame::write(stream, &failed).await?;
+    bail!(message)
 }
 
 /// Whether the launch may run here: signed by the controller, for this node.

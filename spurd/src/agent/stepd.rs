@@ -86,7 +86,7 @@ pub fn run(dir: &Path) -> ExitCode {
             ExitCode::FAILURE
         }
     };
-    let _ = std::fs::remove_dir_all(dir);
+    // The launcher removes the step's folder (root's) once this ends.
     code
 }
 

@@ -539,6 +539,14 @@ mod tests {
     use crate::controller::store::JobMeta;
 
     #[test]
+    fn the_wire_and_the_core_write_an_out_of_memory_end_alike() {
+        // Agents and srun send SIG_OOM as the signal; the core knows the
+        // end by its own constant. They must stay one number.
+        let oom = spur_core::ExitStatus::OUT_OF_MEMORY;
+        assert_eq!((oom.code, oom.signal), (0, spur_proto::SIG_OOM));
+    }
+
+    #[test]
     fn a_tree_address_runs_from_the_top_switch_to_the_node() {
         let specs = vec![
             SwitchSpec {
