@@ -1,7 +1,8 @@
-//! What a command prints when clap rejects its command line: the text
-//! getopt_long gives (Slurm's commands parse with it), then Slurm's
-//! `Try "cmd --help"` line. Shared by every command except sbatch, whose
-//! errors carry more (directives, environment) in their own type.
+//! getopt_long's ways, as Slurm's commands parse with it: how an option
+//! takes its value, and what a command prints when clap rejects its
+//! command line (getopt's text, then Slurm's `Try "cmd --help"` line;
+//! sbatch's errors carry more, directives and environment, in their own
+//! type).
 
 use std::ffi::OsStr;
 
@@ -43,4 +44,27 @@ pub fn error(cmd: &str, err: &clap::Error, last: &OsStr) -> String {
         }
     };
     format!("{line}\nTry \"{cmd} --help\" for more information\n")
+}
+
+/// Whether an option takes no value (`--hold`), an optional one
+/// (`--exclusive[=mode]`) or a required one (`--time=t`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Takes {
+    /// A flag.
+    Nothing,
+    /// `--opt` or `--opt=value`.
+    Optional,
+    /// `--opt value` or `--opt=value`.
+    Value,
+}
+
+/// How `arg` takes its value.
+pub fn takes(arg: &clap::Arg) -> Takes {
+    if !arg.get_action().takes_values() {
+        Takes::Nothing
+    } else if arg.get_num_args().is_some_and(|n| n.min_values() == 0) {
+        Takes::Optional
+    } else {
+        Takes::Value
+    }
 }

@@ -6,6 +6,7 @@ use std::ffi::OsStr;
 use std::process::ExitCode;
 
 pub mod controller;
+pub mod docs;
 pub mod getopt;
 pub mod sacct;
 pub mod salloc;
@@ -15,6 +16,7 @@ pub mod scontrol;
 pub mod sinfo;
 pub mod squeue;
 pub mod srun;
+mod unacted;
 
 /// The commands this binary answers to.
 pub const COMMANDS: &[&str] = &[

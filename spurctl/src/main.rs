@@ -1,6 +1,7 @@
 //! The multi-call binary: `sbatch`, `squeue`, ... are links to it, and the
 //! name it was started under picks the command (`spurctl sbatch ...` works
-//! too).
+//! too). `spurctl --install-docs DIR` writes their man pages and
+//! completions.
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -12,9 +13,12 @@ fn main() -> ExitCode {
     let mut name = spurctl::command_name(&argv0);
     if name == "spurctl" {
         if args.len() < 2 {
-            eprintln!("usage: spurctl <command> [options]");
+            eprintln!("usage: spurctl <command> [options] | spurctl --install-docs DIR");
             eprintln!("commands: {}", spurctl::COMMANDS.join(", "));
             return ExitCode::from(1);
+        }
+        if args[1] == "--install-docs" {
+            return install_docs(args.get(2));
         }
         args.remove(0);
         name = spurctl::command_name(&args[0]);
@@ -24,6 +28,26 @@ fn main() -> ExitCode {
         None => {
             eprintln!("spurctl: unknown command '{name}'");
             eprintln!("commands: {}", spurctl::COMMANDS.join(", "));
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `spurctl --install-docs DIR`: the commands' man pages and shell
+/// completions under DIR (DIR/man/man1, DIR/bash-completion, DIR/zsh,
+/// DIR/fish), as a `share` folder holds them.
+fn install_docs(dir: Option<&OsString>) -> ExitCode {
+    let Some(dir) = dir else {
+        eprintln!("usage: spurctl --install-docs DIR");
+        return ExitCode::from(1);
+    };
+    match spur_man::install(std::path::Path::new(dir), &spurctl::docs::commands()) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!(
+                "spurctl: cannot write the pages into {}: {e}",
+                dir.to_string_lossy()
+            );
             ExitCode::from(1)
         }
     }

@@ -1,7 +1,8 @@
 //! `spurd dev`: the embedded default cluster. It writes a slurm.conf, a
 //! topology.conf (one block per NVL72 domain of 18 nodes) and a cluster key
 //! into a folder, links the Slurm command names to spurctl in DIR/bin, and
-//! runs a controller and one agent per emulated node in this process.
+//! runs a controller and one agent per emulated node in this process. The
+//! man pages and shell completions go into DIR/share.
 
 use std::fmt::Write as _;
 use std::os::unix::fs::PermissionsExt;
@@ -47,6 +48,8 @@ pub async fn run(opts: DevOpts, shutdown: impl std::future::Future<Output = ()>)
     }
     let key_file = dir.join("spur.key");
     link_commands(&dir)?;
+    let share = dir.join("share");
+    install_docs(&share)?;
     let site = controller::Site::load(&conf_path, &key_file)?;
     let names: Vec<String> = site.conf.nodes.iter().map(|n| n.name.clone()).collect();
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
@@ -70,6 +73,8 @@ pub async fn run(opts: DevOpts, shutdown: impl std::future::Future<Output = ()>)
     );
     println!("  export PATH={}:$PATH", dir.join("bin").display());
     println!("  export SLURM_CONF={}", conf_path.display());
+    // The trailing colon keeps man's own search path after this one.
+    println!("  export MANPATH={}:$MANPATH", share.join("man").display());
     println!("Press Ctrl-C to stop.");
     let mut rx = stop_rx.clone();
     let ctld = controller::run(site, async move {
@@ -91,6 +96,29 @@ pub async fn run(opts: DevOpts, shutdown: impl std::future::Future<Output = ()>)
         Some(r) => r.context("controller task")?,
         None => ctld.await.context("controller task")?,
     }
+}
+
+/// The man pages and shell completions of spurd and of the commands
+/// under `share` (share/man/man1, share/bash-completion, share/zsh,
+/// share/fish), rendered from the parsers of this build.
+fn install_docs(share: &Path) -> Result<()> {
+    spur_man::install(share, &[crate::command()])
+        .with_context(|| format!("while writing spurd's man pages into {}", share.display()))?;
+    let spurctl = std::env::current_exe()
+        .context("while finding spurd")?
+        .with_file_name("spurctl");
+    let status = std::process::Command::new(&spurctl)
+        .arg("--install-docs")
+        .arg(share)
+        .status()
+        .with_context(|| format!("while running {}", spurctl.display()))?;
+    anyhow::ensure!(
+        status.success(),
+        "{} --install-docs {} failed ({status})",
+        spurctl.display(),
+        share.display()
+    );
+    Ok(())
 }
 
 /// Writes slurm.conf, topology.conf and the key for `nodes` nodes.

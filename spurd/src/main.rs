@@ -81,6 +81,12 @@ struct AgentOpts {
     node: Option<String>,
 }
 
+/// spurd's command line, as its man pages show it.
+pub(crate) fn command() -> clap::Command {
+    use clap::CommandFactory;
+    Opts::command()
+}
+
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
@@ -146,5 +152,39 @@ async fn shutdown_signal() {
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         _ = term.recv() => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_page_names_every_option_its_parser_accepts() {
+        let cmd = super::command();
+        let pages = spur_man::pages(&cmd).expect("renders");
+        let mut shown = vec![cmd.clone()];
+        shown.extend(
+            cmd.get_subcommands()
+                .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+                .cloned(),
+        );
+        let names: Vec<String> = pages
+            .iter()
+            .map(|p| p.path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "spurd.1",
+                "spurd-controller.1",
+                "spurd-agent.1",
+                "spurd-dev.1",
+                "spurd-relay.1"
+            ]
+        );
+        for (cmd, page) in shown.iter().zip(&pages) {
+            let text = spur_man::plain(&page.bytes);
+            let missing = spur_man::missing_options(cmd, &text);
+            assert!(missing.is_empty(), "{}: {missing:?}", page.path.display());
+        }
     }
 }

@@ -3,6 +3,7 @@
 
 mod arrays;
 mod clients;
+mod dev;
 mod environment;
 mod harness;
 mod memory;

@@ -301,6 +301,21 @@ fn limit_minutes(text: &str) -> Result<u64, String> {
     }
 }
 
+/// The options sacct accepts and does not act on (its man page says so).
+/// `--duplicates`: a requeued job's earlier runs are not kept apart.
+pub const NOT_ACTED: &[&str] = &[
+    "batch-script",
+    "env-vars",
+    "completion",
+    "file",
+    "flags",
+    "wckeys",
+    "associations",
+    "units",
+    "array",
+    "duplicates",
+];
+
 impl Plan {
     /// Resolves `a` for the user `uid` at `now` (Unix seconds); `env`
     /// reads SACCT_FORMAT. Errors are the text sacct prints before it
@@ -393,24 +408,22 @@ impl Plan {
             }
             return Err(text);
         }
-        for (given, name) in [
-            (a.batch_script, "--batch-script"),
-            (a.env_vars, "--env-vars"),
-            (a.completion, "--completion"),
-            (a.file.is_some(), "--file"),
-            (a.flags.is_some(), "--flags"),
-            (a.wckeys.is_some(), "--wckeys"),
-            (a.associations.is_some(), "--associations"),
-            (a.units.is_some(), "--units"),
-            (a.array, "--array"),
-            // A requeued job's earlier runs are not kept apart.
-            (a.duplicates, "--duplicates"),
-        ] {
-            if given {
-                warnings.push(format!(
-                    "sacct: warning: {name} is not supported by spur; ignored"
-                ));
-            }
+        let given = [
+            a.batch_script,
+            a.env_vars,
+            a.completion,
+            a.file.is_some(),
+            a.flags.is_some(),
+            a.wckeys.is_some(),
+            a.associations.is_some(),
+            a.units.is_some(),
+            a.array,
+            a.duplicates,
+        ];
+        for (name, _) in NOT_ACTED.iter().zip(given).filter(|(_, on)| *on) {
+            warnings.push(format!(
+                "sacct: warning: --{name} is not supported by spur; ignored"
+            ));
         }
         let filters = filters(a)?;
         let clusters = (!a.allclusters)

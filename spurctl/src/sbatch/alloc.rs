@@ -11,7 +11,8 @@ use spur_proto::JobDesc;
 
 use super::args::{self, SbatchArgs};
 use super::layer::{self, Layers};
-use super::{desc, informational, unacted, Host};
+use super::{desc, informational, Host};
+use crate::unacted;
 
 /// An allocation to ask for, and what to run in it.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,6 +42,16 @@ fn input_variables(prog: &str, env: &[(String, String)]) -> Vec<(String, String)
         .collect()
 }
 
+/// The command line of `prog` (salloc): sbatch's options, under its name.
+pub fn command(prog: &'static str) -> clap::Command {
+    args::command()
+        .name(prog)
+        .about("Obtain a job allocation (spur).")
+        .override_usage(format!(
+            "{prog} [OPTIONS(0)...] [ : [OPTIONS(N)...]] [command(0) [args(0)...]]"
+        ))
+}
+
 /// What the command line asks for: an allocation, or text to print and
 /// the exit status (`--help`, `--version`, or an error).
 pub fn parse(
@@ -59,7 +70,7 @@ pub fn parse(
         };
         (rename(format!("{e}\n")), code)
     };
-    let cmd = args::command().name(prog);
+    let cmd = command(prog);
     let mut words = words.to_vec();
     if words.is_empty() {
         words.push(OsString::from(prog));
@@ -96,7 +107,8 @@ pub fn parse(
         hostname: host.hostname.clone(),
         now: host.now,
     };
-    let built = desc::build(&all, &layers, unacted::given(&merged), &ctx).map_err(fail)?;
+    let built =
+        desc::build(&all, &layers, unacted::given(&merged, unacted::BATCH), &ctx).map_err(fail)?;
     let mut desc = built.desc;
     desc.script = None;
     desc.argv = Vec::new();

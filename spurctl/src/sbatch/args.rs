@@ -8,7 +8,8 @@ use std::ffi::OsString;
 
 use clap::{ArgAction, Command, CommandFactory, Parser};
 
-use super::unacted;
+pub use crate::getopt::{takes, Takes};
+use crate::unacted;
 
 /// The options sbatch acts on. Names follow sbatch(1); `None`/`false` means
 /// "not given".
@@ -212,36 +213,15 @@ pub struct SbatchArgs {
 /// getopt's habit of taking the next word as an option's value even when it
 /// starts with `-` (`-J -x` names the job `-x`).
 pub fn command() -> Command {
-    let mut cmd = SbatchArgs::command().args(unacted::args()).mut_args(|arg| {
-        if takes(&arg) == Takes::Value && !arg.is_positional() {
-            arg.allow_hyphen_values(true)
-        } else {
-            arg
-        }
-    });
+    let mut cmd = SbatchArgs::command()
+        .args(unacted::args(unacted::BATCH))
+        .mut_args(|arg| {
+            if takes(&arg) == Takes::Value && !arg.is_positional() {
+                arg.allow_hyphen_values(true)
+            } else {
+                arg
+            }
+        });
     cmd.build();
     cmd
-}
-
-/// Whether an option takes no value (`--hold`), an optional one
-/// (`--exclusive[=mode]`) or a required one (`--time=t`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Takes {
-    /// A flag.
-    Nothing,
-    /// `--opt` or `--opt=value`.
-    Optional,
-    /// `--opt value` or `--opt=value`.
-    Value,
-}
-
-/// How `arg` takes its value.
-pub fn takes(arg: &clap::Arg) -> Takes {
-    if !arg.get_action().takes_values() {
-        Takes::Nothing
-    } else if arg.get_num_args().is_some_and(|n| n.min_values() == 0) {
-        Takes::Optional
-    } else {
-        Takes::Value
-    }
 }

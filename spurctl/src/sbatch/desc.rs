@@ -11,7 +11,8 @@ use super::export::{job_environment, read_export_file, ExportInput};
 use super::gres::{gpu_count, gres, GpuSpec};
 use super::layer::Layers;
 use super::value::{self, Exclusive, TimeValue};
-use super::{begin, script, unacted};
+use super::{begin, script};
+use crate::unacted;
 
 /// What the job is built from besides the options.
 #[derive(Debug, Clone)]

@@ -6,7 +6,7 @@
 //! clock, stdin) and hands everything else to pure functions.
 
 pub mod alloc;
-mod args;
+pub(crate) mod args;
 pub(crate) mod begin;
 pub(crate) mod desc;
 mod directive;
@@ -16,7 +16,6 @@ mod gres;
 mod layer;
 mod script;
 mod submit;
-mod unacted;
 pub(crate) mod value;
 
 #[cfg(test)]
@@ -33,6 +32,7 @@ use self::args::SbatchArgs;
 use self::error::SbatchError;
 use self::layer::Layers;
 use self::submit::{Controller, Live, Plan};
+use crate::unacted;
 
 /// Runs `sbatch` with `args` (args[0] is the program name).
 pub fn run(args: Vec<OsString>) -> ExitCode {
@@ -156,7 +156,7 @@ pub fn execute(
         hostname: host.hostname.clone(),
         now: host.now,
     };
-    let built = desc::build(&all, &layers, unacted::given(&merged), &ctx)?;
+    let built = desc::build(&all, &layers, unacted::given(&merged, unacted::BATCH), &ctx)?;
     if !first.quiet {
         for warning in &built.warnings {
             let _ = writeln!(err, "{warning}");

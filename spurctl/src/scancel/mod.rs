@@ -271,18 +271,24 @@ fn informational(a: &ScancelArgs) -> String {
     }
 }
 
+/// The options scancel accepts and does not act on (its man page says so).
+pub const NOT_ACTED: &[&str] = &["clusters", "sibling", "admin-comment", "hurry"];
+
 /// One warning per option spur does not act on.
 fn warnings(a: &ScancelArgs) -> Vec<String> {
     let given = [
-        (a.clusters.is_some(), "--clusters"),
-        (a.sibling.is_some(), "--sibling"),
-        (a.admin_comment.is_some(), "--admin-comment"),
-        (a.hurry, "--hurry"),
+        a.clusters.is_some(),
+        a.sibling.is_some(),
+        a.admin_comment.is_some(),
+        a.hurry,
     ];
-    given
+    NOT_ACTED
         .iter()
-        .filter(|(on, _)| *on)
-        .map(|(_, o)| format!("scancel: warning: {o} is not supported by spur yet and is ignored"))
+        .zip(given)
+        .filter(|(_, on)| *on)
+        .map(|(o, _)| {
+            format!("scancel: warning: --{o} is not supported by spur yet and is ignored")
+        })
         .collect()
 }
 

@@ -8,6 +8,7 @@ use clap::{ArgAction, Parser};
 #[derive(Debug, Clone, Default, Parser)]
 #[command(
     name = "scontrol",
+    about = "view or change the state of jobs, nodes and partitions",
     disable_help_flag = true,
     disable_version_flag = true,
     infer_long_args = true,

@@ -8,6 +8,7 @@ use clap::{ArgAction, Parser};
 #[derive(Debug, Clone, Default, Parser)]
 #[command(
     name = "sinfo",
+    about = "view information about nodes and partitions",
     disable_help_flag = true,
     disable_version_flag = true,
     infer_long_args = true,

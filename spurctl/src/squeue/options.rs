@@ -295,18 +295,28 @@ fn unrecognized(arg: &str) -> String {
     )
 }
 
+/// The options squeue accepts and does not act on (its man page says so).
+pub const NOT_ACTED: &[&str] = &[
+    "clusters",
+    "running-over",
+    "running-under",
+    "expand-patterns",
+];
+
 /// One warning per option spur does not act on.
 fn warnings(a: &SqueueArgs) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut warn = |given: bool, option: &str| {
-        if given {
-            out.push(not_acted(option));
-        }
-    };
-    warn(a.clusters.is_some(), "--clusters");
-    warn(a.running_over.is_some(), "--running-over");
-    warn(a.running_under.is_some(), "--running-under");
-    warn(a.expand_patterns, "--expand-patterns");
+    let given = [
+        a.clusters.is_some(),
+        a.running_over.is_some(),
+        a.running_under.is_some(),
+        a.expand_patterns,
+    ];
+    let mut out: Vec<String> = NOT_ACTED
+        .iter()
+        .zip(given)
+        .filter(|(_, given)| *given)
+        .map(|(name, _)| not_acted(&format!("--{name}")))
+        .collect();
     if a.yaml.is_some() {
         out.push("squeue: warning: --yaml prints JSON (a YAML subset) in spur".to_string());
     }

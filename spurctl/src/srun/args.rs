@@ -9,51 +9,74 @@ use clap::{ArgAction, Parser};
 
 use spur_proto::{OpenMode, StepRequest};
 
+use crate::unacted;
+
 /// srun's options.
 #[derive(Debug, Clone, Parser)]
 #[command(
     name = "srun",
+    about = "Run parallel jobs (spur).",
+    override_usage = "srun [OPTIONS(0)... [executable(0) [args(0)...]]] [ : [OPTIONS(N)...]] executable(N) [args(N)...]",
     disable_help_flag = true,
     disable_version_flag = true,
     trailing_var_arg = true
 )]
 pub struct Cli {
+    /// Tasks to run.
     #[arg(short = 'n', long = "ntasks")]
     ntasks: Option<u32>,
+    /// Nodes for the step (min[-max]; the step takes the minimum).
     #[arg(short = 'N', long = "nodes")]
     nodes: Option<String>,
+    /// Tasks per node.
     #[arg(long = "ntasks-per-node")]
     ntasks_per_node: Option<u32>,
+    /// CPUs per task.
     #[arg(short = 'c', long = "cpus-per-task")]
     cpus_per_task: Option<u32>,
+    /// GPUs per task.
     #[arg(long = "gpus-per-task")]
     gpus_per_task: Option<String>,
+    /// GPUs per node.
     #[arg(long = "gpus-per-node")]
     gpus_per_node: Option<String>,
+    /// GPUs for the whole step.
     #[arg(short = 'G', long = "gpus")]
     gpus: Option<String>,
+    /// Generic resources per node (gpu[:type]:count, or none).
     #[arg(long = "gres")]
     gres: Option<String>,
+    /// Prefix each line of output with its task number.
     #[arg(short = 'l', long = "label", action = ArgAction::SetTrue)]
     label: bool,
+    /// Pass output on as it comes, not line by line.
     #[arg(short = 'u', long = "unbuffered", action = ArgAction::SetTrue)]
     unbuffered: bool,
+    /// Where the tasks' standard output goes (file name pattern).
     #[arg(short = 'o', long = "output")]
     output: Option<String>,
+    /// Where the tasks' standard error goes (file name pattern).
     #[arg(short = 'e', long = "error")]
     error: Option<String>,
+    /// Where the tasks' standard input comes from: all, none, a task id or a file name pattern.
     #[arg(short = 'i', long = "input")]
     input: Option<String>,
+    /// Open output files with append or truncate.
     #[arg(long = "open-mode")]
     open_mode: Option<String>,
+    /// Name of the step (and of the job srun allocates).
     #[arg(short = 'J', long = "job-name")]
     job_name: Option<String>,
+    /// Time limit.
     #[arg(short = 't', long = "time")]
     time: Option<String>,
+    /// Give the step only the CPUs it asks for.
     #[arg(long = "exact", action = ArgAction::SetTrue)]
     exact: bool,
+    /// Share the allocation's resources with other steps.
     #[arg(long = "overlap", action = ArgAction::SetTrue)]
     overlap: bool,
+    /// End the step when a task exits non-zero (0 or 1).
     #[arg(
         short = 'K',
         long = "kill-on-bad-exit",
@@ -62,73 +85,114 @@ pub struct Cli {
         default_missing_value = "1"
     )]
     kill_on_bad_exit: Option<u8>,
+    /// Seconds to wait after the first task ends before ending the rest.
     #[arg(short = 'W', long = "wait")]
     wait: Option<u64>,
+    /// Environment variables to propagate: ALL, NONE or a list.
     #[arg(long = "export")]
     export: Option<String>,
+    /// Working directory of the tasks.
     #[arg(short = 'D', long = "chdir")]
     chdir: Option<String>,
+    /// Run a different program per task, from the configuration file given as the program.
     #[arg(long = "multi-prog", action = ArgAction::SetTrue)]
     multi_prog: bool,
+    /// MPI type (none; PMI types are not offered yet).
     #[arg(long = "mpi")]
     mpi: Option<String>,
+    /// Task to CPU binding.
     #[arg(long = "cpu-bind")]
     cpu_bind: Option<String>,
+    /// Nodes to run on.
     #[arg(short = 'w', long = "nodelist")]
     nodelist: Option<String>,
+    /// Run the step in this existing job.
     #[arg(long = "jobid")]
     jobid: Option<u32>,
+    /// More messages (repeat for more).
     #[arg(short = 'v', long = "verbose", action = ArgAction::Count)]
     verbose: u8,
+    /// Fewer messages.
     #[arg(short = 'Q', long = "quiet", action = ArgAction::SetTrue)]
     quiet: bool,
+    /// Distribution of tasks to nodes.
     #[arg(long = "distribution", short = 'm')]
     distribution: Option<String>,
+    /// Memory per node.
     #[arg(long = "mem")]
     mem: Option<String>,
+    /// Memory per allocated CPU.
     #[arg(long = "mem-per-cpu")]
     mem_per_cpu: Option<String>,
+    /// Task to GPU binding.
     #[arg(long = "gpu-bind")]
     gpu_bind: Option<String>,
+    /// Partition to allocate in.
     #[arg(short = 'p', long = "partition")]
     partition: Option<String>,
+    /// Charge the job to this account.
     #[arg(short = 'A', long = "account")]
     account: Option<String>,
+    /// Quality of service.
     #[arg(short = 'q', long = "qos")]
     qos: Option<String>,
+    /// Required node features.
     #[arg(short = 'C', long = "constraint")]
     constraint: Option<String>,
+    /// Nodes not to use.
     #[arg(short = 'x', long = "exclude")]
     exclude: Option<String>,
+    /// Do not share nodes (with other jobs, other users, or other NVLink blocks).
     #[arg(long = "exclusive", num_args = 0..=1, require_equals = true, default_missing_value = "")]
     exclusive: Option<String>,
+    /// An arbitrary comment.
     #[arg(long = "comment")]
     comment: Option<String>,
+    /// Minimum time limit.
     #[arg(long = "time-min")]
     time_min: Option<String>,
+    /// Defer the allocation until this time.
     #[arg(long = "begin")]
     begin: Option<String>,
+    /// Lower the job's priority by this much.
     #[arg(long = "nice", num_args = 0..=1, require_equals = true, default_missing_value = "100")]
     nice: Option<String>,
+    /// The job's priority.
     #[arg(long = "priority")]
     priority: Option<String>,
+    /// Submit the allocation held.
     #[arg(short = 'H', long = "hold", action = ArgAction::SetTrue)]
     hold: bool,
+    /// Memory per allocated GPU.
     #[arg(long = "mem-per-gpu")]
     mem_per_gpu: Option<String>,
+    /// CPUs per allocated GPU.
     #[arg(long = "cpus-per-gpu")]
     cpus_per_gpu: Option<u32>,
+    /// Signal the job this long before its time limit ([R:]sig[@time]).
     #[arg(long = "signal")]
     signal: Option<String>,
+    /// Defer the allocation until dependencies are satisfied.
     #[arg(short = 'd', long = "dependency")]
     dependency: Option<String>,
+    /// Most leaf switches (or NVLink blocks) the job may span ([@max-wait]).
     #[arg(long = "switches")]
     switches: Option<String>,
+    /// Nodes per segment: each segment stays inside one NVLink block.
     #[arg(long = "segment")]
     segment: Option<String>,
-    /// Options given that spur accepts and does not act on (see UNACTED).
+    /// Print this help.
+    #[arg(short = 'h', long = "help", action = ArgAction::SetTrue)]
+    help: bool,
+    /// Print a short usage line.
+    #[arg(long = "usage", action = ArgAction::SetTrue)]
+    usage: bool,
+    /// Options given that spur does not act on (`--name`).
     #[arg(skip)]
     unacted: Vec<String>,
+    /// The long names of the options given on the command line.
+    #[arg(skip)]
+    given: Vec<String>,
     /// The program and its arguments (everything from the first word that
     /// is not an option is the program's).
     command: Vec<String>,
@@ -255,111 +319,70 @@ pub fn parse(args: Vec<OsString>) -> Result<SrunArgs, ExitCode> {
         eprint!("{}", crate::getopt::error("srun", &e, &last));
         ExitCode::from(1)
     })?;
+    if cli.help || cli.usage {
+        let mut cmd = command();
+        let text = if cli.help {
+            cmd.render_help().to_string()
+        } else {
+            cmd.render_usage().to_string()
+        };
+        println!("{}", text.trim_end());
+        return Err(ExitCode::SUCCESS);
+    }
     resolve(cli, std::env::vars().collect())
 }
 
-/// srun(1)'s options that spur accepts and does not act on: long name,
-/// short letter, and whether a value is required (`Some(true)`),
-/// optional (`Some(false)`, `--name=value` only) or absent (`None`).
-const UNACTED: &[(&str, Option<char>, Option<bool>)] = &[
-    ("accel-bind", None, Some(true)),
-    ("acctg-freq", None, Some(true)),
-    ("bb", None, Some(true)),
-    ("bbf", None, Some(true)),
-    ("bcast", None, Some(false)),
-    ("bcast-exclude", None, Some(true)),
-    ("cluster-constraint", None, Some(true)),
-    ("clusters", Some('M'), Some(true)),
-    ("compress", None, Some(false)),
-    ("container", None, Some(true)),
-    ("contiguous", None, None),
-    ("core-spec", Some('S'), Some(true)),
-    ("cores-per-socket", None, Some(true)),
-    ("cpu-freq", None, Some(true)),
-    ("deadline", None, Some(true)),
-    ("delay-boot", None, Some(true)),
-    ("disable-status", Some('X'), None),
-    ("epilog", None, Some(true)),
-    ("extra-node-info", Some('B'), Some(true)),
-    ("gid", None, Some(true)),
-    ("gpu-freq", None, Some(true)),
-    ("gpus-per-socket", None, Some(true)),
-    ("gres-flags", None, Some(true)),
-    ("het-group", None, Some(true)),
-    ("hint", None, Some(true)),
-    ("immediate", Some('I'), Some(false)),
-    ("licenses", Some('L'), Some(true)),
-    ("mail-type", None, Some(true)),
-    ("mail-user", None, Some(true)),
-    ("mcs-label", None, Some(true)),
-    ("mem-bind", None, Some(true)),
-    ("mincpus", None, Some(true)),
-    ("msg-timeout", None, Some(true)),
-    ("network", None, Some(true)),
-    ("no-allocate", Some('Z'), None),
-    ("no-kill", Some('k'), Some(false)),
-    ("ntasks-per-core", None, Some(true)),
-    ("ntasks-per-gpu", None, Some(true)),
-    ("ntasks-per-socket", None, Some(true)),
-    ("overcommit", Some('O'), None),
-    ("oversubscribe", Some('s'), None),
-    ("power", None, Some(true)),
-    ("prefer", None, Some(true)),
-    ("preserve-env", Some('E'), None),
-    ("profile", None, Some(true)),
-    ("prolog", None, Some(true)),
-    ("propagate", None, Some(false)),
-    ("pty", None, None),
-    ("quit-on-interrupt", None, None),
-    ("reboot", None, None),
-    ("relative", Some('r'), Some(true)),
-    ("reservation", None, Some(true)),
-    ("resv-ports", None, Some(false)),
-    ("send-libs", None, Some(false)),
-    ("slurmd-debug", None, Some(true)),
-    ("sockets-per-node", None, Some(true)),
-    ("spread-job", None, None),
-    ("task-epilog", None, Some(true)),
-    ("task-prolog", None, Some(true)),
-    ("test-only", None, None),
-    ("thread-spec", None, Some(true)),
-    ("threads", Some('T'), Some(true)),
-    ("threads-per-core", None, Some(true)),
-    ("tmp", None, Some(true)),
-    ("uid", None, Some(true)),
-    ("use-min-nodes", None, None),
-    ("wckey", None, Some(true)),
-    ("x11", None, Some(false)),
+/// srun's command line: the options above, and the options of
+/// sbatch(1), salloc(1) and srun(1) that spur does not act on (one table,
+/// [`crate::unacted`]). The man page and completions come from it too.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    Cli::command().args(unacted::args(unacted::SRUN))
+}
+
+/// Options srun acts on nowhere, though it reads them.
+pub(crate) const NEVER_ACTED: &[&str] = &["cpu-bind", "gpu-bind", "distribution"];
+
+/// Options that describe the job rather than the step: srun acts on them
+/// when it asks for an allocation of its own, not inside an existing one.
+pub(crate) const ALLOCATION_ONLY: &[&str] = &[
+    "mem",
+    "mem-per-cpu",
+    "partition",
+    "account",
+    "qos",
+    "constraint",
+    "exclude",
+    "exclusive",
+    "comment",
+    "time-min",
+    "begin",
+    "nice",
+    "priority",
+    "hold",
+    "mem-per-gpu",
+    "cpus-per-gpu",
+    "signal",
+    "dependency",
+    "switches",
+    "segment",
 ];
 
-/// The command line, with the options of [`UNACTED`] recorded as given.
+/// The command line, with the options spur does not act on recorded as
+/// given.
 fn parse_cli(args: Vec<OsString>) -> Result<Cli, clap::Error> {
-    use clap::{Arg, CommandFactory, FromArgMatches};
-    let mut cmd = Cli::command();
-    for &(long, short, value) in UNACTED {
-        let mut arg = Arg::new(long).long(long);
-        if let Some(c) = short {
-            arg = arg.short(c);
-        }
-        arg = match value {
-            Some(true) => arg.num_args(1),
-            Some(false) => arg
-                .num_args(0..=1)
-                .require_equals(true)
-                .default_missing_value(""),
-            None => arg.action(ArgAction::SetTrue),
-        };
-        cmd = cmd.arg(arg);
-    }
-    let matches = cmd.try_get_matches_from(args)?;
+    use clap::parser::ValueSource;
+    use clap::FromArgMatches;
+    let matches = command().try_get_matches_from(args)?;
     let mut cli = Cli::from_arg_matches(&matches)?;
-    cli.unacted = UNACTED
-        .iter()
-        .filter(|(long, _, value)| match value {
-            None => matches.get_flag(long),
-            Some(_) => matches.contains_id(long) && matches.value_source(long).is_some(),
-        })
-        .map(|(long, _, _)| format!("--{long}"))
+    cli.unacted = unacted::given(&matches, unacted::SRUN)
+        .into_iter()
+        .map(|r| r.split_once('=').map_or(r.clone(), |(n, _)| n.to_string()))
+        .collect();
+    cli.given = matches
+        .ids()
+        .filter(|id| matches.value_source(id.as_str()) == Some(ValueSource::CommandLine))
+        .map(|id| id.as_str().replace('_', "-"))
         .collect();
     Ok(cli)
 }
@@ -435,37 +458,15 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
     for name in &cli.unacted {
         warnings.push(format!("{name} is accepted but not acted on by spur"));
     }
-    for (given, what, outside_too) in [
-        (cli.cpu_bind.is_some(), "--cpu-bind", true),
-        (cli.gpu_bind.is_some(), "--gpu-bind", true),
-        (cli.distribution.is_some(), "--distribution", true),
-        (cli.mem.is_some(), "--mem", false),
-        (cli.mem_per_cpu.is_some(), "--mem-per-cpu", false),
-        (cli.partition.is_some(), "--partition", false),
-        (cli.account.is_some(), "--account", false),
-        (cli.qos.is_some(), "--qos", false),
-        (cli.constraint.is_some(), "--constraint", false),
-        (cli.exclude.is_some(), "--exclude", false),
-        (cli.exclusive.is_some(), "--exclusive", false),
-        (cli.comment.is_some(), "--comment", false),
-        (cli.time_min.is_some(), "--time-min", false),
-        (cli.begin.is_some(), "--begin", false),
-        (cli.nice.is_some(), "--nice", false),
-        (cli.priority.is_some(), "--priority", false),
-        (cli.hold, "--hold", false),
-        (cli.mem_per_gpu.is_some(), "--mem-per-gpu", false),
-        (cli.cpus_per_gpu.is_some(), "--cpus-per-gpu", false),
-        (cli.signal.is_some(), "--signal", false),
-        (cli.dependency.is_some(), "--dependency", false),
-        (cli.switches.is_some(), "--switches", false),
-        (cli.segment.is_some(), "--segment", false),
-    ] {
-        if given && (inside || outside_too) {
-            warnings.push(format!(
-                "{what} is accepted but not acted on by spur{}",
-                if inside { " inside an allocation" } else { "" }
-            ));
-        }
+    let given = |name: &str| cli.given.iter().any(|g| g == name);
+    let suffix = if inside { " inside an allocation" } else { "" };
+    let not_acted = NEVER_ACTED
+        .iter()
+        .chain(ALLOCATION_ONLY.iter().filter(|_| inside));
+    for name in not_acted.filter(|n| given(n)) {
+        warnings.push(format!(
+            "--{name} is accepted but not acted on by spur{suffix}"
+        ));
     }
     // -D may be relative to where srun runs.
     let here = std::env::current_dir().unwrap_or_else(|_| "/tmp".into());

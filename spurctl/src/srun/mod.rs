@@ -6,7 +6,7 @@
 //! feeds its stdin to task 0, forwards signals, and exits with the highest
 //! task exit code.
 
-mod args;
+pub(crate) mod args;
 mod session;
 
 use std::ffi::OsString;
