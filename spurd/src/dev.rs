@@ -101,7 +101,7 @@ pub async fn run(opts: DevOpts, shutdown: impl std::future::Future<Output = ()>)
 /// The man pages and shell completions of spurd and of the commands
 /// under `share` (share/man/man1, share/bash-completion, share/zsh,
 /// share/fish), rendered from the parsers of this build.
-fn install_docs(share: &Path) -> Result<()> {
+pub fn install_docs(share: &Path) -> Result<()> {
     spur_man::install(share, &[crate::command()])
         .with_context(|| format!("while writing spurd's man pages into {}", share.display()))?;
     let spurctl = std::env::current_exe()

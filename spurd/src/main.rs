@@ -1,5 +1,6 @@
-//! spurd: `spurd controller`, `spurd agent`, `spurd dev`, and the per-job
-//! supervisor the agent starts (`spurd supervise`, internal).
+//! spurd: `spurd controller`, `spurd agent`, `spurd dev`, `spurd relay`,
+//! `spurd install-docs`, and the per-job processes the agent starts
+//! (`spurd supervise` and `spurd step`, internal).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -34,6 +35,13 @@ enum Cmd {
     Dev(dev::DevOpts),
     /// Relay the commands of a host without an agent (a login node).
     Relay(login::RelayOpts),
+    /// Write the man pages and shell completions of spurd and the Slurm
+    /// commands under a share folder (DIR/man/man1, DIR/bash-completion,
+    /// DIR/zsh, DIR/fish).
+    InstallDocs {
+        /// The share folder (e.g. /usr/local/share).
+        dir: PathBuf,
+    },
     /// Run one job's batch script (started by the agent).
     #[command(hide = true)]
     Supervise {
@@ -104,6 +112,15 @@ fn main() -> ExitCode {
         // No runtime, no threads: these fork.
         Cmd::Supervise { dir } => return agent::supervisor::run(dir),
         Cmd::Step { dir } => return agent::stepd::run(dir),
+        Cmd::InstallDocs { dir } => {
+            return match dev::install_docs(dir) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("spurd: error: {e:#}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         _ => {}
     }
     init_tracing();
@@ -129,7 +146,7 @@ fn main() -> ExitCode {
             }
             Cmd::Dev(d) => dev::run(d, shutdown_signal()).await,
             Cmd::Relay(r) => login::run(r, shutdown_signal()).await,
-            Cmd::Supervise { .. } | Cmd::Step { .. } => {
+            Cmd::Supervise { .. } | Cmd::Step { .. } | Cmd::InstallDocs { .. } => {
                 unreachable!("handled before the runtime starts")
             }
         }
@@ -178,7 +195,8 @@ mod tests {
                 "spurd-controller.1",
                 "spurd-agent.1",
                 "spurd-dev.1",
-                "spurd-relay.1"
+                "spurd-relay.1",
+                "spurd-install-docs.1"
             ]
         );
         for (cmd, page) in shown.iter().zip(&pages) {
