@@ -1,15 +1,24 @@
-//! spur-client: finds the controller as Slurm's commands do (SLURM_CONF,
-//! else /etc/slurm/slurm.conf) and exchanges requests with it over its local
-//! socket. Blocking on purpose: a command makes a handful of round trips and
-//! should start in a millisecond, without a runtime.
+//! spur-client: the one way to the controller for the commands and the
+//! libraries. It finds the controller as Slurm's commands do (SLURM_CONF,
+//! else /etc/slurm/slurm.conf), keeps one connection per process (slurm.conf
+//! read once, the connection reused while the controller keeps it), rides
+//! out a controller restart for MessageTimeout, and returns typed errors
+//! that carry Slurm's error number. Blocking on purpose: a command makes a
+//! handful of round trips and should start in a millisecond, without a
+//! runtime.
 
+use std::io::Write;
+use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use spur_conf::{ConfFile, SlurmConf};
 use spur_proto::frame::{self, FrameError};
-use spur_proto::{ClientRequest, ClientResponse, ErrorCode, Hello, Role, PROTOCOL_VERSION};
+use spur_proto::{
+    ClientRequest, ClientResponse, ErrorCode, Hello, ProtoError, Role, PROTOCOL_VERSION,
+};
 use thiserror::Error;
 
 /// Why the controller could not be asked.
@@ -55,6 +64,151 @@ impl ClientError {
     pub fn is_unreachable(&self) -> bool {
         matches!(self, ClientError::Connect { .. } | ClientError::Hello(_))
     }
+
+    /// Slurm's error number for the failure.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            ClientError::Connect { .. } | ClientError::Hello(_) => ErrorCode::ControllerUnreachable,
+            ClientError::Frame(_) => ErrorCode::ConnectionLost,
+            ClientError::Version { .. } => ErrorCode::ProtocolVersion,
+            ClientError::Conf { .. } => ErrorCode::Unspecified,
+        }
+    }
+}
+
+/// Why a request got no answer it could use: the controller could not be
+/// asked, or it refused.
+#[derive(Debug, Error)]
+pub enum RequestError {
+    /// The controller could not be reached or the connection broke.
+    #[error("{0}")]
+    Unreachable(#[from] ClientError),
+    /// The controller refused.
+    #[error("{0}")]
+    Refused(ProtoError),
+}
+
+impl RequestError {
+    /// The failure in Slurm's terms.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            RequestError::Unreachable(e) => e.code(),
+            RequestError::Refused(e) => e.code,
+        }
+    }
+
+    /// Slurm's error number (what `slurm_get_errno()` gives after the call,
+    /// REST's `error_number`).
+    pub fn errno(&self) -> i32 {
+        self.code().errno()
+    }
+}
+
+/// Whoever answers requests: the controller (through [`Session`]), or a
+/// test's stand-in. One request, one answer; an error answer is
+/// [`RequestError::Refused`].
+pub trait Controller {
+    /// Sends `req` and returns the answer.
+    fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, RequestError>;
+}
+
+/// A function answering requests is a controller (tests stand one in so).
+impl<F> Controller for F
+where
+    F: FnMut(&ClientRequest) -> Result<ClientResponse, RequestError>,
+{
+    fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, RequestError> {
+        self(req)
+    }
+}
+
+/// The process's session with the controller that SLURM_CONF names.
+static SESSION: Mutex<Option<Session>> = Mutex::new(None);
+
+/// The process's controller, for code that takes a [`Controller`].
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Process;
+
+impl Controller for Process {
+    fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, RequestError> {
+        match request(req)? {
+            ClientResponse::Error(e) => Err(RequestError::Refused(e)),
+            other => Ok(other),
+        }
+    }
+}
+
+/// A connection to the controller of one slurm.conf, made when first
+/// needed and kept for the next request.
+#[derive(Debug)]
+pub struct Session {
+    conf: SlurmConf,
+    conn: Option<Client>,
+}
+
+impl Session {
+    /// A session with the controller of `conf` (nothing is connected yet).
+    pub fn new(conf: SlurmConf) -> Session {
+        Session { conf, conn: None }
+    }
+
+    /// The configuration the session reads.
+    pub fn conf(&self) -> &SlurmConf {
+        &self.conf
+    }
+
+    /// Sends `req` and returns the answer. While the controller cannot be
+    /// reached (its socket not listening, or a relay that could not reach
+    /// it, so the request was never taken) it tries again until
+    /// MessageTimeout has passed, as Slurm's commands do: a controller
+    /// restart shorter than that goes unseen. A request that was sent and
+    /// got no answer is not sent again: it may have been acted on.
+    pub fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, ClientError> {
+        let deadline = Instant::now() + message_timeout(&self.conf);
+        // Short: a restarted controller is found within a few milliseconds,
+        // and trying a local socket costs next to nothing.
+        let pause = Duration::from_millis(20);
+        loop {
+            let answer = self.once(req);
+            let unreachable = match &answer {
+                Err(e) => e.is_unreachable(),
+                Ok(ClientResponse::Error(e)) => e.code == ErrorCode::ControllerUnreachable,
+                Ok(_) => false,
+            };
+            let now = Instant::now();
+            if !unreachable || now >= deadline {
+                return answer;
+            }
+            std::thread::sleep(pause.min(deadline - now));
+        }
+    }
+
+    /// One try: on the kept connection if the controller still holds it,
+    /// else on a new one.
+    fn once(&mut self, req: &ClientRequest) -> Result<ClientResponse, ClientError> {
+        if let Some(conn) = self.conn.as_mut().filter(|c| c.is_open()) {
+            match conn.send(req) {
+                Ok(()) => return self.receive(),
+                // Not delivered (the controller closed it as it was
+                // checked): a new connection carries it.
+                Err(_) => self.conn = None,
+            }
+        }
+        self.conn = None;
+        let mut conn = Client::connect_with(&self.conf)?;
+        conn.send(req)?;
+        self.conn = Some(conn);
+        self.receive()
+    }
+
+    fn receive(&mut self) -> Result<ClientResponse, ClientError> {
+        let conn = self.conn.as_mut().expect("a request was just sent on it");
+        let answer = conn.receive();
+        if answer.is_err() {
+            self.conn = None;
+        }
+        answer
+    }
 }
 
 /// Reads slurm.conf (warnings are the daemons' business, not the commands').
@@ -84,25 +238,16 @@ pub fn message_timeout(conf: &SlurmConf) -> Duration {
 /// listening, or a relay that could not reach it, so the request was never
 /// taken) it tries again until MessageTimeout has passed, as Slurm's
 /// commands do: a controller restart shorter than that goes unseen.
+///
+/// The process keeps one [`Session`]: slurm.conf is read on the first
+/// request and the connection is kept for the next.
 pub fn request(req: &ClientRequest) -> Result<ClientResponse, ClientError> {
-    let conf = load_conf(&spur_conf::slurm_conf_path())?;
-    let deadline = Instant::now() + message_timeout(&conf);
-    // Short: a restarted controller is found within a few milliseconds,
-    // and trying a local socket costs next to nothing.
-    let pause = Duration::from_millis(20);
-    loop {
-        let answer = Client::connect_with(&conf).and_then(|mut c| c.request(req));
-        let unreachable = match &answer {
-            Err(e) => e.is_unreachable(),
-            Ok(ClientResponse::Error(e)) => e.code == ErrorCode::ControllerUnreachable,
-            Ok(_) => false,
-        };
-        let now = Instant::now();
-        if !unreachable || now >= deadline {
-            return answer;
-        }
-        std::thread::sleep(pause.min(deadline - now));
-    }
+    let mut session = SESSION.lock().unwrap_or_else(|e| e.into_inner());
+    let session = match &mut *session {
+        Some(s) => s,
+        empty => empty.insert(Session::new(load_conf(&spur_conf::slurm_conf_path())?)),
+    };
+    session.request(req)
 }
 
 /// The controller's socket for a configuration.
@@ -180,7 +325,7 @@ impl Client {
         let limit = Some(Duration::from_secs(60));
         stream.set_read_timeout(limit).map_err(FrameError::Io)?;
         frame::write_sync(
-            &mut stream,
+            &mut NoSigpipe(&stream),
             &Hello {
                 version: PROTOCOL_VERSION,
                 role: Role::Client,
@@ -198,7 +343,59 @@ impl Client {
 
     /// Sends one request and waits for its answer.
     pub fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, ClientError> {
-        frame::write_sync(&mut self.stream, req)?;
+        self.send(req)?;
+        self.receive()
+    }
+
+    /// Sends one request. A peer that has gone away is an error, never a
+    /// SIGPIPE (the commands keep SIGPIPE's default action for their
+    /// output).
+    fn send(&mut self, req: &ClientRequest) -> Result<(), ClientError> {
+        frame::write_sync(&mut NoSigpipe(&self.stream), req)?;
+        Ok(())
+    }
+
+    /// Reads one answer.
+    fn receive(&mut self) -> Result<ClientResponse, ClientError> {
         Ok(frame::read_sync(&mut self.stream)?)
+    }
+
+    /// Whether the controller still holds the connection: nothing to read
+    /// and no hang-up (between requests it never sends unasked).
+    fn is_open(&self) -> bool {
+        let mut fd = libc::pollfd {
+            fd: self.stream.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd, a zero timeout.
+        let ready = unsafe { libc::poll(&mut fd, 1, 0) };
+        ready == 0
+    }
+}
+
+/// Writes to a unix socket with MSG_NOSIGNAL.
+struct NoSigpipe<'a>(&'a UnixStream);
+
+impl Write for NoSigpipe<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        // SAFETY: `buf` is valid for its length; the fd is the stream's.
+        let n = unsafe {
+            libc::send(
+                self.0.as_raw_fd(),
+                buf.as_ptr().cast(),
+                buf.len(),
+                libc::MSG_NOSIGNAL,
+            )
+        };
+        if n < 0 {
+            Err(std::io::Error::last_os_error())
+        } else {
+            Ok(n as usize)
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// What went wrong, in Slurm's terms. The text is Slurm's `slurm_strerror`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum ErrorCode {
     /// ESLURM_INVALID_PARTITION_NAME.
@@ -96,9 +96,117 @@ pub enum ErrorCode {
     /// SLURM_PROTOCOL_SOCKET_ZERO_BYTES_SENT: the controller took the
     /// request and went away before answering; it may have been acted on.
     ConnectionLost,
+    /// ESLURM_INVALID_CLUSTER_NAME: `-M` names a cluster this controller
+    /// is not.
+    InvalidClusterName,
 }
 
 impl ErrorCode {
+    /// Every code.
+    pub const ALL: &'static [ErrorCode] = &[
+        ErrorCode::InvalidPartitionName,
+        ErrorCode::DefaultPartitionNotSet,
+        ErrorCode::PartitionNotAvailable,
+        ErrorCode::JobHeld,
+        ErrorCode::PrioResetFail,
+        ErrorCode::AccessDenied,
+        ErrorCode::InvalidNodeCount,
+        ErrorCode::NodeConfigUnavailable,
+        ErrorCode::TopoConfigUnavailable,
+        ErrorCode::InvalidJobId,
+        ErrorCode::InvalidNodeName,
+        ErrorCode::AlreadyDone,
+        ErrorCode::JobPending,
+        ErrorCode::BadTaskCount,
+        ErrorCode::TooManyCpus,
+        ErrorCode::NodesBusy,
+        ErrorCode::InvalidArray,
+        ErrorCode::Dependency,
+        ErrorCode::CircularDependency,
+        ErrorCode::JobFinished,
+        ErrorCode::InvalidFeature,
+        ErrorCode::InvalidAccount,
+        ErrorCode::InvalidTimeLimit,
+        ErrorCode::InvalidQos,
+        ErrorCode::InvalidGres,
+        ErrorCode::TransitionStateNoUpdate,
+        ErrorCode::JobNotPending,
+        ErrorCode::JobNotRunning,
+        ErrorCode::Disabled,
+        ErrorCode::TryAgain,
+        ErrorCode::BatchScriptInvalid,
+        ErrorCode::BatchOnly,
+        ErrorCode::ScriptMissing,
+        ErrorCode::InvalidNodeState,
+        ErrorCode::BadPath,
+        ErrorCode::NotSupported,
+        ErrorCode::StateStore,
+        ErrorCode::ProtocolVersion,
+        ErrorCode::Malformed,
+        ErrorCode::Unspecified,
+        ErrorCode::ControllerUnreachable,
+        ErrorCode::ConnectionLost,
+        ErrorCode::InvalidClusterName,
+    ];
+
+    /// Slurm's error number for the code (`slurm_get_errno()`, REST's
+    /// `error_number`), as Slurm 22.05's `slurm_errno.h` numbers it.
+    pub fn errno(self) -> i32 {
+        self.slurm_errno().1
+    }
+
+    /// The name and number of the code's error in Slurm 22.05's
+    /// `slurm_errno.h` (or `errno.h`). A code that header has no error of
+    /// its own for takes the nearest one it has.
+    pub fn slurm_errno(self) -> (&'static str, i32) {
+        match self {
+            ErrorCode::InvalidPartitionName => ("ESLURM_INVALID_PARTITION_NAME", 2000),
+            ErrorCode::DefaultPartitionNotSet => ("ESLURM_DEFAULT_PARTITION_NOT_SET", 2001),
+            ErrorCode::AccessDenied => ("ESLURM_ACCESS_DENIED", 2002),
+            ErrorCode::TooManyCpus => ("ESLURM_TOO_MANY_REQUESTED_CPUS", 2005),
+            ErrorCode::InvalidNodeCount => ("ESLURM_INVALID_NODE_COUNT", 2006),
+            ErrorCode::ScriptMissing => ("ESLURM_JOB_SCRIPT_MISSING", 2009),
+            ErrorCode::BadPath => ("ESLURM_PATHNAME_TOO_LONG", 2012),
+            // 22.05 has no ESLURM_REQUESTED_TOPO_CONFIG_UNAVAILABLE.
+            ErrorCode::NodeConfigUnavailable | ErrorCode::TopoConfigUnavailable => {
+                ("ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE", 2014)
+            }
+            ErrorCode::NodesBusy => ("ESLURM_NODES_BUSY", 2016),
+            ErrorCode::InvalidJobId => ("ESLURM_INVALID_JOB_ID", 2017),
+            ErrorCode::InvalidNodeName => ("ESLURM_INVALID_NODE_NAME", 2018),
+            ErrorCode::StateStore => ("ESLURM_WRITING_TO_FILE", 2019),
+            ErrorCode::TransitionStateNoUpdate => ("ESLURM_TRANSITION_STATE_NO_UPDATE", 2020),
+            ErrorCode::AlreadyDone => ("ESLURM_ALREADY_DONE", 2021),
+            ErrorCode::JobPending => ("ESLURM_JOB_PENDING", 2024),
+            ErrorCode::BadTaskCount => ("ESLURM_BAD_TASK_COUNT", 2025),
+            ErrorCode::InvalidNodeState => ("ESLURM_INVALID_NODE_STATE", 2028),
+            ErrorCode::InvalidFeature => ("ESLURM_INVALID_FEATURE", 2029),
+            ErrorCode::NotSupported => ("ESLURM_NOT_SUPPORTED", 2036),
+            ErrorCode::Disabled => ("ESLURM_DISABLED", 2037),
+            ErrorCode::Dependency => ("ESLURM_DEPENDENCY", 2038),
+            ErrorCode::BatchOnly => ("ESLURM_BATCH_ONLY", 2039),
+            ErrorCode::JobHeld => ("ESLURM_JOB_HELD", 2042),
+            ErrorCode::InvalidAccount => ("ESLURM_INVALID_ACCOUNT", 2045),
+            ErrorCode::InvalidTimeLimit => ("ESLURM_INVALID_TIME_LIMIT", 2051),
+            ErrorCode::InvalidQos => ("ESLURM_INVALID_QOS", 2066),
+            ErrorCode::PartitionNotAvailable => ("ESLURM_PARTITION_NOT_AVAIL", 2070),
+            ErrorCode::CircularDependency => ("ESLURM_CIRCULAR_DEPENDENCY", 2071),
+            ErrorCode::InvalidGres => ("ESLURM_INVALID_GRES", 2072),
+            ErrorCode::JobNotPending => ("ESLURM_JOB_NOT_PENDING", 2073),
+            ErrorCode::InvalidArray => ("ESLURM_INVALID_ARRAY", 2081),
+            ErrorCode::JobFinished => ("ESLURM_JOB_FINISHED", 2084),
+            ErrorCode::JobNotRunning => ("ESLURM_JOB_NOT_RUNNING", 2085),
+            ErrorCode::PrioResetFail => ("ESLURM_PRIO_RESET_FAIL", 2095),
+            ErrorCode::TryAgain => ("EAGAIN", 11),
+            ErrorCode::Malformed => ("SLURM_UNEXPECTED_MSG_ERROR", 1000),
+            ErrorCode::ProtocolVersion => ("SLURM_PROTOCOL_VERSION_ERROR", 1005),
+            ErrorCode::ControllerUnreachable => ("SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR", 1800),
+            ErrorCode::ConnectionLost => ("SLURM_PROTOCOL_SOCKET_ZERO_BYTES_SENT", 5005),
+            ErrorCode::InvalidClusterName => ("ESLURM_INVALID_CLUSTER_NAME", 7104),
+            ErrorCode::BatchScriptInvalid | ErrorCode::Unspecified => ("SLURM_ERROR", -1),
+        }
+    }
+
     /// Slurm's text for the code (`slurm_strerror`).
     pub fn text(self) -> &'static str {
         match self {
@@ -158,6 +266,7 @@ impl ErrorCode {
                 "Unable to contact slurm controller (connect failure)"
             }
             ErrorCode::ConnectionLost => "Zero Bytes were transmitted or received",
+            ErrorCode::InvalidClusterName => "Invalid cluster name",
         }
     }
 }
@@ -210,5 +319,59 @@ pub enum ExitCode {
 impl From<ExitCode> for std::process::ExitCode {
     fn from(code: ExitCode) -> std::process::ExitCode {
         std::process::ExitCode::from(code as u8)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_has_one_place_in_the_list() {
+        let mut seen = std::collections::HashSet::new();
+        for code in ErrorCode::ALL {
+            assert!(seen.insert(*code), "{code:?} twice");
+        }
+        // A code added to the enum and not to ALL shows up here: the
+        // numbers' match is exhaustive, the list is not.
+        assert_eq!(ErrorCode::ALL.len(), 43);
+    }
+
+    /// Where Slurm 22.05's header and a C compiler are installed
+    /// (libslurm-dev), the numbers are the header's own.
+    #[test]
+    fn numbers_are_those_of_slurm_errno_h() {
+        let header = std::path::Path::new("/usr/include/slurm/slurm_errno.h");
+        if !header.exists() {
+            eprintln!("skipped: {} is not installed", header.display());
+            return;
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut c = String::from(
+            "#include <stdio.h>\n#include <errno.h>\n#include <slurm/slurm_errno.h>\n\
+             int main(void) {\n",
+        );
+        for code in ErrorCode::ALL {
+            let name = code.slurm_errno().0;
+            c.push_str(&format!("printf(\"%s %d\\n\", \"{name}\", {name});\n"));
+        }
+        c.push_str("return 0;\n}\n");
+        let source = dir.path().join("errno.c");
+        let program = dir.path().join("errno");
+        std::fs::write(&source, c).expect("writes");
+        let built = std::process::Command::new("cc")
+            .arg(&source)
+            .arg("-o")
+            .arg(&program)
+            .output()
+            .expect("cc runs");
+        assert!(built.status.success(), "{built:?}");
+        let out = std::process::Command::new(&program).output().expect("runs");
+        let text = String::from_utf8(out.stdout).expect("utf-8");
+        for (code, line) in ErrorCode::ALL.iter().zip(text.lines()) {
+            let (name, number) = code.slurm_errno();
+            assert_eq!(line, format!("{name} {number}"), "{code:?}");
+        }
+        assert_eq!(text.lines().count(), ErrorCode::ALL.len());
     }
 }

@@ -1,24 +1,17 @@
-//! One round trip to the controller for a command, with Slurm's wording when
-//! the controller cannot be reached.
+//! The commands' way to the controller: spur-client's process session, with
+//! what a command inside a job needs (it outlives its own cancel).
 
-use spur_client::ClientError;
-use spur_proto::{ClientRequest, ClientResponse, ProtoError};
+use spur_proto::{ClientRequest, ClientResponse};
 
-/// Why a command's request failed.
-#[derive(Debug)]
-pub enum RequestError {
-    /// The controller could not be reached or the connection broke.
-    Unreachable(ClientError),
-    /// The controller refused.
-    Refused(ProtoError),
-}
+pub use spur_client::{Controller, RequestError};
 
-impl std::fmt::Display for RequestError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RequestError::Unreachable(e) => write!(f, "{e}"),
-            RequestError::Refused(e) => write!(f, "{e}"),
-        }
+/// The controller named by slurm.conf, as the commands ask it.
+#[derive(Debug, Default)]
+pub struct Live;
+
+impl Controller for Live {
+    fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, RequestError> {
+        request(req)
     }
 }
 

@@ -31,7 +31,8 @@ use clap::FromArgMatches;
 use self::args::SbatchArgs;
 use self::error::SbatchError;
 use self::layer::Layers;
-use self::submit::{Controller, Live, Plan};
+use self::submit::{Controller, Plan};
+use crate::controller::Live;
 use crate::unacted;
 
 /// Runs `sbatch` with `args` (args[0] is the program name).

@@ -10,23 +10,8 @@ use spur_proto::{
 };
 
 use super::error::SbatchError;
+pub use crate::controller::Controller;
 use crate::controller::RequestError;
-
-/// Whoever answers requests: the real controller, or a test's stand-in.
-pub trait Controller {
-    /// One request, one answer; an error answer is `Refused`.
-    fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, RequestError>;
-}
-
-/// The controller named by slurm.conf.
-#[derive(Debug, Default)]
-pub struct Live;
-
-impl Controller for Live {
-    fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, RequestError> {
-        crate::controller::request(req)
-    }
-}
 
 /// How the job is to be submitted and reported.
 #[derive(Debug, Clone, PartialEq)]

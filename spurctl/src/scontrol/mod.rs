@@ -228,7 +228,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let ask = Box::new(|req: &spur_proto::ClientRequest| controller::request(req));
+    let ask = Box::new(controller::Live);
     let mut s = Session::new(
         Site::load(),
         Locale::system(),

@@ -58,7 +58,7 @@ impl Site {
 }
 
 /// How a session reaches the controller.
-pub type Ask<'a> = dyn FnMut(&ClientRequest) -> Result<ClientResponse, RequestError> + 'a;
+pub type Ask<'a> = dyn crate::controller::Controller + 'a;
 
 /// The state of one scontrol run.
 pub struct Session<'a> {
@@ -117,7 +117,7 @@ impl<'a> Session<'a> {
 
     /// Sends a request.
     pub fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, RequestError> {
-        (self.ask)(req)
+        self.ask.request(req)
     }
 
     /// Marks the run failed and writes `text` to stderr unless quiet.

@@ -1,0 +1,87 @@
+//! The process session against a stand-in controller on a real unix
+//! socket: one connection for many requests, a new one when the controller
+//! has closed the old, and no SIGPIPE on the way.
+
+use std::os::unix::net::UnixListener;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use spur_client::{load_conf, Session};
+use spur_proto::frame;
+use spur_proto::{ClientRequest, ClientResponse, Hello, Role, PROTOCOL_VERSION};
+
+/// A controller that answers Ping with Pong, counts its connections, and
+/// closes each connection after `per_conn` requests.
+fn stand_in(listener: UnixListener, per_conn: usize) -> Arc<AtomicUsize> {
+    let conns = Arc::new(AtomicUsize::new(0));
+    let counted = conns.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            counted.fetch_add(1, Ordering::SeqCst);
+            let _: Hello = frame::read_sync(&mut stream).expect("hello");
+            let hello = Hello {
+                version: PROTOCOL_VERSION,
+                role: Role::Client,
+            };
+            frame::write_sync(&mut stream, &hello).expect("hello back");
+            for _ in 0..per_conn {
+                let Ok(req) = frame::read_sync::<ClientRequest, _>(&mut stream) else {
+                    break;
+                };
+                assert!(matches!(req, ClientRequest::Ping));
+                let pong = ClientResponse::Pong { host: "ctl".into() };
+                frame::write_sync(&mut stream, &pong).expect("answer");
+            }
+        }
+    });
+    conns
+}
+
+fn session(per_conn: usize) -> (tempfile::TempDir, Session, Arc<AtomicUsize>) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let state = dir.path().join("state");
+    std::fs::create_dir(&state).expect("state folder");
+    let conf = dir.path().join("slurm.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "ClusterName=t\nSlurmctldHost=ctl\nStateSaveLocation={}\n\
+             NodeName=n1 CPUs=1\nPartitionName=p Nodes=n1 Default=YES\n",
+            state.display()
+        ),
+    )
+    .expect("slurm.conf");
+    let conf = load_conf(&conf).expect("loads");
+    let listener = UnixListener::bind(spur_client::socket_path(&conf)).expect("binds");
+    let conns = stand_in(listener, per_conn);
+    (dir, Session::new(conf), conns)
+}
+
+#[test]
+fn one_connection_carries_every_request() {
+    let (_dir, mut s, conns) = session(usize::MAX);
+    for _ in 0..5 {
+        let answer = s.request(&ClientRequest::Ping).expect("answered");
+        assert!(matches!(answer, ClientResponse::Pong { .. }), "{answer:?}");
+    }
+    assert_eq!(conns.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn a_connection_the_controller_closed_is_replaced_without_a_sigpipe() {
+    // SIGPIPE's default action, as the commands run: a write to the closed
+    // connection would end this test process.
+    // SAFETY: setting a disposition at the start of a test.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    let (_dir, mut s, conns) = session(1);
+    for _ in 0..4 {
+        // The stand-in closes after each answer; let it.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let answer = s.request(&ClientRequest::Ping).expect("answered");
+        assert!(matches!(answer, ClientResponse::Pong { .. }), "{answer:?}");
+    }
+    assert_eq!(conns.load(Ordering::SeqCst), 4);
+}
