@@ -161,6 +161,10 @@ pub struct JobDesc {
     /// Options given that spur stores but does not act on yet, as
     /// `--name=value`, so that `scontrol show job` can report them.
     pub unacted: Vec<String>,
+    /// `-M`: the clusters the job may go to (names separated by commas,
+    /// or `all`). The controller refuses the job unless its ClusterName is
+    /// among them.
+    pub clusters: Option<String>,
     /// An allocation held by salloc or srun: no batch script runs, and
     /// the job ends when its holder releases it.
     pub interactive: bool,

@@ -264,6 +264,8 @@ pub enum ClientResponse {
     Submitted {
         /// The id.
         job_id: u32,
+        /// The controller's ClusterName (`sbatch -M` prints it).
+        cluster: String,
     },
     /// Answer to WillRun.
     WillRun(WillRun),

@@ -43,13 +43,14 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     } else {
         a.command.clone()
     };
-    let asked = Asked {
-        ntasks: a.desc.ntasks,
-        cluster: crate::controller::cluster_name(),
-    };
-    let job = match grant("salloc", a.desc, a.quiet) {
-        Ok(job) => job,
+    let ntasks = a.desc.ntasks;
+    let (job, cluster) = match grant("salloc", a.desc, a.quiet) {
+        Ok(granted) => granted,
         Err(code) => return code,
+    };
+    let asked = Asked {
+        ntasks,
+        cluster: Some(cluster),
     };
     let id = job.job_id;
     let mut child = match std::process::Command::new(&command[0])
@@ -152,9 +153,14 @@ fn still_running(id: u32) -> bool {
 }
 
 /// Submits `desc` and waits until it runs; prints Slurm's lines on the way.
-pub fn grant(prog: &str, desc: spur_proto::JobDesc, quiet: bool) -> Result<JobInfo, ExitCode> {
-    let id = match controller::request(&ClientRequest::Submit(Box::new(desc))) {
-        Ok(ClientResponse::Submitted { job_id }) => job_id,
+/// Returns the job and the cluster's name.
+pub fn grant(
+    prog: &str,
+    desc: spur_proto::JobDesc,
+    quiet: bool,
+) -> Result<(JobInfo, String), ExitCode> {
+    let (id, cluster) = match controller::request(&ClientRequest::Submit(Box::new(desc))) {
+        Ok(ClientResponse::Submitted { job_id, cluster }) => (job_id, cluster),
         Ok(_) => {
             eprintln!("{prog}: error: Job submit/allocate failed: Unexpected message received");
             return Err(ExitCode::from(1));
@@ -177,7 +183,7 @@ pub fn grant(prog: &str, desc: spur_proto::JobDesc, quiet: bool) -> Result<JobIn
                 if !quiet && prog == "salloc" {
                     eprintln!("{prog}: Granted job allocation {id}");
                 }
-                return Ok(j);
+                return Ok((j, cluster));
             }
             Some(j) if j.state == JobStateName::Pending => {
                 if !announced && started.elapsed() > Duration::from_millis(100) {

@@ -8,6 +8,7 @@ mod environment;
 mod harness;
 mod memory;
 mod patterns;
+mod requests;
 mod requeue;
 mod sacct;
 mod steps;

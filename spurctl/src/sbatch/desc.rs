@@ -215,6 +215,7 @@ impl Builder {
             .collect();
         d.qos = a.qos.clone();
         d.comment = a.comment.clone();
+        d.clusters = a.clusters.clone();
         // The controller reads --array and --dependency (sbatch passes them
         // on unchecked, as Slurm's does).
         d.array = a.array.clone();

@@ -169,7 +169,6 @@ pub fn execute(
         quiet: first.quiet,
         test_only: all.test_only,
         wait: all.wait,
-        clusters: all.clusters,
     };
     submit::submit(plan, ctl, out, err, sleep)
 }

@@ -1,12 +1,13 @@
-//! Talking to the controller: submit (retrying while it is busy, as Slurm
-//! does), `--test-only`, `-M` cluster names, `--wait`, and Slurm's wording
-//! for each answer. The controller is a trait so tests can stand one in.
+//! Talking to the controller: submit in one round trip (retrying while it
+//! is busy, as Slurm does; the answer names the cluster for `-M`),
+//! `--test-only`, `--wait`, and Slurm's wording for each answer. The
+//! controller is a trait so tests can stand one in.
 
 use std::io::Write;
 use std::time::Duration;
 
 use spur_proto::{
-    ClientRequest, ClientResponse, ErrorCode, JobDesc, JobInfo, JobStateName, MemSpec, ProtoError,
+    ClientRequest, ClientResponse, ErrorCode, JobDesc, JobInfo, JobStateName, ProtoError,
 };
 
 use super::error::SbatchError;
@@ -26,8 +27,6 @@ pub struct Plan {
     pub test_only: bool,
     /// `-W`.
     pub wait: bool,
-    /// `-M`.
-    pub clusters: Option<String>,
 }
 
 /// Slurm retries a busy controller this many times, sleeping 1, 2, ... s.
@@ -42,14 +41,12 @@ pub fn submit(
     err: &mut dyn Write,
     sleep: &mut dyn FnMut(Duration),
 ) -> Result<u8, SbatchError> {
-    let cluster = match &plan.clusters {
-        Some(names) => Some(cluster_name(names, ctl)?),
-        None => None,
-    };
     if plan.test_only {
         return test_only(plan, ctl, err);
     }
-    let job_id = submit_with_retries(&plan.desc, ctl, err, sleep)?;
+    let (job_id, ours) = submit_with_retries(&plan.desc, ctl, err, sleep)?;
+    // The controller took the job only if -M names its cluster.
+    let cluster = plan.desc.clusters.as_ref().map(|_| ours);
     if !plan.quiet {
         let line = match (&cluster, plan.parsable) {
             (None, false) => format!("Submitted batch job {job_id}"),
@@ -66,19 +63,22 @@ pub fn submit(
     Ok(0)
 }
 
-/// The job id the controller gave, after up to [`MAX_RETRIES`] waits while
-/// it says "try again".
+/// The job id the controller gave and its ClusterName, after up to
+/// [`MAX_RETRIES`] waits while it says "try again".
 fn submit_with_retries(
     desc: &JobDesc,
     ctl: &mut dyn Controller,
     err: &mut dyn Write,
     sleep: &mut dyn FnMut(Duration),
-) -> Result<u32, SbatchError> {
+) -> Result<(u32, String), SbatchError> {
     let req = ClientRequest::Submit(Box::new(desc.clone()));
     let mut retries = 0;
     loop {
         match ctl.request(&req) {
-            Ok(ClientResponse::Submitted { job_id }) => return Ok(job_id),
+            Ok(ClientResponse::Submitted { job_id, cluster }) => return Ok((job_id, cluster)),
+            Err(RequestError::Refused(e)) if e.code == ErrorCode::InvalidClusterName => {
+                return Err(SbatchError::Cluster(e.detail.unwrap_or_default()));
+            }
             Ok(_) => {
                 let error = RequestError::Refused(ProtoError::new(ErrorCode::Malformed));
                 return Err(SbatchError::Submit {
@@ -100,7 +100,7 @@ fn submit_with_retries(
             }
             Err(error) => {
                 let detail = match &error {
-                    RequestError::Refused(e) => explain(e, desc, ctl),
+                    RequestError::Refused(e) => explain(e, desc),
                     RequestError::Unreachable(_) => None,
                 };
                 return Err(SbatchError::Submit { detail, error });
@@ -111,7 +111,7 @@ fn submit_with_retries(
 
 /// The line Slurm's controller sends with some refusals (its `err_msg`),
 /// which sbatch prints before the error itself.
-fn explain(e: &ProtoError, desc: &JobDesc, ctl: &mut dyn Controller) -> Option<String> {
+fn explain(e: &ProtoError, desc: &JobDesc) -> Option<String> {
     match e.code {
         ErrorCode::InvalidPartitionName => {
             // Without the controller's word, the one partition asked for.
@@ -126,55 +126,12 @@ fn explain(e: &ProtoError, desc: &JobDesc, ctl: &mut dyn Controller) -> Option<S
                 format!("invalid partition specified: {name}")
             })
         }
-        ErrorCode::NodeConfigUnavailable => match &e.detail {
-            Some(d) if d.ends_with("can not be satisfied") => Some(d.clone()),
-            Some(_) => None,
-            None => memory_unsatisfiable(desc, ctl)
-                .then(|| "Memory specification can not be satisfied".to_string()),
-        },
+        ErrorCode::NodeConfigUnavailable => e
+            .detail
+            .as_ref()
+            .filter(|d| d.ends_with("can not be satisfied"))
+            .cloned(),
         _ => None,
-    }
-}
-
-/// Whether no node has the memory `--mem` asks for (slurmctld's `mem_ok`
-/// test, for a controller that did not say why it refused).
-fn memory_unsatisfiable(desc: &JobDesc, ctl: &mut dyn Controller) -> bool {
-    let MemSpec::PerNode(mb) = desc.mem else {
-        return false;
-    };
-    match ctl.request(&ClientRequest::Nodes) {
-        Ok(ClientResponse::Nodes { nodes, .. }) if mb > 0 && !nodes.is_empty() => {
-            nodes.iter().all(|n| n.real_memory < mb)
-        }
-        _ => false,
-    }
-}
-
-/// `-M names`: this controller's ClusterName if it is among them (or
-/// `all`), else Slurm's "can't be reached" error.
-fn cluster_name(names: &str, ctl: &mut dyn Controller) -> Result<String, SbatchError> {
-    let ours = match ctl.request(&ClientRequest::Config) {
-        Ok(ClientResponse::Config(conf)) => conf
-            .entries
-            .into_iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case("ClusterName"))
-            .map(|(_, v)| v),
-        Ok(_) => None,
-        Err(error) => {
-            return Err(SbatchError::Submit {
-                detail: None,
-                error,
-            })
-        }
-    };
-    let wanted = |ours: &str| {
-        names
-            .split(',')
-            .any(|n| n.eq_ignore_ascii_case("all") || n.eq_ignore_ascii_case(ours))
-    };
-    match ours {
-        Some(ours) if wanted(&ours) => Ok(ours),
-        _ => Err(SbatchError::Cluster(names.to_string())),
     }
 }
 
@@ -198,6 +155,9 @@ fn test_only(plan: Plan, ctl: &mut dyn Controller, err: &mut dyn Write) -> Resul
         Ok(_) => Err(SbatchError::WillRun(RequestError::Refused(
             ProtoError::new(ErrorCode::Malformed),
         ))),
+        Err(RequestError::Refused(e)) if e.code == ErrorCode::InvalidClusterName => {
+            Err(SbatchError::Cluster(e.detail.unwrap_or_default()))
+        }
         Err(e) => Err(SbatchError::WillRun(e)),
     }
 }

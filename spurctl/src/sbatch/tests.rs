@@ -8,14 +8,22 @@ use std::io::Write;
 
 use spur_client::ClientError;
 use spur_proto::{
-    ClientRequest, ClientResponse, ConfigInfo, ErrorCode, ExclusiveMode, JobDesc, JobInfo,
-    JobStateName, MemSpec, OpenMode, ProtoError, SegmentLayout, WillRun,
+    ClientRequest, ClientResponse, ErrorCode, ExclusiveMode, JobDesc, JobInfo, JobStateName,
+    MemSpec, OpenMode, ProtoError, SegmentLayout, WillRun,
 };
 
 use super::*;
 use crate::controller::RequestError;
 
 type Answer = Result<ClientResponse, RequestError>;
+
+/// The controller's answer to a submission it took.
+fn submitted(job_id: u32) -> ClientResponse {
+    ClientResponse::Submitted {
+        job_id,
+        cluster: "anchor".to_string(),
+    }
+}
 
 /// A controller that answers from a list and remembers what it was asked.
 struct Fake {
@@ -26,9 +34,7 @@ struct Fake {
 impl Controller for Fake {
     fn request(&mut self, req: &ClientRequest) -> Answer {
         self.seen.push(req.clone());
-        self.answers
-            .pop_front()
-            .unwrap_or(Ok(ClientResponse::Submitted { job_id: 42 }))
+        self.answers.pop_front().unwrap_or(Ok(submitted(42)))
     }
 }
 
@@ -454,7 +460,7 @@ fn wait_for_an_array_waits_for_every_task() {
     };
     let listing = |jobs: Vec<JobInfo>| Ok(ClientResponse::Jobs { now: 0, jobs });
     let answers = vec![
-        Ok(ClientResponse::Submitted { job_id: 7 }),
+        Ok(submitted(7)),
         listing(vec![
             task(7, JobStateName::Completed, 0),
             task(8, JobStateName::Running, 0),
@@ -638,10 +644,7 @@ fn environment_variables_stand_for_options() {
         ("HOME", "/home/u"),
         ("SLURM_CONF", "/etc/slurm/slurm.conf"),
     ]);
-    let answers = vec![
-        Ok(ClientResponse::Submitted { job_id: 5 }),
-        Ok(jobs(5, JobStateName::Completed, 3, 0)),
-    ];
+    let answers = vec![Ok(submitted(5)), Ok(jobs(5, JobStateName::Completed, 3, 0))];
     let run = sbatch_with(&["--wrap=true"], &env, "", answers);
     assert_eq!(run.code, 3, "{}", run.err);
     let d = run.desc();
@@ -792,15 +795,11 @@ fn controller_refusals_print_slurms_lines() {
 
 #[test]
 fn too_much_memory_is_explained() {
-    let node =
-        |mem| serde_json::from_value::<spur_proto::NodeInfo>(node_json(mem)).expect("a valid node");
-    let answers = vec![
-        refused(ErrorCode::NodeConfigUnavailable, None),
-        Ok(ClientResponse::Nodes {
-            now: 0,
-            nodes: vec![node(880_000), node(880_000)],
-        }),
-    ];
+    // slurmctld's err_msg comes with its refusal.
+    let answers = vec![refused(
+        ErrorCode::NodeConfigUnavailable,
+        Some("Memory specification can not be satisfied"),
+    )];
     let run = sbatch_with(&["--mem=2000G", "--wrap", "true"], &host(&[]), "", answers);
     assert_eq!(run.code, 1);
     assert_eq!(
@@ -808,6 +807,7 @@ fn too_much_memory_is_explained() {
         "sbatch: error: Memory specification can not be satisfied\n\
          sbatch: error: Batch job submission failed: Requested node configuration is not available\n"
     );
+    assert_eq!(run.seen.len(), 1, "one round trip");
 }
 
 #[test]
@@ -829,7 +829,7 @@ fn a_busy_controller_is_retried() {
     let answers = vec![
         refused(ErrorCode::TryAgain, None),
         refused(ErrorCode::TryAgain, None),
-        Ok(ClientResponse::Submitted { job_id: 9 }),
+        Ok(submitted(9)),
     ];
     let run = sbatch_with(&["--wrap", "true"], &host(&[]), "", answers);
     assert_eq!(run.code, 0);
@@ -843,13 +843,7 @@ fn a_busy_controller_is_retried() {
 
 #[test]
 fn clusters_name_this_controller() {
-    let config = || {
-        Ok(ClientResponse::Config(ConfigInfo {
-            loaded_at: 0,
-            entries: vec![("ClusterName".to_string(), "anchor".to_string())],
-        }))
-    };
-    let answers = vec![config(), Ok(ClientResponse::Submitted { job_id: 3 })];
+    let answers = vec![Ok(submitted(3))];
     let run = sbatch_with(
         &["--parsable", "--clusters=anchor", "--wrap", "true"],
         &host(&[]),
@@ -857,14 +851,17 @@ fn clusters_name_this_controller() {
         answers,
     );
     assert_eq!((run.code, run.out.as_str()), (0, "3;anchor\n"));
-    let answers = vec![config(), Ok(ClientResponse::Submitted { job_id: 3 })];
+    assert_eq!(run.desc().clusters.as_deref(), Some("anchor"));
+    assert_eq!(run.seen.len(), 1, "one round trip");
+    let answers = vec![Ok(submitted(3))];
     let run = sbatch_with(&["-M", "anchor", "--wrap", "true"], &host(&[]), "", answers);
     assert_eq!(run.out, "Submitted batch job 3 on cluster anchor\n");
+    // The controller checks the names and refuses the job.
     let run = sbatch_with(
         &["-M", "other", "--wrap", "true"],
         &host(&[]),
         "",
-        vec![config()],
+        vec![refused(ErrorCode::InvalidClusterName, Some("other"))],
     );
     assert_eq!(run.code, 1);
     assert_eq!(
@@ -910,7 +907,7 @@ fn test_only_says_when_and_where_on_stderr() {
 #[test]
 fn wait_polls_until_the_job_ends_and_returns_its_status() {
     let answers = vec![
-        Ok(ClientResponse::Submitted { job_id: 7 }),
+        Ok(submitted(7)),
         Ok(jobs(7, JobStateName::Pending, 0, 0)),
         Ok(jobs(7, JobStateName::Running, 0, 0)),
         Ok(jobs(7, JobStateName::Failed, 2, 0)),
@@ -930,10 +927,7 @@ fn wait_polls_until_the_job_ends_and_returns_its_status() {
         submit::exit_status(&job(1, JobStateName::Completed, 0, 0)),
         0
     );
-    let answers = vec![
-        Ok(ClientResponse::Submitted { job_id: 8 }),
-        refused(ErrorCode::InvalidJobId, None),
-    ];
+    let answers = vec![Ok(submitted(8)), refused(ErrorCode::InvalidJobId, None)];
     let run = sbatch_with(&["--wait", "--wrap", "x"], &host(&[]), "", answers);
     assert_eq!(run.code, 0);
     assert_eq!(
@@ -1018,19 +1012,6 @@ fn jobs(id: u32, state: JobStateName, code: i32, signal: i32) -> ClientResponse 
         now: 0,
         jobs: vec![job(id, state, code, signal)],
     }
-}
-
-fn node_json(real_memory: u64) -> serde_json::Value {
-    serde_json::json!({
-        "name": "gb001", "addr": "gb001", "hostname": "gb001", "port": 6818,
-        "state": "Idle", "drain": false, "completing": false, "not_responding": false,
-        "cpus": 144, "cpus_alloc": 0, "boards": 1, "sockets": 2, "cores_per_socket": 72,
-        "threads_per_core": 1, "real_memory": real_memory, "alloc_mem": 0, "free_mem": null,
-        "cpu_load": null, "tmp_disk": 0, "gres": "gpu:4", "gpus_alloc": [], "gpus": 4,
-        "features": [], "partitions": ["batch"], "reason": null, "reason_set": null,
-        "weight": 1, "arch": null, "os": null, "version": null, "boot_time": null,
-        "agent_start_time": null, "last_busy": null, "topology_addr": null
-    })
 }
 
 fn job(id: u32, state: JobStateName, exit_code: i32, exit_signal: i32) -> JobInfo {

@@ -35,7 +35,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     let (job_id, own) = match opts.job_id {
         Some(id) => (id, false),
         None => match crate::salloc::grant("srun", opts.allocation.clone(), opts.quiet) {
-            Ok(job) => (job.job_id, true),
+            Ok((job, _)) => (job.job_id, true),
             Err(code) => return code,
         },
     };

@@ -122,7 +122,49 @@ impl Controller {
         uid == 0 || Some(uid) == self.site.slurm_user_uid
     }
 
+    /// ClusterName (empty where slurm.conf gives none).
+    fn cluster_name(&self) -> String {
+        self.site.conf.cluster_name.clone().unwrap_or_default()
+    }
+
+    /// `-M`: Slurm's error unless this cluster is among those named.
+    fn check_clusters(&self, desc: &JobDesc) -> Result<(), ProtoError> {
+        let Some(names) = &desc.clusters else {
+            return Ok(());
+        };
+        let ours = self.cluster_name();
+        let named = names
+            .split(',')
+            .map(str::trim)
+            .any(|n| n.eq_ignore_ascii_case("all") || n.eq_ignore_ascii_case(&ours));
+        if named {
+            Ok(())
+        } else {
+            Err(ProtoError::with_detail(
+                ErrorCode::InvalidClusterName,
+                names.clone(),
+            ))
+        }
+    }
+
+    /// A refused submission with the line slurmctld sends with it where
+    /// it has one: a `--mem` no node has.
+    fn explain_refusal(&self, desc: &JobDesc, e: ProtoError) -> ProtoError {
+        let spur_proto::MemSpec::PerNode(mb) = desc.mem else {
+            return e;
+        };
+        let nodes = self.core.nodes();
+        let no_node_has_it =
+            mb > 0 && !nodes.is_empty() && nodes.iter().all(|n| n.config.mem_mb < mb);
+        if e.code == ErrorCode::NodeConfigUnavailable && e.detail.is_none() && no_node_has_it {
+            ProtoError::with_detail(e.code, "Memory specification can not be satisfied")
+        } else {
+            e
+        }
+    }
+
     fn submit(&mut self, uid: u32, desc: JobDesc) -> Result<ClientResponse, ProtoError> {
+        self.check_clusters(&desc)?;
         // An allocation for salloc or srun has no script; a batch job must.
         let script = match (&desc.script, desc.interactive) {
             (Some(s), false) => s.clone(),
@@ -155,7 +197,7 @@ impl Controller {
         let id = match self.apply(Input::Submit(Box::new(spec))) {
             Ok(Outcome::Submitted(id)) => id,
             Ok(_) => return Err(ErrorCode::Unspecified.into()),
-            Err(e) => return Err(core_error(&e)),
+            Err(e) => return Err(self.explain_refusal(&desc, core_error(&e))),
         };
         let user = users::user(uid);
         let meta = JobMeta {
@@ -185,10 +227,14 @@ impl Controller {
         self.metas.insert(id, meta.clone());
         self.turn.new_jobs.push((id, meta, payload));
         info!(job = id.0, uid, "job submitted");
-        Ok(ClientResponse::Submitted { job_id: id.0 })
+        Ok(ClientResponse::Submitted {
+            job_id: id.0,
+            cluster: self.cluster_name(),
+        })
     }
 
     fn will_run(&self, uid: u32, desc: &JobDesc) -> Result<ClientResponse, ProtoError> {
+        self.check_clusters(desc)?;
         let spec = convert::job_spec(desc, uid);
         let (start, nodes) = self
             .core
