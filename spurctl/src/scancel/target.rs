@@ -1,12 +1,11 @@
-//! What scancel acts on: job id arguments (`N`, `N_i`, `N_[1-3]`, `N_*`,
-//! `N+k`, `N.S`, comma lists) and signal names parsed as Slurm parses them,
-//! and the jobs a request selects, found and filtered client-side as Slurm's
-//! scancel does. Pure: no I/O.
+//! What scancel acts on: job id arguments (read by `spur_slurm::job_ref`)
+//! and signal names parsed as Slurm parses them, and the jobs a request
+//! selects, found and filtered client-side as Slurm's scancel does. Pure:
+//! no I/O.
 
 use spur_proto::{JobInfo, JobStateName};
 
-use crate::squeue::render::task_ids;
-use spur_slurm::number::strtol_or_zero as strtol;
+use spur_slurm::job_ref::task_ids_lenient as task_ids;
 
 /// `-s USR1`, `-s SIGUSR1`, `-s 10` (any case, blanks around allowed),
 /// as scancel's `sig_name2num` into a 16-bit signal.
@@ -14,101 +13,11 @@ pub fn parse_signal(text: &str) -> Option<i32> {
     spur_slurm::signal::name2num(text).filter(|n| (1..=0xffff).contains(n))
 }
 
-/// Which part of an array a job id argument names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ArraySel {
-    /// Not an array task: the job (or the whole array).
-    None,
-    /// `N_i`.
-    Task(u32),
-    /// `N_*`.
-    All,
-}
-
-/// One job id argument.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JobRef {
-    /// The job id (or array job id).
-    pub job: u32,
-    /// The array part.
-    pub array: ArraySel,
-    /// `.S`: a step.
-    pub step: Option<u32>,
-    /// The argument as written, which Slurm prints in its messages.
-    pub text: String,
-}
+pub use spur_slurm::job_ref::{ArraySel, StepRef as JobRef};
 
 /// Splits and parses the job id arguments; `Invalid job id X` on error.
 pub fn parse_ids(args: &[String]) -> Result<Vec<JobRef>, String> {
-    let mut out = Vec::new();
-    for arg in args {
-        let mut rest = Some(arg.as_str());
-        while let Some(text) = rest {
-            rest = parse_one(text, arg, &mut out)?;
-        }
-    }
-    Ok(out)
-}
-
-/// Parses one id at the start of `text`; returns the text after a comma.
-fn parse_one<'a>(
-    text: &'a str,
-    whole: &str,
-    out: &mut Vec<JobRef>,
-) -> Result<Option<&'a str>, String> {
-    let bad = || format!("Invalid job id {whole}");
-    let (job, rest) = strtol(text);
-    let job = u32::try_from(job).ok().filter(|&j| j > 0).ok_or_else(bad)?;
-    if let Some(list) = rest.strip_prefix("_[") {
-        let inner = list
-            .strip_suffix(']')
-            .filter(|i| !i.contains(']'))
-            .ok_or_else(bad)?;
-        for task in task_ids(inner) {
-            let text = format!("{job}_{task}");
-            out.push(JobRef {
-                job,
-                array: ArraySel::Task(task),
-                step: None,
-                text,
-            });
-        }
-        return Ok(None);
-    }
-    let (array, rest) = if let Some(r) = rest.strip_prefix("_*") {
-        (ArraySel::All, r)
-    } else if let Some(r) = rest.strip_prefix('_') {
-        let (t, r) = strtol(r);
-        (ArraySel::Task(u32::try_from(t).map_err(|_| bad())?), r)
-    } else if let Some(r) = rest.strip_prefix('+') {
-        // A hetjob component: Slurm acts on the whole hetjob.
-        let (c, r) = strtol(r);
-        if c < 0 {
-            return Err(bad());
-        }
-        (ArraySel::None, r)
-    } else {
-        (ArraySel::None, rest)
-    };
-    let (step, rest) = match rest.strip_prefix('.') {
-        Some(r) => {
-            let (s, r) = strtol(r);
-            (Some(u32::try_from(s).map_err(|_| bad())?), r)
-        }
-        None => (None, rest),
-    };
-    let consumed = &text[..text.len() - rest.len()];
-    out.push(JobRef {
-        job,
-        array,
-        step,
-        text: consumed.to_string(),
-    });
-    match rest.strip_prefix(',') {
-        Some(next) => Ok(Some(next)),
-        None if rest.is_empty() => Ok(None),
-        None => Err(bad()),
-    }
+    spur_slurm::job_ref::parse_step_refs(args).map_err(|arg| format!("Invalid job id {arg}"))
 }
 
 /// A job spur can address, and the name Slurm gives it in messages.

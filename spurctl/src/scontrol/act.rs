@@ -8,10 +8,10 @@ use spur_proto::{
 
 use super::args::starts_with_ci;
 use super::config::{render_ping, RESTORE_BANNER};
-use super::jobid::{is_job_list, parse_job_list, task_ids, JobRef};
 use super::session::{unexpected, Session};
 use super::update::{self, Entity, JobRequest, NodeUpdateError, TimeChange};
 use crate::controller::RequestError;
+use spur_slurm::job_ref::{is_job_list, parse_job_list, task_ids, JobRef};
 
 /// `ping`: one line per controller; exit 0 when one is up.
 pub fn ping(s: &mut Session<'_>) {

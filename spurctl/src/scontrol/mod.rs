@@ -8,7 +8,6 @@ pub mod act;
 pub mod args;
 pub mod config;
 pub mod job;
-pub mod jobid;
 pub mod node;
 pub mod session;
 pub mod show;

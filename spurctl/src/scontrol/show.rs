@@ -9,10 +9,10 @@ use spur_proto::{ClientRequest, ClientResponse, JobInfo};
 use super::args::abbrev;
 use super::config::{render_config, render_topology, topology_records};
 use super::job::render_job;
-use super::jobid::task_ids;
 use super::node::{render_node, render_partition, NodeView};
 use super::session::{unexpected, Session};
 use super::{act, args};
+use spur_slurm::job_ref::task_ids;
 
 /// `show <entity> [<id>]` (`words[0]` is `show`).
 pub fn show(s: &mut Session<'_>, words: &[String]) {

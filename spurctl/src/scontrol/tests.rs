@@ -15,13 +15,13 @@ use spur_proto::{
 
 use super::args::{self, abbrev, ScontrolArgs};
 use super::config::{render_topology, topology_records};
-use super::jobid::{parse_job_list, task_ids, JobRef};
 use super::session::{Session, Site};
 use super::update::{self, Entity, TimeChange};
 use super::{apply_flags, process};
 use crate::controller::RequestError;
 use crate::sinfo::fixture::{self, golden, NOW};
 use crate::sinfo::locale::utc;
+use spur_slurm::job_ref::{parse_job_list, task_ids, JobRef};
 
 /// Job 5: two nodes, four GPUs each, running 5 seconds.
 fn job5() -> JobInfo {
@@ -207,7 +207,7 @@ fn fake(log: Rc<RefCell<Vec<ClientRequest>>>) -> Box<super::session::Ask<'static
             // Task 0 of array 8 is job 9; tasks 2-9 wait in job 8 and get
             // jobs 102-109 when split off.
             ClientRequest::SplitArrayTasks(t) if t.array_job_id == 8 => {
-                let found = super::jobid::task_ids(&t.tasks)
+                let found = spur_slurm::job_ref::task_ids(&t.tasks)
                     .unwrap_or_default()
                     .into_iter()
                     .filter_map(|task| match task {

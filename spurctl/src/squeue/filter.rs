@@ -6,7 +6,7 @@
 use spur_proto::{JobInfo, JobStateName};
 use spur_slurm::number::strtol_or_zero as strtol;
 
-use super::render::task_ids;
+use spur_slurm::job_ref::task_ids_lenient as task_ids;
 
 /// Slurm's job states spur never reports: accepted by `-t`, match nothing.
 const OTHER_STATES: &[(&str, &str)] = &[

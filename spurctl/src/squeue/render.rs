@@ -4,6 +4,7 @@
 //! which order is decided before (filter.rs, sort.rs).
 
 use spur_proto::JobInfo;
+use spur_slurm::job_ref::task_ids_lenient as task_ids;
 use spur_slurm::print::print_str;
 
 use super::field::{Ctx, Field};
@@ -68,28 +69,6 @@ fn line(out: &mut String, items: &[Item], job: Option<&JobInfo>, ctx: &Ctx) {
         out.push_str(&spec.suffix);
     }
     out.push('\n');
-}
-
-/// The task ids of an array's task string: `2-9%2`, `1,3,5-7`, `0-15:4`.
-pub fn task_ids(tasks: &str) -> Vec<u32> {
-    let spec = tasks.split('%').next().unwrap_or_default();
-    let mut ids = Vec::new();
-    for part in spec.split(',').filter(|p| !p.is_empty()) {
-        let (range, step) = match part.split_once(':') {
-            Some((r, s)) => (r, s.parse().unwrap_or(1).max(1)),
-            None => (part, 1),
-        };
-        let (lo, hi) = match range.split_once('-') {
-            Some((a, b)) => (a.parse::<u32>(), b.parse::<u32>()),
-            None => (range.parse(), range.parse()),
-        };
-        if let (Ok(lo), Ok(hi)) = (lo, hi) {
-            ids.extend((lo..=hi).step_by(step));
-        }
-    }
-    ids.sort_unstable();
-    ids.dedup();
-    ids
 }
 
 #[cfg(test)]
