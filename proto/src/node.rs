@@ -105,6 +105,49 @@ pub struct NodeInfo {
 }
 
 impl NodeInfo {
+    /// CfgTRES: `cpu=144,mem=880000M,billing=144,gres/gpu=4`.
+    pub fn cfg_tres(&self) -> String {
+        let mut parts = vec![
+            format!("cpu={}", self.cpus),
+            format!("mem={}", spur_slurm::units::memory(self.real_memory, false)),
+            format!("billing={}", self.cpus),
+        ];
+        if self.gpus > 0 && !self.gres.is_empty() {
+            parts.extend(gpu_tres(&self.gres, self.gpus as usize));
+        }
+        parts.join(",")
+    }
+
+    /// AllocTRES: `cpu=5,mem=20G,gres/gpu=4`; empty when nothing is in use.
+    pub fn alloc_tres(&self) -> String {
+        let mut parts = Vec::new();
+        if self.cpus_alloc > 0 {
+            parts.push(format!("cpu={}", self.cpus_alloc));
+        }
+        if self.alloc_mem > 0 {
+            parts.push(format!(
+                "mem={}",
+                spur_slurm::units::memory(self.alloc_mem, false)
+            ));
+        }
+        if !self.gpus_alloc.is_empty() && !self.gres.is_empty() {
+            parts.extend(gpu_tres(&self.gres, self.gpus_alloc.len()));
+        }
+        parts.join(",")
+    }
+
+    /// GresUsed: the GRES with the count in use (`gpu:h100:2`), `(null)`
+    /// for a node without GRES.
+    pub fn gres_used(&self) -> String {
+        if self.gres.is_empty() {
+            return "(null)".to_string();
+        }
+        let used = self.gpus_alloc.len();
+        let mut parts: Vec<&str> = self.gres.split(':').collect();
+        parts.pop();
+        format!("{}:{used}", parts.join(":"))
+    }
+
     /// The state word Slurm would report for the node: its base state
     /// and the flags spur sets (`NODE_STATE_*`).
     pub fn state_word(&self) -> u32 {
@@ -178,4 +221,17 @@ pub struct ConfigInfo {
     pub loaded_at: u64,
     /// The pairs, in Slurm's order.
     pub entries: Vec<(String, String)>,
+}
+
+/// The GPU part of a TRES string: `gres/gpu=4` (and `gres/gpu:h100=4` for
+/// a typed GRES).
+fn gpu_tres(gres: &str, count: usize) -> Vec<String> {
+    let mut parts = gres.split(':');
+    let name = parts.next().unwrap_or("gpu");
+    let rest: Vec<&str> = parts.collect();
+    let mut out = vec![format!("gres/{name}={count}")];
+    if rest.len() >= 2 {
+        out.push(format!("gres/{name}:{}={count}", rest[0]));
+    }
+    out
 }

@@ -8,6 +8,7 @@
 pub mod job_ref;
 pub mod node_state;
 pub mod number;
+pub mod openapi;
 pub mod parse_time;
 pub mod print;
 pub mod signal;

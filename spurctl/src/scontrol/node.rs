@@ -5,7 +5,6 @@
 use spur_proto::{NodeInfo, PartitionInfo};
 
 use super::job::ShowOpts;
-use crate::sinfo::json::{alloc_tres, cfg_tres};
 use crate::sinfo::locale::Locale;
 use spur_slurm::node_state;
 
@@ -67,8 +66,8 @@ pub fn render_node(node: &NodeInfo, opts: ShowOpts, view: NodeView<'_>) -> Strin
         out.push_str(&format!("Partitions={} {end}", node.partitions.join(",")));
     }
     out.push_str(&times(node, end, view.locale));
-    out.push_str(&format!("CfgTRES={}{end}", cfg_tres(node)));
-    out.push_str(&format!("AllocTRES={}{end}", alloc_tres(node)));
+    out.push_str(&format!("CfgTRES={}{end}", node.cfg_tres()));
+    out.push_str(&format!("AllocTRES={}{end}", node.alloc_tres()));
     out.push_str(&format!("CapWatts=n/a{end}CurrentWatts=0 AveWatts=0{end}"));
     out.push_str("ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s");
     out.push_str(&reason(node, end, view.locale));

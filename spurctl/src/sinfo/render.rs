@@ -289,7 +289,7 @@ fn text_value(field: Field, node: &NodeInfo) -> String {
     match field {
         Field::Features | Field::FeaturesAct => or_null(node.features.join(",")),
         Field::Gres => or_null(node.gres.clone()),
-        Field::GresUsed => gres_used(node),
+        Field::GresUsed => node.gres_used(),
         Field::Version => node.version.clone().unwrap_or_else(|| "N/A".to_string()),
         Field::Comment | Field::Extra => "(null)".to_string(),
         _ => String::new(),
@@ -318,18 +318,6 @@ fn empty_value(field: Field) -> String {
         Field::Version => "N/A".to_string(),
         _ => "(null)".to_string(),
     }
-}
-
-/// The GRES in use on a node, as slurmctld reports it: `gpu:4`, or
-/// `gpu:h100:4` for a typed GRES.
-pub fn gres_used(node: &NodeInfo) -> String {
-    if node.gres.is_empty() {
-        return "(null)".to_string();
-    }
-    let used = node.gpus_alloc.len();
-    let mut parts: Vec<&str> = node.gres.split(':').collect();
-    parts.pop();
-    format!("{}:{used}", parts.join(":"))
 }
 
 /// `min` when all nodes agree, else `min+`.

@@ -6,11 +6,12 @@ use clap::Parser;
 use super::args::SinfoArgs;
 use super::fixture::{self, golden, NOW};
 use super::format::{self, Field, Item};
-use super::json::{self, Json};
+use super::json;
 use super::locale::utc;
 use super::render::num_unit;
 use super::state::{self, StateFilter, StateSelector};
 use super::{render, Options, SinfoEnv};
+use serde_json::Value as Json;
 
 fn args(argv: &[&str]) -> SinfoArgs {
     SinfoArgs::try_parse_from(std::iter::once("sinfo").chain(argv.iter().copied()))
@@ -79,15 +80,15 @@ fn list_reasons_matches_slurm() {
 /// and a note.
 fn trim(value: Json) -> Json {
     match value {
-        Json::List(items) if items.len() > 3 => {
+        Json::Array(items) if items.len() > 3 => {
             let total = items.len();
             let mut kept: Vec<Json> = items.into_iter().take(2).map(trim).collect();
-            kept.push(Json::Str(format!(
+            kept.push(Json::String(format!(
                 "... [trimmed: {total} items total, first 2 shown]"
             )));
-            Json::List(kept)
+            Json::Array(kept)
         }
-        Json::List(items) => Json::List(items.into_iter().map(trim).collect()),
+        Json::Array(items) => Json::Array(items.into_iter().map(trim).collect()),
         Json::Object(pairs) => Json::Object(pairs.into_iter().map(|(k, v)| (k, trim(v))).collect()),
         other => other,
     }
@@ -97,17 +98,12 @@ fn trim(value: Json) -> Json {
 fn json_matches_slurm() {
     let locale = utc::locale();
     let nodes = fixture::nodes();
-    let doc = Json::Object(vec![
-        ("meta", json::meta("22.05.8")),
-        ("errors", Json::List(Vec::new())),
-        (
-            "nodes",
-            Json::List(nodes.iter().map(|n| json::node(n, &locale)).collect()),
-        ),
-    ]);
+    let mut doc = json::document(&nodes, &locale);
+    doc.meta = spur_slurm::openapi::Meta::v0038("22.05.8");
+    let doc = serde_json::to_value(&doc).expect("serializes");
     assert_golden(
         include_str!("golden/24-sinfo-json.txt"),
-        &trim(doc).pretty(),
+        &json::pretty(&trim(doc)),
     );
     let full = json::render(&nodes, &locale);
     let parsed: serde_json::Value = serde_json::from_str(&full).expect("valid JSON");
