@@ -2,9 +2,10 @@ use std::ffi::OsString;
 
 use spur_proto::{AcctState, HistoryJob, HistoryStep, JobSelector, StepId};
 
-use super::json::{self, J};
+use super::json;
 use super::options::Plan;
 use super::{args, fixture, golden, report, select};
+use serde_json::Value as J;
 
 /// A fixed clock: one hour after job 31 ended.
 const NOW: u64 = 1_795_997_121;
@@ -88,16 +89,16 @@ fn array_tasks_are_slurms() {
 /// recording's trimjson.py did.
 fn trim(j: J) -> J {
     match j {
-        J::Arr(items) if items.len() > 3 => {
+        J::Array(items) if items.len() > 3 => {
             let n = items.len();
             let mut kept: Vec<J> = items.into_iter().take(2).map(trim).collect();
-            kept.push(J::Str(format!(
+            kept.push(J::String(format!(
                 "... [trimmed: {n} items total, first 2 shown]"
             )));
-            J::Arr(kept)
+            J::Array(kept)
         }
-        J::Arr(items) => J::Arr(items.into_iter().map(trim).collect()),
-        J::Obj(items) => J::Obj(items.into_iter().map(|(k, v)| (k, trim(v))).collect()),
+        J::Array(items) => J::Array(items.into_iter().map(trim).collect()),
+        J::Object(items) => J::Object(items.into_iter().map(|(k, v)| (k, trim(v))).collect()),
         other => other,
     }
 }
@@ -109,8 +110,8 @@ fn json_is_slurms_shape_and_values() {
     let chosen = select::jobs(&jobs, &p);
     let pairs: Vec<(&HistoryJob, Vec<&HistoryStep>)> =
         chosen.iter().map(|j| (*j, select::steps(j, &p))).collect();
-    let mut text = String::new();
-    trim(json::document(&pairs, "anchor", NOW)).pretty(&mut text, 0);
+    let doc = serde_json::to_value(json::document(&pairs, "anchor", NOW)).expect("serializes");
+    let mut text = serde_json::to_string_pretty(&trim(doc)).expect("serializes");
     text.push('\n');
     assert_eq!(text, golden::JSON);
     // Untrimmed, it is valid JSON with every step.
