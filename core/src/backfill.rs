@@ -4,6 +4,7 @@
 //! on node n for the whole window [t, t+d)". Knows no topology and no
 //! priorities.
 
+use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use crate::id::NodeId;
@@ -16,7 +17,7 @@ pub const NEVER: Time = Time::MAX / 4;
 /// Backfill settings (slurm.conf SchedulerParameters). `bf_continue` has no
 /// counterpart: Slurm needs it because its backfill cycle releases locks and
 /// restarts; a spur pass never yields, so every pass is whole.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BackfillConfig {
     /// Whether lower-priority jobs may start ahead of reservations (false:
     /// strict priority order, sched/builtin).

@@ -19,6 +19,7 @@ use crate::node::{Health, Node, NodeAlloc, NodeConfig};
 use crate::partition::{Partition, PartitionState, Qos};
 use crate::placement::{BlockPlacement, FlatPlacement, Placement, TreePlacement};
 use crate::queue::{FairShare, PriorityType};
+use crate::reconfig::Reconfiguration;
 use crate::resources::Time;
 use crate::spec::{
     parse_constraint, resolve_shape, Exclusive, JobSpec, ShapeDefaults, SubmitError,
@@ -53,7 +54,7 @@ pub enum PlacementPolicy {
 }
 
 /// Scheduler settings, from slurm.conf.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SchedConfig {
     /// Backfill (SchedulerType, SchedulerParameters bf_*).
     pub backfill: BackfillConfig,
@@ -118,7 +119,7 @@ impl Default for SchedConfig {
 }
 
 /// The cluster as configured.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Cluster {
     /// Nodes, indexed by [`NodeId`].
     pub nodes: Vec<NodeConfig>,
@@ -296,6 +297,9 @@ pub enum Input {
         /// The cutoff.
         ended_before: Time,
     },
+    /// Install a new configuration with every job in place
+    /// ([`Outcome::Reconfigured`]; see [`crate::reconfig`]).
+    Reconfigure(Box<Reconfiguration>),
 }
 
 /// What an input produced, beyond effects.
@@ -310,6 +314,9 @@ pub enum Outcome {
     StepEnded(bool),
     /// These finished jobs were forgotten.
     Purged(Vec<JobId>),
+    /// The new configuration is in place; each node of the old one has
+    /// its number in the new one (None: it is gone).
+    Reconfigured(Vec<Option<NodeId>>),
     /// Done.
     Done,
 }
@@ -354,6 +361,10 @@ pub enum CoreError {
     /// JobRequeue=0 without `--requeue` (ESLURM_DISABLED).
     #[error("Requested operation is presently disabled")]
     RequeueDisabled(JobId),
+    /// A configuration that cannot hold the current jobs; the core is
+    /// unchanged.
+    #[error("{0}")]
+    Reconfigure(String),
 }
 
 /// How long a running job has run by `now`.
@@ -668,6 +679,12 @@ impl Core {
             }
             Input::PurgeFinished { ended_before } => {
                 return Ok(Outcome::Purged(self.purge(ended_before)));
+            }
+            Input::Reconfigure(r) => {
+                let (mut next, renumber) = self.reconfigured(*r, now)?;
+                next.journal = self.journal.take();
+                *self = next;
+                return Ok(Outcome::Reconfigured(renumber));
             }
         }
         Ok(Outcome::Done)

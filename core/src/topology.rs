@@ -3,12 +3,13 @@
 //! of the shape; parsing topology.conf belongs to spur-conf, placement on the
 //! shape to `placement`.
 
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::id::{BlockId, NodeId, SwitchId};
 
 /// The network topology the placement works on.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub enum Topology {
     /// No topology: every node is as close as any other (topology/flat).
     #[default]
@@ -21,7 +22,7 @@ pub enum Topology {
 
 /// A base block: the planning unit of topology/block. On GB200 NVL72 it is
 /// one NVLink domain of 18 nodes with 4 GPUs each.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BaseBlock {
     /// The block's name from topology.conf (`BlockName=`).
     pub name: String,
@@ -31,7 +32,7 @@ pub struct BaseBlock {
 
 /// topology/block: base blocks in configuration order, and the levels at
 /// which consecutive, aligned groups of 2^k base blocks form larger blocks.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BlockTopology {
     blocks: Vec<BaseBlock>,
     /// The planning base block size in nodes (`BlockSizes`' first value).
@@ -42,7 +43,7 @@ pub struct BlockTopology {
 }
 
 /// A switch of a tree topology.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Switch {
     /// The switch's name from topology.conf (`SwitchName=`).
     pub name: String,
@@ -57,7 +58,7 @@ pub struct Switch {
 }
 
 /// A switch as configured, before validation: children by name.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SwitchSpec {
     /// `SwitchName=`.
     pub name: String,
@@ -68,7 +69,7 @@ pub struct SwitchSpec {
 }
 
 /// topology/tree: switches with nodes under the leaves.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TreeTopology {
     switches: Vec<Switch>,
     node_leaf: Vec<Option<SwitchId>>,

@@ -624,7 +624,7 @@ fn a_running_job_keeps_its_node_when_slurm_conf_reorders_the_nodes() {
 
 #[test]
 fn scontrol_reconfigure_applies_a_changed_slurm_conf_and_keeps_every_job() {
-    let c = Cluster::start(Options {
+    let mut c = Cluster::start(Options {
         nodes: 3,
         ..Options::default()
     });
@@ -669,6 +669,21 @@ fn scontrol_reconfigure_applies_a_changed_slurm_conf_and_keeps_every_job() {
     );
     let out = c.run("sinfo", &["-h", "-N", "-p", "batch", "-o", "%N %t %E"]);
     assert_eq!(text(&out.stdout), "n01 mix none\nn02 drain fan\n");
+    assert_eq!(c.state(running).as_deref(), Some("RUNNING"));
+    assert_eq!(c.state(held).as_deref(), Some("PENDING"));
+    // The reconfigure's turn saved it: a controller killed now comes back
+    // to the same partitions, nodes and jobs.
+    c.kill_controller();
+    c.start_controller();
+    c.wait_for(Duration::from_secs(10), "the restarted controller", |c| {
+        let out = c.run("sinfo", &["-h", "-N", "-p", "batch", "-o", "%N %t %E"]);
+        text(&out.stdout) == "n01 mix none\nn02 drain fan\n"
+    });
+    let out = c.run("sinfo", &["-h", "-o", "%P %l %N"]);
+    assert_eq!(
+        text(&out.stdout),
+        "batch* infinite n[01-02]\nshort 5:00 n01\nlong 2:00:00 n[01-02]\n"
+    );
     assert_eq!(c.state(running).as_deref(), Some("RUNNING"));
     assert_eq!(c.state(held).as_deref(), Some("PENDING"));
 

@@ -2,7 +2,10 @@
 //! same state, because every change enters through `Core::handle` or a
 //! scheduling pass and the core is deterministic.
 
-use spur_core::{Core, Entry, ExitStatus, Hold, Input, JobId, NodeId, SchedConfig, StepShape};
+use spur_core::{
+    Cluster, Core, Entry, ExitStatus, Hold, Input, JobId, NodeId, Outcome, Reconfiguration,
+    SchedConfig, StepShape,
+};
 
 use crate::env::*;
 
@@ -141,6 +144,34 @@ fn a_busy_run_replayed_into_a_fresh_core_ends_in_the_same_state() {
     handle(&mut env, Input::NodeUp(NodeId(34))).expect("up");
     handle(&mut env, Input::Resume(NodeId(35))).expect("resume");
     handle(&mut env, Input::Cancel(big)).expect("cancel");
+    // A configuration the jobs do not fit is refused and changes nothing;
+    // one with a third NVLink domain is taken, and work lands on it.
+    let before = state(&env.core);
+    let empty = Reconfiguration {
+        cluster: Cluster::default(),
+        config: SchedConfig::default(),
+    };
+    assert!(handle(&mut env, Input::Reconfigure(Box::new(empty))).is_err());
+    assert_eq!(state(&env.core), before);
+    let grown = Reconfiguration {
+        cluster: cluster(3 * DOMAIN, nvl72_topology(3, None)),
+        config: SchedConfig {
+            max_job_count: 20_000,
+            ..SchedConfig::default()
+        },
+    };
+    match handle(&mut env, Input::Reconfigure(Box::new(grown))) {
+        Ok(Outcome::Reconfigured(renumber)) => {
+            assert_eq!(renumber.len(), 2 * DOMAIN as usize);
+            assert!(renumber
+                .iter()
+                .enumerate()
+                .all(|(i, n)| *n == Some(NodeId(i as u32))));
+        }
+        other => panic!("not reconfigured: {other:?}"),
+    }
+    assert_eq!(env.core.nodes().len(), 3 * DOMAIN as usize);
+    let wide = env.submit(gpu_job(4 * 3 * DOMAIN / 2).segment(DOMAIN / 2));
     // Refused inputs are journaled and refused again on replay.
     assert!(handle(&mut env, Input::Cancel(JobId(9999))).is_err());
     env.schedule();
@@ -159,6 +190,7 @@ fn a_busy_run_replayed_into_a_fresh_core_ends_in_the_same_state() {
     )
     .expect("purge");
     env.core.sanity_check().expect("sane");
+    assert!(env.core.job(wide).is_some());
 
     let journal: Vec<Entry> = env.core.take_journal();
     assert!(journal.len() > 30, "{}", journal.len());

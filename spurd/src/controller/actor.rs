@@ -187,6 +187,8 @@ pub(super) struct TurnState {
     pub effects: Vec<Effect>,
     /// Step rows to write (started or ended this turn).
     pub steps: Vec<super::store::StepRow>,
+    /// The node numbering to save (a reconfigure renumbered the nodes).
+    pub node_names: Option<Vec<String>>,
 }
 
 /// Seconds since the epoch.
@@ -414,10 +416,14 @@ impl Controller {
             && t.meta_dirty.is_empty()
             && t.nodes_dirty.is_empty()
             && t.steps.is_empty()
+            && t.node_names.is_none()
         {
             return Ok(());
         }
         let tx = self.store.begin()?;
+        if let Some(names) = &t.node_names {
+            tx.set_node_names(names)?;
+        }
         for (id, meta, payload) in &t.new_jobs {
             if let Some(job) = self.core.job(*id) {
                 tx.insert_job(&job.record(), meta, payload)?;
@@ -453,6 +459,7 @@ impl Controller {
         t.dirty.clear();
         t.meta_dirty.clear();
         t.nodes_dirty.clear();
+        t.node_names = None;
         Ok(())
     }
 

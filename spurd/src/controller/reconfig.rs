@@ -1,15 +1,16 @@
 //! `scontrol reconfigure`: reads slurm.conf (and the gres.conf and
-//! topology.conf beside it) again and rebuilds the core from it with every
-//! job in place, as a restart would, but without one: agents stay
-//! connected, node states carry over by name, and nothing is lost. A
-//! configuration that cannot hold the current jobs is refused whole.
+//! topology.conf beside it) again and hands it to the core as one
+//! `Input::Reconfigure`, which keeps every job in place, as a restart
+//! would, but without one: agents stay connected, node states carry over
+//! by name, and nothing is lost. A configuration that cannot hold the
+//! current jobs is refused whole. The turn's commit saves the result.
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use tracing::{info, warn};
 
-use spur_core::{Core, Discard, Input, JobState, NodeId};
+use spur_core::{Input, Outcome, Reconfiguration};
 use spur_proto::{ClientResponse, ErrorCode, ProtoError};
 
 use super::actor::{now, Controller};
@@ -32,88 +33,47 @@ impl Controller {
         let dir = site.conf_path.parent().unwrap_or(Path::new("."));
         let cluster = spur_site::cluster(&site.conf, dir).map_err(|e| refused(e.to_string()))?;
         let config = spur_site::sched_config_of(&site.conf);
-        let mut core = Core::new(cluster, config).map_err(|e| refused(e.to_string()))?;
-
-        // Every job, in id order (as a restart restores them), on the same
-        // nodes by name.
-        let renumber: Vec<Option<NodeId>> = self
-            .core
-            .nodes()
-            .iter()
-            .map(|n| core.node_id(&n.config.name))
-            .collect();
-        for job in self.core.jobs() {
-            let mut record = job.record();
-            for a in &mut record.alloc {
-                match renumber[a.node.index()] {
-                    Some(id) => a.node = id,
-                    None if job.state() == JobState::Running => {
-                        let node = &self.core.nodes()[a.node.index()].config.name;
-                        return Err(refused(format!(
-                            "node {node} is gone from slurm.conf but runs job {}",
-                            job.id.0
-                        )));
-                    }
-                    None => {}
-                }
-            }
-            core.restore_job(record).map_err(|e| {
-                refused(format!(
-                    "job {} does not fit the new configuration: {e}",
-                    job.id.0
-                ))
-            })?;
-        }
-        core.reserve_job_ids_below(self.core.next_job_id());
-
-        // Nodes keep their state and their agent; new ones wait for theirs.
-        let old: HashMap<&str, usize> = self
+        // The old node numbering, to carry each node's agent over by name.
+        let old: HashMap<String, usize> = self
             .core
             .nodes()
             .iter()
             .enumerate()
-            .map(|(i, n)| (n.config.name.as_str(), i))
+            .map(|(i, n)| (n.config.name.clone(), i))
             .collect();
+        let reconfiguration = Reconfiguration { cluster, config };
+        let renumber = match self.apply(Input::Reconfigure(Box::new(reconfiguration))) {
+            Ok(Outcome::Reconfigured(renumber)) => renumber,
+            Ok(_) => return Err(refused("the core did not reconfigure".into())),
+            Err(e) => return Err(refused(e.to_string())),
+        };
         let started = now();
-        let mut live = Vec::with_capacity(core.nodes().len());
-        for n in 0..core.nodes().len() {
-            let id = NodeId(n as u32);
-            let _ = core.handle(Input::NodeUnknown(id), started, &mut Discard);
-            let Some(&was) = old.get(core.nodes()[n].config.name.as_str()) else {
-                live.push(NodeLive {
+        let live: Vec<NodeLive> = self
+            .core
+            .nodes()
+            .iter()
+            .map(|n| match old.get(&n.config.name) {
+                Some(&was) => self.live[was].clone(),
+                None => NodeLive {
                     last_heard: started,
                     ..Default::default()
-                });
-                continue;
-            };
-            let before = &self.core.nodes()[was];
-            let reason = before.reason().unwrap_or_default().to_string();
-            if before.is_down() {
-                let _ = core.handle(Input::NodeDown(id, reason.clone()), started, &mut Discard);
-            } else if !before.is_unknown() {
-                let _ = core.handle(Input::NodeUp(id), started, &mut Discard);
-            }
-            if before.is_drain() {
-                let _ = core.handle(Input::Drain(id, reason), started, &mut Discard);
-            }
-            live.push(self.live[was].clone());
-        }
-
-        // The new node numbering and every job row (allocations name nodes
-        // by number) are saved before anything changes here.
-        let names: Vec<String> = core.nodes().iter().map(|n| n.config.name.clone()).collect();
-        let saved = (|| {
-            let turn = self.store.begin()?;
-            turn.set_node_names(&names)?;
-            for job in core.jobs() {
-                turn.update_job(&job.record())?;
-            }
-            turn.commit()
-        })();
-        saved.map_err(|e| {
-            warn!(error = %e, "reconfigure could not be saved");
-            ProtoError::with_detail(ErrorCode::StateStore, e.to_string())
-        })?;
+                },
+            })
+            .collect();
+        // The turn saves the new node numbering and every job row
+        // (allocations name nodes by number).
+        let names: Vec<String> = self
+            .core
+            .nodes()
+            .iter()
+            .map(|n| n.config.name.clone())
+            .collect();
+        self.turn.node_names = Some(names.clone());
+        self.turn.dirty.extend(self.core.jobs().map(|j| j.id));
+        self.turn.nodes_dirty = std::mem::take(&mut self.turn.nodes_dirty)
+            .into_iter()
+            .filter_map(|n| renumber[n.index()])
+            .collect();
 
         // Agents of nodes that left are told to go.
         let mut conns = HashMap::with_capacity(self.conns.len());
@@ -129,8 +89,7 @@ impl Controller {
                 }
             }
         }
-        let jobs = core.jobs().count();
-        self.core = core;
+        let jobs = self.core.jobs().count();
         self.site = site;
         self.live = live;
         self.conns = conns;
