@@ -115,16 +115,10 @@ async fn client_conn(
             }
             Err(e) => return Err(e.into()),
         };
-        // History is read from the store beside the actor, never by it.
-        if let ClientRequest::History(query) = req {
-            frame::write(&mut stream, &history.answer(query).await).await?;
-            continue;
-        }
         let (reply, answer) = oneshot::channel();
-        let reply = ReplyTo::Local(reply);
-        actor
-            .send(Command::Client { uid, req, reply })
-            .map_err(|_| anyhow::anyhow!("controller is stopping"))?;
+        if !dispatch(uid, req, ReplyTo::Local(reply), (&actor, &history)) {
+            bail!("controller is stopping");
+        }
         match answer.await.context("controller dropped the request")? {
             Reply::Response(resp) => frame::write(&mut stream, &resp).await?,
             Reply::Frame(bytes) => {
@@ -221,29 +215,41 @@ async fn agent_conn(
     result
 }
 
-/// Hands a relayed request to the actor, as made by `uid`, and sends the
-/// answer back with its tag. False when the controller is stopping.
+/// The one way in for a client's request, however it came (the local
+/// socket, or an agent or relay passing it on), made by `uid`: accounting
+/// history is read from the store beside the actor, never by it; every
+/// other request is the actor's. The answer goes to `reply`. False when
+/// the controller is stopping.
+pub(super) fn dispatch(
+    uid: u32,
+    req: ClientRequest,
+    reply: ReplyTo,
+    (actor, history): (&Sender<Command>, &Arc<History>),
+) -> bool {
+    if let ClientRequest::History(query) = req {
+        let history = history.clone();
+        tokio::spawn(async move {
+            reply.send(Reply::Response(history.answer(query).await));
+        });
+        return true;
+    }
+    actor.send(Command::Client { uid, req, reply }).is_ok()
+}
+
+/// Hands a relayed request in, as made by `uid`; the answer goes back with
+/// its tag. False when the controller is stopping.
 fn forward(
     tag: u64,
     uid: u32,
     req: ClientRequest,
-    (actor, history): (&Sender<Command>, &Arc<History>),
+    gateway: (&Sender<Command>, &Arc<History>),
     replies: &mpsc::UnboundedSender<ToAgent>,
 ) -> bool {
-    if let ClientRequest::History(query) = req {
-        let (history, replies) = (history.clone(), replies.clone());
-        tokio::spawn(async move {
-            if let Ok(frame) = frame::encode(&history.answer(query).await) {
-                let _ = replies.send(ToAgent::RelayReply { tag, frame });
-            }
-        });
-        return true;
-    }
     let reply = ReplyTo::Relay {
         tag,
         to: replies.clone(),
     };
-    actor.send(Command::Client { uid, req, reply }).is_ok()
+    dispatch(uid, req, reply, gateway)
 }
 
 /// A login node's relay: it only forwards commands.
