@@ -21,6 +21,9 @@ use spur_proto::{
 };
 use thiserror::Error;
 
+pub mod api;
+pub use api::{Api, Listing, PerTarget, StepCreated, Submitted};
+
 /// Why the controller could not be asked.
 #[derive(Debug, Error)]
 #[non_exhaustive]

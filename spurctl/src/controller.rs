@@ -3,7 +3,7 @@
 
 use spur_proto::{ClientRequest, ClientResponse};
 
-pub use spur_client::{Controller, RequestError};
+pub use spur_client::{Api, Controller, Listing, PerTarget, RequestError};
 
 /// The controller named by slurm.conf, as the commands ask it.
 #[derive(Debug, Default)]
@@ -31,14 +31,12 @@ pub fn request(req: &ClientRequest) -> Result<ClientResponse, RequestError> {
 /// ClusterName, as the controller's configuration says it (None when the
 /// controller cannot be asked).
 pub fn cluster_name() -> Option<String> {
-    match request(&ClientRequest::Config) {
-        Ok(ClientResponse::Config(config)) => config
-            .entries
-            .into_iter()
-            .find(|(k, _)| k == "ClusterName")
-            .map(|(_, v)| v),
-        _ => None,
-    }
+    let config = Live.config().ok()?;
+    config
+        .entries
+        .into_iter()
+        .find(|(k, _)| k == "ClusterName")
+        .map(|(_, v)| v)
 }
 
 /// Whether `req` requeues or cancels the job this command runs in (the

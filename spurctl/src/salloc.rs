@@ -9,9 +9,10 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use spur_proto::{ClientRequest, ClientResponse, JobInfo, JobStateName};
+use spur_client::Submitted;
+use spur_proto::{JobInfo, JobStateName};
 
-use crate::controller::{self, RequestError};
+use crate::controller::{Api, Live, RequestError};
 use crate::sbatch::alloc;
 use crate::sbatch::Host;
 
@@ -108,7 +109,7 @@ pub const KEEPALIVE: Duration = Duration::from_secs(5);
 
 /// Tells the controller allocation `id`'s holder is still here.
 pub fn keep_alive(id: u32) {
-    let _ = controller::request(&ClientRequest::AllocationAlive { job_id: id });
+    let _ = Live.allocation_alive(id);
 }
 
 fn relinquish(prog: &str, id: u32, quiet: bool) {
@@ -119,32 +120,19 @@ fn relinquish(prog: &str, id: u32, quiet: bool) {
 
 /// Gives allocation `id` back, ended by a command with this status.
 pub fn release(id: u32, exit_code: i32, signal: i32) {
-    let _ = controller::request(&ClientRequest::ReleaseAllocation {
-        job_id: id,
-        exit_code,
-        signal,
-    });
+    let _ = Live.release_allocation(id, exit_code, signal);
 }
 
 fn job(id: u32) -> Option<JobInfo> {
-    match controller::request(&ClientRequest::Jobs {
-        ids: vec![id],
-        detail: true,
-        active_only: false,
-    }) {
-        Ok(ClientResponse::Jobs { jobs, .. }) => jobs.into_iter().find(|j| j.job_id == id),
-        _ => None,
-    }
+    let listing = Live.jobs(vec![id], true, false).ok()?;
+    listing.items.into_iter().find(|j| j.job_id == id)
 }
 
 fn still_running(id: u32) -> bool {
     // Unreachable for a moment is not revoked.
-    match controller::request(&ClientRequest::Jobs {
-        ids: vec![id],
-        detail: false,
-        active_only: false,
-    }) {
-        Ok(ClientResponse::Jobs { jobs, .. }) => jobs
+    match Live.jobs(vec![id], false, false) {
+        Ok(listing) => listing
+            .items
             .iter()
             .any(|j| j.job_id == id && j.state == JobStateName::Running),
         Err(RequestError::Unreachable(_)) => true,
@@ -159,12 +147,8 @@ pub fn grant(
     desc: spur_proto::JobDesc,
     quiet: bool,
 ) -> Result<(JobInfo, String), ExitCode> {
-    let (id, cluster) = match controller::request(&ClientRequest::Submit(Box::new(desc))) {
-        Ok(ClientResponse::Submitted { job_id, cluster }) => (job_id, cluster),
-        Ok(_) => {
-            eprintln!("{prog}: error: Job submit/allocate failed: Unexpected message received");
-            return Err(ExitCode::from(1));
-        }
+    let (id, cluster) = match Live.submit(desc) {
+        Ok(Submitted { job_id, cluster }) => (job_id, cluster),
         Err(e) => {
             eprintln!("{prog}: error: Job submit/allocate failed: {e}");
             return Err(ExitCode::from(1));

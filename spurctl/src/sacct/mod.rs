@@ -22,9 +22,9 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
 
-use spur_proto::{ClientRequest, ClientResponse, HistoryJob, HistoryQuery, HistoryStep};
+use spur_proto::{HistoryJob, HistoryQuery, HistoryStep};
 
-use crate::controller::{self, RequestError};
+use crate::controller::{self, Api, Live};
 
 use self::field::{Ctx, F};
 use self::options::Plan;
@@ -148,10 +148,8 @@ fn clock() -> u64 {
 fn fetch(query: &HistoryQuery) -> Result<(u64, Vec<HistoryJob>), String> {
     let problem =
         |e: &dyn std::fmt::Display| format!("sacct: error: Problem talking to the database: {e}\n");
-    match controller::request(&ClientRequest::History(query.clone())) {
-        Ok(ClientResponse::History { now, jobs }) => Ok((now, jobs)),
-        Ok(_) => Err(problem(&"Unexpected message received")),
-        Err(RequestError::Refused(e)) => Err(problem(&e)),
+    match Live.history(query.clone()) {
+        Ok(listing) => Ok((listing.now, listing.items)),
         Err(e) => Err(problem(&e)),
     }
 }

@@ -6,13 +6,12 @@
 use std::io::Write;
 use std::time::Duration;
 
-use spur_proto::{
-    ClientRequest, ClientResponse, ErrorCode, JobDesc, JobInfo, JobStateName, ProtoError,
-};
+use spur_proto::{ErrorCode, JobDesc, JobInfo, JobStateName, ProtoError};
 
 use super::error::SbatchError;
 pub use crate::controller::Controller;
-use crate::controller::RequestError;
+use crate::controller::{Api, Listing, RequestError};
+use spur_client::Submitted;
 
 /// How the job is to be submitted and reported.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,20 +70,12 @@ fn submit_with_retries(
     err: &mut dyn Write,
     sleep: &mut dyn FnMut(Duration),
 ) -> Result<(u32, String), SbatchError> {
-    let req = ClientRequest::Submit(Box::new(desc.clone()));
     let mut retries = 0;
     loop {
-        match ctl.request(&req) {
-            Ok(ClientResponse::Submitted { job_id, cluster }) => return Ok((job_id, cluster)),
+        match ctl.submit(desc.clone()) {
+            Ok(Submitted { job_id, cluster }) => return Ok((job_id, cluster)),
             Err(RequestError::Refused(e)) if e.code == ErrorCode::InvalidClusterName => {
                 return Err(SbatchError::Cluster(e.detail.unwrap_or_default()));
-            }
-            Ok(_) => {
-                let error = RequestError::Refused(ProtoError::new(ErrorCode::Malformed));
-                return Err(SbatchError::Submit {
-                    detail: None,
-                    error,
-                });
             }
             Err(RequestError::Refused(e))
                 if e.code == ErrorCode::TryAgain && retries < MAX_RETRIES =>
@@ -137,8 +128,8 @@ fn explain(e: &ProtoError, desc: &JobDesc) -> Option<String> {
 
 /// `--test-only`: when and where the job would start, on stderr.
 fn test_only(plan: Plan, ctl: &mut dyn Controller, err: &mut dyn Write) -> Result<u8, SbatchError> {
-    match ctl.request(&ClientRequest::WillRun(Box::new(plan.desc))) {
-        Ok(ClientResponse::WillRun(w)) => {
+    match ctl.will_run(plan.desc) {
+        Ok(w) => {
             if !plan.quiet {
                 let _ = writeln!(
                     err,
@@ -152,9 +143,6 @@ fn test_only(plan: Plan, ctl: &mut dyn Controller, err: &mut dyn Write) -> Resul
             }
             Ok(0)
         }
-        Ok(_) => Err(SbatchError::WillRun(RequestError::Refused(
-            ProtoError::new(ErrorCode::Malformed),
-        ))),
         Err(RequestError::Refused(e)) if e.code == ErrorCode::InvalidClusterName => {
             Err(SbatchError::Cluster(e.detail.unwrap_or_default()))
         }
@@ -177,12 +165,8 @@ fn wait_for(
         delay = (delay * 2).min(Duration::from_secs(1));
         let gone =
             || format!("sbatch: error: Job {job_id} no longer found and exit code not found");
-        match ctl.request(&ClientRequest::Jobs {
-            active_only: false,
-            ids: vec![job_id],
-            detail: false,
-        }) {
-            Ok(ClientResponse::Jobs { jobs, .. }) => {
+        match ctl.jobs(vec![job_id], false, false) {
+            Ok(Listing { items: jobs, .. }) => {
                 let mine: Vec<&JobInfo> = jobs
                     .iter()
                     .filter(|j| j.job_id == job_id || j.array_job_id == Some(job_id))
@@ -199,14 +183,10 @@ fn wait_for(
                 let _ = writeln!(err, "{}", gone());
                 return 0;
             }
-            other => {
-                let why = match other {
-                    Err(e) => e.to_string(),
-                    Ok(_) => ErrorCode::Malformed.text().to_string(),
-                };
+            Err(e) => {
                 let _ = writeln!(
                     err,
-                    "sbatch: error: Currently unable to load job state information, retrying: {why}"
+                    "sbatch: error: Currently unable to load job state information, retrying: {e}"
                 );
             }
         }

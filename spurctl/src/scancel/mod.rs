@@ -14,9 +14,9 @@ use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
 use spur_proto::{ArrayTasks, SignalTarget};
-use spur_proto::{ClientRequest, ClientResponse, ErrorCode, JobInfo, JobStateName, ProtoError};
+use spur_proto::{ErrorCode, JobInfo, JobStateName, ProtoError};
 
-use crate::controller::{self, RequestError};
+use crate::controller::{Api, Live, PerTarget, RequestError};
 use args::ScancelArgs;
 use target::{Filters, JobRef, Miss, Target};
 
@@ -397,13 +397,8 @@ pub fn outcome(
 }
 
 fn load_jobs() -> Result<Vec<JobInfo>, String> {
-    match controller::request(&ClientRequest::Jobs {
-        active_only: false,
-        ids: Vec::new(),
-        detail: false,
-    }) {
-        Ok(ClientResponse::Jobs { jobs, .. }) => Ok(jobs),
-        Ok(_) => Err("slurm_load_jobs error: Unexpected message received\n".into()),
+    match Live.jobs(Vec::new(), false, false) {
+        Ok(listing) => Ok(listing.items),
         Err(e) => Err(format!("slurm_load_jobs error: {e}\n")),
     }
 }
@@ -437,7 +432,7 @@ fn confirm(t: &Target, jobs: &[JobInfo]) -> bool {
 fn signal(req: &Request, targets: &[Target]) -> Vec<Result<(), Failure>> {
     let (tasks, jobs): (Vec<&Target>, Vec<&Target>) =
         targets.iter().partition(|t| t.tasks.is_some());
-    let ask = ClientRequest::Signal(SignalTarget {
+    let ask = SignalTarget {
         jobs: jobs.iter().map(|t| t.job_id).collect(),
         array_tasks: tasks
             .iter()
@@ -449,11 +444,11 @@ fn signal(req: &Request, targets: &[Target]) -> Vec<Result<(), Failure>> {
         signal: req.signal,
         batch_only: req.batch,
         full: req.full,
-    });
+    };
     let position = answer_slots(targets);
     let all = |f: Failure| targets.iter().map(|_| Err(f.clone())).collect();
-    match controller::request(&ask) {
-        Ok(ClientResponse::PerJob(results)) => targets
+    match Live.signal(ask) {
+        Ok(PerTarget::Jobs(results)) => targets
             .iter()
             .enumerate()
             .map(|(i, t)| {
@@ -465,8 +460,8 @@ fn signal(req: &Request, targets: &[Target]) -> Vec<Result<(), Failure>> {
                 }
             })
             .collect(),
-        Ok(ClientResponse::Done) => targets.iter().map(|_| Ok(())).collect(),
-        Ok(_) => all(Failure::of(&ProtoError::new(ErrorCode::Malformed))),
+        Ok(PerTarget::Done) => targets.iter().map(|_| Ok(())).collect(),
+        Ok(PerTarget::Tasks(_)) => all(Failure::of(&ProtoError::new(ErrorCode::Malformed))),
         Err(RequestError::Refused(e)) => all(Failure::of(&e)),
         Err(e @ RequestError::Unreachable(_)) => all(Failure {
             text: e.to_string(),

@@ -2,24 +2,22 @@
 //! `update`, `hold`/`uhold`/`release`, `requeue`, `reconfigure`, `ping`,
 //! `version`, with Slurm's per-job error lines (`<error> for job <id>`).
 
-use spur_proto::{
-    ArrayTasks, ClientRequest, ClientResponse, JobInfo, JobUpdate, ProtoError, RequeueHold,
-};
+use spur_proto::{ArrayTasks, JobInfo, JobUpdate, ProtoError, RequeueHold};
 
 use super::args::starts_with_ci;
 use super::config::{render_ping, RESTORE_BANNER};
-use super::session::{unexpected, Session};
+use super::session::Session;
 use super::update::{self, Entity, JobRequest, NodeUpdateError, TimeChange};
-use crate::controller::RequestError;
+use crate::controller::{Api, PerTarget, RequestError};
 use spur_slurm::job_ref::{is_job_list, parse_job_list, task_ids, JobRef};
 
 /// `ping`: one line per controller; exit 0 when one is up.
 pub fn ping(s: &mut Session<'_>) {
-    let answer = s.request(&ClientRequest::Ping);
-    let up = matches!(answer, Ok(ClientResponse::Pong { .. }));
+    let answer = s.ask.ping();
+    let up = answer.is_ok();
     let host = match (&answer, s.site.controllers.first()) {
         (_, Some(name)) => name.clone(),
-        (Ok(ClientResponse::Pong { host }), None) => host.clone(),
+        (Ok(host), None) => host.clone(),
         _ => "(null)".to_string(),
     };
     s.out.push_str(&render_ping(&[(host, up)]));
@@ -37,10 +35,8 @@ pub fn version(s: &mut Session<'_>) {
 
 /// `reconfigure`.
 pub fn reconfigure(s: &mut Session<'_>) {
-    match s.request(&ClientRequest::Reconfigure) {
-        Ok(ClientResponse::Done) => {}
-        Ok(_) => s.perror("slurm_reconfigure error", &unexpected()),
-        Err(e) => s.perror("slurm_reconfigure error", &e),
+    if let Err(e) = s.ask.reconfigure() {
+        s.perror("slurm_reconfigure error", &e);
     }
 }
 
@@ -85,14 +81,10 @@ fn task_jobs(
     let mut ids = tasks.to_vec();
     ids.sort_unstable();
     ids.dedup();
-    let req = ClientRequest::SplitArrayTasks(ArrayTasks {
+    s.ask.split_array_tasks(ArrayTasks {
         array_job_id: array,
         tasks: crate::squeue::filter::ranges(&ids),
-    });
-    match s.request(&req)? {
-        ClientResponse::ArrayTaskJobs(found) => Ok(found),
-        _ => Err(unexpected()),
-    }
+    })
 }
 
 fn invalid_job() -> RequestError {
@@ -100,14 +92,7 @@ fn invalid_job() -> RequestError {
 }
 
 fn load_jobs(s: &mut Session<'_>, ids: Vec<u32>) -> Result<Vec<JobInfo>, RequestError> {
-    match s.request(&ClientRequest::Jobs {
-        ids,
-        detail: false,
-        active_only: false,
-    })? {
-        ClientResponse::Jobs { jobs, .. } => Ok(jobs),
-        _ => Err(unexpected()),
-    }
+    Ok(s.ask.jobs(ids, false, false)?.items)
 }
 
 /// Ids of the unfinished jobs named `name` (`Name=` / `JobName=`).
@@ -124,11 +109,11 @@ fn jobs_named(s: &mut Session<'_>, name: &str) -> Result<Vec<u32>, RequestError>
 /// returns the last error text.
 fn report(
     s: &mut Session<'_>,
-    result: Result<ClientResponse, RequestError>,
+    result: Result<PerTarget, RequestError>,
     what: &str,
 ) -> Option<String> {
     match result {
-        Ok(ClientResponse::PerJob(results)) => {
+        Ok(PerTarget::Jobs(results)) => {
             let mut last = None;
             for (id, r) in results {
                 if let Err(e) = r {
@@ -138,7 +123,7 @@ fn report(
             }
             last
         }
-        Ok(ClientResponse::PerTasks(groups)) => {
+        Ok(PerTarget::Tasks(groups)) => {
             // An array's outcomes, `8_0,2-9: <text>` each, unless all went
             // well (scontrol's update_job).
             if let [(_, Ok(()))] = &groups[..] {
@@ -152,8 +137,7 @@ fn report(
             }
             last
         }
-        Ok(ClientResponse::Done) => None,
-        Ok(_) => Some(report_one(s, &unexpected(), what)),
+        Ok(PerTarget::Done) => None,
         Err(e) => Some(report_one(s, &e, what)),
     }
 }
@@ -173,15 +157,11 @@ pub fn hold(s: &mut Session<'_>, words: &[String]) {
         let Some(ids) = job_ids_of(s, arg) else {
             continue;
         };
-        let req = if release {
-            ClientRequest::Release { jobs: ids }
+        let result = if release {
+            s.ask.release(ids)
         } else {
-            ClientRequest::Hold {
-                jobs: ids,
-                admin: !user,
-            }
+            s.ask.hold(ids, !user)
         };
-        let result = s.request(&req);
         if let Some(last) = report(s, result, strip_job_prefix(arg)) {
             s.fail(&format!("slurm_suspend error: {last}\n"));
         }
@@ -234,11 +214,7 @@ pub fn requeue(s: &mut Session<'_>, words: &[String], hold: bool) {
         let Some(ids) = job_ids_of(s, arg) else {
             continue;
         };
-        let result = s.request(&ClientRequest::Requeue {
-            jobs: ids,
-            hold: mode,
-            incomplete: flags.incomplete,
-        });
+        let result = s.ask.requeue(ids, mode, flags.incomplete);
         report(s, result, strip_job_prefix(arg));
     }
 }
@@ -288,11 +264,11 @@ pub fn update(s: &mut Session<'_>, words: &[String]) {
 
 fn update_node(s: &mut Session<'_>, words: &[String]) {
     match update::parse_node(words) {
-        Ok(req) => match s.request(&ClientRequest::UpdateNode(req)) {
-            Ok(ClientResponse::Done) => {}
-            Ok(_) => s.perror("slurm_update error", &unexpected()),
-            Err(e) => s.perror("slurm_update error", &e),
-        },
+        Ok(req) => {
+            if let Err(e) = s.ask.update_node(req) {
+                s.perror("slurm_update error", &e);
+            }
+        }
         Err(NodeUpdateError::Usage(text)) => s.fail(&text),
         Err(NodeUpdateError::Refused(code)) => {
             s.fail(&format!("slurm_update error: {}\n", code.text()));
@@ -331,7 +307,7 @@ fn update_job(s: &mut Session<'_>, words: &[String]) {
         let Some(update) = job_update(s, &req, id) else {
             continue;
         };
-        let result = s.request(&ClientRequest::UpdateJob(update));
+        let result = s.ask.update_job(update);
         report(s, result, &id.to_string());
     }
 }

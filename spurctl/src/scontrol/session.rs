@@ -6,8 +6,6 @@
 
 use std::path::PathBuf;
 
-use spur_proto::{ClientRequest, ClientResponse, ProtoError};
-
 use super::job::ShowOpts;
 use crate::controller::RequestError;
 use crate::sinfo::locale::Locale;
@@ -115,11 +113,6 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// Sends a request.
-    pub fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, RequestError> {
-        self.ask.request(req)
-    }
-
     /// Marks the run failed and writes `text` to stderr unless quiet.
     pub fn fail(&mut self, text: &str) {
         self.exit_code = 1;
@@ -137,9 +130,4 @@ impl<'a> Session<'a> {
     pub fn take_output(&mut self) -> (String, String) {
         (std::mem::take(&mut self.out), std::mem::take(&mut self.err))
     }
-}
-
-/// A reply the command did not expect.
-pub fn unexpected() -> RequestError {
-    RequestError::Refused(ProtoError::new(spur_proto::ErrorCode::Malformed))
 }

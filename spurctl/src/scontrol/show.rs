@@ -4,14 +4,15 @@
 //! controllers (`_show_it`, `scontrol_print_job`, `scontrol_print_node`).
 
 use spur_conf::{ConfFile, TopologyConf};
-use spur_proto::{ClientRequest, ClientResponse, JobInfo};
+use spur_proto::JobInfo;
 
 use super::args::abbrev;
 use super::config::{render_config, render_topology, topology_records};
 use super::job::render_job;
 use super::node::{render_node, render_partition, NodeView};
-use super::session::{unexpected, Session};
+use super::session::Session;
 use super::{act, args};
+use crate::controller::Api;
 use spur_slurm::job_ref::task_ids;
 
 /// `show <entity> [<id>]` (`words[0]` is `show`).
@@ -176,13 +177,8 @@ pub fn show_job(s: &mut Session<'_>, val: Option<&str>) {
         },
     };
     let ids = id.map(|i| vec![i.job]).unwrap_or_default();
-    let (now, jobs) = match s.request(&ClientRequest::Jobs {
-        ids,
-        detail: true,
-        active_only: false,
-    }) {
-        Ok(ClientResponse::Jobs { now, jobs }) => (now, jobs),
-        Ok(_) => return s.perror("slurm_load_jobs error", &unexpected()),
+    let (now, jobs) = match s.ask.jobs(ids, true, false) {
+        Ok(listing) => (listing.now, listing.items),
         Err(e) => return s.perror("slurm_load_jobs error", &e),
     };
     let Some(id) = id else {
@@ -221,9 +217,8 @@ pub fn show_job(s: &mut Session<'_>, val: Option<&str>) {
 
 /// `show node [hostlist]`.
 pub fn show_node(s: &mut Session<'_>, val: Option<&str>) {
-    let nodes = match s.request(&ClientRequest::Nodes) {
-        Ok(ClientResponse::Nodes { nodes, .. }) => nodes,
-        Ok(_) => return s.perror("slurm_load_node error", &unexpected()),
+    let nodes = match s.ask.nodes() {
+        Ok(listing) => listing.items,
         Err(e) => return s.perror("slurm_load_node error", &e),
     };
     let locale = s.locale;
@@ -257,14 +252,12 @@ pub fn show_node(s: &mut Session<'_>, val: Option<&str>) {
 
 /// `show partition [name]`.
 pub fn show_partition(s: &mut Session<'_>, val: Option<&str>) {
-    let parts = match s.request(&ClientRequest::Partitions) {
-        Ok(ClientResponse::Partitions(p)) => p,
-        Ok(_) => return s.perror("slurm_load_partitions error", &unexpected()),
+    let parts = match s.ask.partitions() {
+        Ok(p) => p,
         Err(e) => return s.perror("slurm_load_partitions error", &e),
     };
-    let nodes = match s.request(&ClientRequest::Nodes) {
-        Ok(ClientResponse::Nodes { nodes, .. }) => nodes,
-        Ok(_) => return s.perror("slurm_load_node error", &unexpected()),
+    let nodes = match s.ask.nodes() {
+        Ok(listing) => listing.items,
         Err(e) => return s.perror("slurm_load_node error", &e),
     };
     let opts = s.show_opts();
@@ -284,14 +277,13 @@ pub fn show_partition(s: &mut Session<'_>, val: Option<&str>) {
 
 /// `show config`: the configuration, a blank line, then `ping`'s lines.
 pub fn show_config(s: &mut Session<'_>) {
-    match s.request(&ClientRequest::Config) {
-        Ok(ClientResponse::Config(conf)) => {
+    match s.ask.config() {
+        Ok(conf) => {
             let text = render_config(&conf, s.now, &s.locale);
             s.out.push_str(&text);
             s.out.push('\n');
             act::ping(s);
         }
-        Ok(_) => s.perror("slurm_load_ctl_conf error", &unexpected()),
         Err(e) => s.perror("slurm_load_ctl_conf error", &e),
     }
 }

@@ -2,11 +2,11 @@
 //! slurm_sprint_job_step_info prints them, and scontrol_print_step's
 //! reading of the id and its messages when nothing matches.
 
-use spur_proto::{ClientRequest, ClientResponse, StepId, StepInfo};
+use spur_proto::{StepId, StepInfo};
 
 use super::job::ShowOpts;
-use super::session::{unexpected, Session};
-use crate::controller::RequestError;
+use super::session::Session;
+use crate::controller::Api;
 use crate::sinfo::locale::Locale;
 
 /// A step's record.
@@ -117,14 +117,9 @@ fn number(step: &StepInfo) -> u32 {
 pub fn show_step(s: &mut Session<'_>, val: Option<&str>) {
     let arg = val.map(parse_arg);
     let jobs = arg.filter(|a| a.job != 0).map(|a| vec![a.job]);
-    let steps = match s.request(&ClientRequest::Steps {
-        jobs: jobs.unwrap_or_default(),
-    }) {
-        Ok(ClientResponse::Steps { steps, .. }) => steps,
-        Ok(_) => return s.perror("slurm_get_job_steps error", &unexpected()),
-        Err(e @ RequestError::Refused(_)) | Err(e @ RequestError::Unreachable(_)) => {
-            return s.perror("slurm_get_job_steps error", &e)
-        }
+    let steps = match s.ask.steps(jobs.unwrap_or_default()) {
+        Ok(listing) => listing.items,
+        Err(e) => return s.perror("slurm_get_job_steps error", &e),
     };
     let shown: Vec<&StepInfo> = steps
         .iter()

@@ -22,7 +22,7 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::Parser;
-use spur_proto::{ClientRequest, ClientResponse, NodeInfo, PartitionInfo};
+use spur_proto::{NodeInfo, PartitionInfo};
 
 use self::args::SinfoArgs;
 use self::format::Layout;
@@ -30,7 +30,7 @@ use self::locale::Locale;
 use self::render::Table;
 use self::row::{Fields, Selection};
 use self::state::StateFilter;
-use crate::controller::{self, RequestError};
+use crate::controller::{Api, Live, RequestError};
 
 /// The environment variables sinfo reads.
 #[derive(Debug, Clone, Default)]
@@ -284,33 +284,30 @@ fn iterate_secs(args: &SinfoArgs) -> Result<Option<u64>, String> {
 }
 
 fn print_once(opts: &Options, locale: &Locale) -> ExitCode {
-    let parts = match controller::request(&ClientRequest::Partitions) {
-        Ok(ClientResponse::Partitions(p)) => p,
-        other => return failed("slurm_load_partitions", other),
+    let parts = match Live.partitions() {
+        Ok(p) => p,
+        Err(e) => return failed("slurm_load_partitions", e),
     };
-    let (now, nodes) = match controller::request(&ClientRequest::Nodes) {
-        Ok(ClientResponse::Nodes { now, nodes }) => (now, nodes),
-        other => return failed("slurm_load_node", other),
+    let (now, nodes) = match Live.nodes() {
+        Ok(listing) => (listing.now, listing.items),
+        Err(e) => return failed("slurm_load_node", e),
     };
     print!("{}", render(&nodes, &parts, now, opts, locale));
     ExitCode::SUCCESS
 }
 
 fn print_json(locale: &Locale) -> ExitCode {
-    match controller::request(&ClientRequest::Nodes) {
-        Ok(ClientResponse::Nodes { nodes, .. }) => {
-            print!("{}", json::render(&nodes, locale));
+    match Live.nodes() {
+        Ok(listing) => {
+            print!("{}", json::render(&listing.items, locale));
             ExitCode::SUCCESS
         }
-        other => failed("slurm_load_node", other),
+        Err(e) => failed("slurm_load_node", e),
     }
 }
 
 /// Slurm's `slurm_perror(what)`: `what: <error text>`, exit 1.
-fn failed(what: &str, result: Result<ClientResponse, RequestError>) -> ExitCode {
-    match result {
-        Err(e) => eprintln!("{what}: {e}"),
-        Ok(_) => eprintln!("{what}: Unexpected message received"),
-    }
+fn failed(what: &str, e: RequestError) -> ExitCode {
+    eprintln!("{what}: {e}");
     ExitCode::from(1)
 }

@@ -21,9 +21,9 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
 
-use spur_proto::{ClientRequest, ClientResponse, ErrorCode, JobInfo};
+use spur_proto::{ErrorCode, JobInfo};
 
-use crate::controller::{self, RequestError};
+use crate::controller::{self, Api, Listing, Live};
 
 pub use format::Format;
 pub use render::render;
@@ -123,9 +123,8 @@ fn prepare(plan: &mut Plan) -> Result<(), String> {
 fn check_nodes(list: &str) -> Result<Vec<String>, String> {
     let names = spur_conf::hostlist::expand(list)
         .map_err(|_| format!("squeue: error: '{list}' invalid entry for --nodelist\n"))?;
-    let known = match controller::request(&ClientRequest::Nodes) {
-        Ok(ClientResponse::Nodes { nodes, .. }) => nodes,
-        Ok(_) => return Err("slurm_load_node error: Unexpected message received\n".into()),
+    let known = match Live.nodes() {
+        Ok(listing) => listing.items,
         Err(e) => return Err(format!("slurm_load_node error: {e}\n")),
     };
     let mut out = Vec::new();
@@ -175,12 +174,8 @@ fn report_once(plan: &Plan) -> bool {
 /// One step report (`-s`): every running step, selected and printed here
 /// as squeue does it.
 fn steps_once(plan: &Plan) -> bool {
-    let (now, steps) = match controller::request(&ClientRequest::Steps { jobs: Vec::new() }) {
-        Ok(ClientResponse::Steps { now, steps }) => (now, steps),
-        Ok(_) => {
-            eprintln!("slurm_get_job_steps error: Unexpected message received");
-            return false;
-        }
+    let (now, steps) = match Live.steps(Vec::new()) {
+        Ok(listing) => (listing.now, listing.items),
         Err(e) => {
             eprintln!("slurm_get_job_steps error: {e}");
             return false;
@@ -216,13 +211,13 @@ pub struct Report {
 /// that job, or every job of that array in the controller's order, and an
 /// error when it names none.
 fn fetch(plan: &Plan) -> Result<(u64, Vec<JobInfo>), String> {
-    match controller::request(&ClientRequest::Jobs {
-        ids: plan.single_job.into_iter().collect(),
-        detail: plan.json || plan.format.needs_detail(),
+    match Live.jobs(
+        plan.single_job.into_iter().collect(),
+        plan.json || plan.format.needs_detail(),
         // Jobs kept for MinJobAge are left out where squeue would drop them.
-        active_only: !plan.json && plan.query.states == filter::States::Active,
-    }) {
-        Ok(ClientResponse::Jobs { now, jobs }) => {
+        !plan.json && plan.query.states == filter::States::Active,
+    ) {
+        Ok(Listing { now, items: jobs }) => {
             if let Some(id) = plan.single_job {
                 let known = |j: &JobInfo| j.job_id == id || j.array_job_id == Some(id);
                 if !jobs.iter().any(known) {
@@ -232,8 +227,6 @@ fn fetch(plan: &Plan) -> Result<(u64, Vec<JobInfo>), String> {
             }
             Ok((now, jobs))
         }
-        Ok(_) => Err("slurm_load_jobs error: Unexpected message received\n".into()),
-        Err(RequestError::Refused(e)) => Err(format!("slurm_load_jobs error: {e}\n")),
         Err(e) => Err(format!("slurm_load_jobs error: {e}\n")),
     }
 }

@@ -12,9 +12,10 @@ mod session;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use spur_proto::{ClientRequest, ClientResponse, ErrorCode};
+use spur_client::StepCreated;
+use spur_proto::ErrorCode;
 
-use crate::controller::{self, RequestError};
+use crate::controller::{Api, Live, RequestError};
 
 pub use args::SrunArgs;
 
@@ -67,7 +68,7 @@ fn step(opts: &SrunArgs, job_id: u32) -> (u8, bool) {
     let mut waited = false;
     let mut pause = std::time::Duration::from_millis(20);
     let created = loop {
-        match controller::request(&ClientRequest::StepCreate(req.clone())) {
+        match Live.step_create(req.clone()) {
             // Other steps hold what this one needs: wait for them, as
             // Slurm's srun does.
             Err(RequestError::Refused(e)) if e.code == ErrorCode::NodesBusy => {
@@ -84,21 +85,11 @@ fn step(opts: &SrunArgs, job_id: u32) -> (u8, bool) {
         }
     };
     let (grant, signature) = match created {
-        Ok(ClientResponse::StepCreated { grant, signature }) => {
+        Ok(StepCreated { grant, signature }) => {
             if waited && !opts.quiet {
                 eprintln!("srun: Step created for StepId={job_id}.{}", grant.step_id);
             }
             (grant, signature)
-        }
-        Ok(_) => {
-            eprintln!(
-                "srun: error: Unable to create step for job {job_id}: Unexpected message received"
-            );
-            return (1, false);
-        }
-        Err(RequestError::Refused(e)) => {
-            eprintln!("srun: error: Unable to create step for job {job_id}: {e}");
-            return (1, false);
         }
         Err(e) => {
             eprintln!("srun: error: Unable to create step for job {job_id}: {e}");
@@ -106,11 +97,6 @@ fn step(opts: &SrunArgs, job_id: u32) -> (u8, bool) {
         }
     };
     let outcome = session::run(opts, grant, signature);
-    let _ = controller::request(&ClientRequest::StepComplete {
-        job_id,
-        step_id: outcome.step_id,
-        exit_code: outcome.exit_code,
-        signal: outcome.signal,
-    });
+    let _ = Live.step_complete(job_id, outcome.step_id, outcome.exit_code, outcome.signal);
     (outcome.status, outcome.signal == spur_proto::SIG_OOM)
 }
