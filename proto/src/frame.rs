@@ -232,7 +232,7 @@ mod tests {
             exc_nodes: None,
             features: None,
             mem: MemSpec::Default,
-            tres: String::new(),
+            tres: None,
             tres_per_node: None,
             tres_per_job: None,
             tres_per_task: None,

@@ -202,6 +202,49 @@ pub struct Tres {
     pub gpus: u32,
 }
 
+impl Tres {
+    /// A job's TRES as slurmctld writes it, by TRES id:
+    /// `cpu=2,mem=8G,node=2,billing=2,gres/gpu=8` (no GPUs, no `gres/gpu`).
+    pub fn job_text(&self) -> String {
+        let mut text = format!(
+            "cpu={},mem={},node={},billing={}",
+            self.cpus,
+            spur_slurm::units::tres_memory(self.mem_mb),
+            self.nodes,
+            self.billing
+        );
+        if self.gpus > 0 {
+            text.push_str(&format!(",gres/gpu={}", self.gpus));
+        }
+        text
+    }
+
+    /// The TRES as sacct prints it, names in order and zero counts left
+    /// out: `billing=8,cpu=8,gres/gpu=8,mem=32G,node=2`.
+    pub fn sorted_text(&self, no_convert: bool) -> String {
+        let mut parts = Vec::with_capacity(5);
+        if self.billing > 0 {
+            parts.push(format!("billing={}", self.billing));
+        }
+        if self.cpus > 0 {
+            parts.push(format!("cpu={}", self.cpus));
+        }
+        if self.gpus > 0 {
+            parts.push(format!("gres/gpu={}", self.gpus));
+        }
+        if self.mem_mb > 0 {
+            parts.push(format!(
+                "mem={}",
+                spur_slurm::units::memory(self.mem_mb, no_convert)
+            ));
+        }
+        if self.nodes > 0 {
+            parts.push(format!("node={}", self.nodes));
+        }
+        parts.join(",")
+    }
+}
+
 /// One job of the history, as the accounting record holds it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HistoryJob {

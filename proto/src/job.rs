@@ -344,8 +344,9 @@ pub struct JobInfo {
     pub features: Option<String>,
     /// The memory request.
     pub mem: MemSpec,
-    /// TRES, as `cpu=2,mem=8G,node=2,billing=2,gres/gpu=8`.
-    pub tres: String,
+    /// TRES (asked with `detail`; `Tres::job_text` prints
+    /// `cpu=2,mem=8G,node=2,billing=2,gres/gpu=8`).
+    pub tres: Option<crate::history::Tres>,
     /// TresPerNode, e.g. `gres:gpu:4`.
     pub tres_per_node: Option<String>,
     /// TresPerJob, e.g. `gres:gpu:8`.

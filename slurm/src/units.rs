@@ -44,6 +44,16 @@ pub fn memory(mib: u64, no_convert: bool) -> String {
     convert_num_unit(mib, Unit::Mega, no_convert)
 }
 
+/// Memory in MiB as Slurm's TRES strings print it: whole gibibytes as
+/// `8G`, anything else in MiB (`880000M`, `1536M`).
+pub fn tres_memory(mib: u64) -> String {
+    if mib > 0 && mib % 1024 == 0 {
+        format!("{}G", mib / 1024)
+    } else {
+        format!("{mib}M")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,5 +73,13 @@ mod tests {
         assert_eq!(convert_num_unit(144, Unit::None, false), "144");
         assert_eq!(convert_num_unit(2048, Unit::None, false), "2K");
         assert_eq!(convert_num_unit(1536, Unit::None, false), "1.50K");
+    }
+
+    #[test]
+    fn tres_memory_is_whole_gibibytes_or_mebibytes() {
+        assert_eq!(tres_memory(8192), "8G");
+        assert_eq!(tres_memory(1_048_576), "1024G");
+        assert_eq!(tres_memory(1536), "1536M");
+        assert_eq!(tres_memory(0), "0M");
     }
 }

@@ -412,26 +412,7 @@ pub fn cpu_time_text(micros: u64) -> String {
 /// A TRES text as sacct prints it: `billing=8,cpu=8,gres/gpu=8,mem=32G,node=2`
 /// (names in order, zero counts left out).
 pub fn tres_text(t: &Tres, noconvert: bool) -> String {
-    let mut parts = Vec::with_capacity(5);
-    if t.billing > 0 {
-        parts.push(format!("billing={}", t.billing));
-    }
-    if t.cpus > 0 {
-        parts.push(format!("cpu={}", t.cpus));
-    }
-    if t.gpus > 0 {
-        parts.push(format!("gres/gpu={}", t.gpus));
-    }
-    if t.mem_mb > 0 {
-        parts.push(format!(
-            "mem={}",
-            spur_slurm::units::memory(t.mem_mb, noconvert)
-        ));
-    }
-    if t.nodes > 0 {
-        parts.push(format!("node={}", t.nodes));
-    }
-    parts.join(",")
+    t.sorted_text(noconvert)
 }
 
 /// `code:signal`, Slurm's way (an exit code of 128 or more loses 128).

@@ -1048,7 +1048,7 @@ fn job(id: u32, state: JobStateName, exit_code: i32, exit_signal: i32) -> JobInf
         exc_nodes: None,
         features: None,
         mem: MemSpec::Default,
-        tres: String::new(),
+        tres: None,
         tres_per_node: None,
         tres_per_job: None,
         tres_per_task: None,

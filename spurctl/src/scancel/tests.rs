@@ -56,7 +56,7 @@ fn job(id: u32, name: &str, state: JobStateName, partition: &str) -> JobInfo {
         exc_nodes: None,
         features: None,
         mem: spur_proto::MemSpec::Default,
-        tres: String::new(),
+        tres: None,
         tres_per_node: None,
         tres_per_job: None,
         tres_per_task: None,

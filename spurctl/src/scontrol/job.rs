@@ -199,7 +199,10 @@ fn placement(l: &mut Lines, job: &JobInfo) {
         "NumNodes={} NumCPUs={} NumTasks={} CPUs/Task={} ReqB:S:C:T=0:0:*:*",
         job.num_nodes, job.num_cpus, job.num_tasks, job.cpus_per_task
     ));
-    l.line(format!("TRES={}", job.tres));
+    l.line(format!(
+        "TRES={}",
+        job.tres.map(|t| t.job_text()).unwrap_or_default()
+    ));
     l.line(format!(
         "Socks/Node=* NtasksPerN:B:S:C={}:0:*:* CoreSpec=*",
         job.ntasks_per_node
@@ -257,7 +260,7 @@ fn node_alloc(job: &JobInfo, i: usize) -> String {
         MemSpec::PerCpu(m) => m * u64::from(cpus),
         MemSpec::PerNode(m) => m,
         MemSpec::PerGpu(m) => m * idx.len() as u64,
-        MemSpec::Default => tres_mem(&job.tres) / u64::from(job.num_nodes.max(1)),
+        MemSpec::Default => tres_mem(job) / u64::from(job.num_nodes.max(1)),
     };
     let gres = if idx.is_empty() {
         String::new()
@@ -290,21 +293,9 @@ pub fn ranges(values: &[u32]) -> String {
     parts.join(",")
 }
 
-/// The `mem=` of a TRES string, in MiB (`mem=8G` -> 8192).
-fn tres_mem(tres: &str) -> u64 {
-    let Some(v) = tres.split(',').find_map(|p| p.strip_prefix("mem=")) else {
-        return 0;
-    };
-    let (num, unit) = v.split_at(v.trim_end_matches(char::is_alphabetic).len());
-    let n: f64 = num.parse().unwrap_or(0.0);
-    let scale = match unit {
-        "K" => 1.0 / 1024.0,
-        "G" => 1024.0,
-        "T" => 1024.0 * 1024.0,
-        "P" => 1024.0 * 1024.0 * 1024.0,
-        _ => 1.0,
-    };
-    (n * scale).round() as u64
+/// The memory of a job's TRES, in MiB.
+fn tres_mem(job: &JobInfo) -> u64 {
+    job.tres.map_or(0, |t| t.mem_mb)
 }
 
 fn requirements(l: &mut Lines, job: &JobInfo) {
@@ -314,7 +305,7 @@ fn requirements(l: &mut Lines, job: &JobInfo) {
         MemSpec::PerNode(m) => ("Node", m),
         MemSpec::PerGpu(_) => ("Node", 0),
         MemSpec::Default => {
-            let total = tres_mem(&job.tres);
+            let total = tres_mem(job);
             match u64::from(job.num_cpus) {
                 0 => ("Node", 0),
                 n => ("CPU", total / n),

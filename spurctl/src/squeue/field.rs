@@ -574,8 +574,10 @@ fn resource_cell<'a>(field: Field, job: &'a JobInfo, ctx: &Ctx) -> Option<Cell<'
         Field::TresPerNode => Cell::text(job.tres_per_node.as_deref().unwrap_or("N/A")),
         Field::TresPerJob => Cell::text(job.tres_per_job.as_deref().unwrap_or("N/A")),
         Field::TresPerTask => Cell::text(job.tres_per_task.as_deref().unwrap_or("N/A")),
-        Field::TresAlloc if !job.tres.is_empty() => Cell::text(job.tres.as_str()),
-        Field::TresAlloc => Cell::text("N/A"),
+        Field::TresAlloc => match &job.tres {
+            Some(t) => Cell::text(t.job_text()),
+            None => Cell::text("N/A"),
+        },
         Field::Sct => Cell::text("*:*:*"),
         Field::Sockets | Field::Cores | Field::Threads => Cell::text("*"),
         _ => return None,

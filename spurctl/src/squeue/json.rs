@@ -169,8 +169,8 @@ struct Job<'a> {
     tres_per_node: &'a str,
     tres_per_socket: &'a str,
     tres_per_task: &'a str,
-    tres_req_str: &'a str,
-    tres_alloc_str: &'a str,
+    tres_req_str: String,
+    tres_alloc_str: String,
     user_id: u32,
     user_name: &'a str,
     wckey: &'a str,
@@ -293,17 +293,14 @@ fn requests<'a>(out: &mut Job<'a>, j: &'a JobInfo, started: bool) {
     out.tres_per_job = s(&j.tres_per_job);
     out.tres_per_node = s(&j.tres_per_node);
     out.tres_per_task = s(&j.tres_per_task);
-    out.tres_req_str = &j.tres;
-    out.tres_alloc_str = if started { &j.tres } else { "" };
+    let tres = j.tres.map(|t| t.job_text()).unwrap_or_default();
+    out.tres_alloc_str = if started { tres.clone() } else { String::new() };
+    out.tres_req_str = tres;
 }
 
-/// `billing=N` of the TRES string, else the CPUs.
+/// The TRES's billing, else the CPUs.
 fn billable(j: &JobInfo) -> f64 {
-    j.tres
-        .split(',')
-        .find_map(|kv| kv.strip_prefix("billing="))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(f64::from(j.num_cpus))
+    f64::from(j.tres.map_or(j.num_cpus, |t| t.billing))
 }
 
 fn shared(mode: ExclusiveMode) -> Option<&'static str> {

@@ -203,16 +203,13 @@ pub fn job_info(
             .gpus_total
             .unwrap_or(shape.gpus_on_node(shape.min_tasks_per_node()) * num_nodes)
     };
-    let mut tres = String::new();
-    if detail {
-        tres = format!(
-            "cpu={num_cpus},mem={},node={num_nodes},billing={num_cpus}",
-            mem_tres(mem_total)
-        );
-        if gpus_total > 0 {
-            tres.push_str(&format!(",gres/gpu={gpus_total}"));
-        }
-    }
+    let tres = detail.then_some(spur_proto::Tres {
+        cpus: num_cpus,
+        mem_mb: mem_total,
+        nodes: num_nodes,
+        billing: num_cpus,
+        gpus: gpus_total,
+    });
     let array_job_id = job.array_job_id();
     let expand = |p: &str| {
         let values = spur_proto::PatternValues {
@@ -353,15 +350,6 @@ pub fn absolute(dir: &str, name: &str) -> String {
         name.to_string()
     } else {
         format!("{}/{name}", dir.trim_end_matches('/'))
-    }
-}
-
-/// Memory in MiB as TRES strings print it (`8G`, `880000M`).
-pub fn mem_tres(mb: u64) -> String {
-    if mb > 0 && mb % 1024 == 0 {
-        format!("{}G", mb / 1024)
-    } else {
-        format!("{mb}M")
     }
 }
 

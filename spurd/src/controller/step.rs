@@ -168,7 +168,7 @@ impl Controller {
             tres.push_str(&format!(",gres/gpu={gpus}"));
         }
         if let Some(mb) = step_mem_mb(&self.core, id, ncpus, gpus as u32, node_count) {
-            tres.push_str(&format!(",mem={}", convert::mem_tres(mb)));
+            tres.push_str(&format!(",mem={}", spur_slurm::units::tres_memory(mb)));
         }
         tres.push_str(&format!(",node={node_count}"));
         // srun lays tasks out cyclically when each node has one, in blocks
