@@ -243,7 +243,9 @@ pub fn message_timeout(conf: &SlurmConf) -> Duration {
 /// commands do: a controller restart shorter than that goes unseen.
 ///
 /// The process keeps one [`Session`]: slurm.conf is read on the first
-/// request and the connection is kept for the next.
+/// request and the connection is kept for the next. Threads of one
+/// process (srun's keep-alive beside its main thread) take turns on it: a
+/// request waits while another rides out a controller restart.
 pub fn request(req: &ClientRequest) -> Result<ClientResponse, ClientError> {
     let mut session = SESSION.lock().unwrap_or_else(|e| e.into_inner());
     let session = match &mut *session {

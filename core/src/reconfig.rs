@@ -62,10 +62,16 @@ impl Core {
         }
         next.reserve_job_ids_below(self.next_job_id());
         // Nodes keep their state; new ones are unknown until heard from.
-        for n in 0..next.nodes.len() {
+        let mut was = vec![None; next.nodes.len()];
+        for (old, new) in renumber.iter().enumerate() {
+            if let Some(id) = new {
+                was[id.index()] = Some(old);
+            }
+        }
+        for (n, was) in was.into_iter().enumerate() {
             let id = NodeId(n as u32);
             let _ = next.handle(Input::NodeUnknown(id), now, &mut Discard);
-            let Some(old) = renumber.iter().position(|&r| r == Some(id)) else {
+            let Some(old) = was else {
                 continue;
             };
             let before = &self.nodes[old];

@@ -224,21 +224,40 @@ fn parse_one<'a>(
 }
 
 /// The task ids of a range list such as `1-3,7` or `2-9%2` (the throttle is
-/// ignored), in the order written; None when any part is not a range, or
-/// a range is backwards or longer than a million.
+/// ignored), in the order written; None when any part is not a range, its
+/// step is not a positive number, or a range is backwards or longer than a
+/// million (what a person may name on scontrol's command line).
 pub fn task_ids(spec: &str) -> Option<Vec<u32>> {
     let mut out = Vec::new();
     for part in parts(spec) {
-        out.extend(range(part)?);
+        let (span, step) = match part.split_once(':') {
+            Some((r, s)) => (r, s.parse::<usize>().ok().filter(|s| *s > 0)?),
+            None => (part, 1),
+        };
+        let (lo, hi) = bounds(span)?;
+        if hi < lo || hi - lo > 1_000_000 {
+            return None;
+        }
+        out.extend((lo..=hi).step_by(step));
     }
     Some(out)
 }
 
-/// The task ids of a range list, sorted and each once, leaving out the
-/// parts that are not ranges (how squeue and scancel read an array's task
-/// string).
+/// The task ids of a range list, sorted and each once (how squeue and
+/// scancel read an array's task string): a part that is not a range is
+/// left out, and a step that is not a positive number reads as 1. There is
+/// no bound on a range's length: MaxArraySize bounds the arrays.
 pub fn task_ids_lenient(spec: &str) -> Vec<u32> {
-    let mut ids: Vec<u32> = parts(spec).filter_map(range).flatten().collect();
+    let mut ids = Vec::new();
+    for part in parts(spec) {
+        let (span, step) = match part.split_once(':') {
+            Some((r, s)) => (r, s.parse::<usize>().unwrap_or(1).max(1)),
+            None => (part, 1),
+        };
+        if let Some((lo, hi)) = bounds(span) {
+            ids.extend((lo..=hi).step_by(step));
+        }
+    }
     ids.sort_unstable();
     ids.dedup();
     ids
@@ -250,23 +269,12 @@ fn parts(spec: &str) -> impl Iterator<Item = &str> {
     spec.split(',').filter(|p| !p.is_empty())
 }
 
-/// `lo-hi:step`, `lo-hi` or `n`.
-fn range(part: &str) -> Option<std::iter::StepBy<std::ops::RangeInclusive<u32>>> {
-    let (span, step) = match part.split_once(':') {
-        Some((r, s)) => (r, s.parse::<usize>().ok().filter(|s| *s > 0)?),
-        None => (part, 1),
-    };
-    let (lo, hi): (u32, u32) = match span.split_once('-') {
-        Some((lo, hi)) => (lo.parse().ok()?, hi.parse().ok()?),
-        None => {
-            let v = span.parse().ok()?;
-            (v, v)
-        }
-    };
-    if hi < lo || hi - lo > 1_000_000 {
-        return None;
+/// `lo-hi` or `n`.
+fn bounds(span: &str) -> Option<(u32, u32)> {
+    match span.split_once('-') {
+        Some((lo, hi)) => Some((lo.parse().ok()?, hi.parse().ok()?)),
+        None => span.parse().ok().map(|v| (v, v)),
     }
-    Some((lo..=hi).step_by(step))
 }
 
 #[cfg(test)]
@@ -284,6 +292,9 @@ mod tests {
         assert_eq!(task_ids_lenient("0-15:4"), vec![0, 4, 8, 12]);
         assert_eq!(task_ids_lenient("7,x,1,1"), vec![1, 7]);
         assert!(task_ids_lenient("").is_empty());
+        assert_eq!(task_ids_lenient("0-3:0"), vec![0, 1, 2, 3]);
+        assert_eq!(task_ids_lenient("0-1999999").len(), 2_000_000);
+        assert_eq!(task_ids("0-1999999"), None);
     }
 
     #[test]

@@ -150,7 +150,16 @@ pub fn grant(
     let (id, cluster) = match Live.submit(desc) {
         Ok(Submitted { job_id, cluster }) => (job_id, cluster),
         Err(e) => {
-            eprintln!("{prog}: error: Job submit/allocate failed: {e}");
+            match e {
+                RequestError::Refused(e) if e.code == spur_proto::ErrorCode::InvalidClusterName => {
+                    eprintln!(
+                        "{prog}: error: '{}' can't be reached now, or it is an invalid entry \
+                         for --cluster.  Use 'sacctmgr list clusters' to see available clusters.",
+                        e.detail.unwrap_or_default()
+                    );
+                }
+                e => eprintln!("{prog}: error: Job submit/allocate failed: {e}"),
+            }
             return Err(ExitCode::from(1));
         }
     };

@@ -49,7 +49,10 @@ pub async fn run(opts: DevOpts, shutdown: impl std::future::Future<Output = ()>)
     let key_file = dir.join("spur.key");
     link_commands(&dir)?;
     let share = dir.join("share");
-    install_docs(&share)?;
+    // Pages are a convenience: a cluster without them still runs.
+    if let Err(e) = install_docs(&share) {
+        tracing::warn!(error = %format!("{e:#}"), "man pages and completions not installed");
+    }
     let site = controller::Site::load(&conf_path, &key_file)?;
     let names: Vec<String> = site.conf.nodes.iter().map(|n| n.name.clone()).collect();
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);

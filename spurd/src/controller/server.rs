@@ -117,6 +117,10 @@ async fn client_conn(
         };
         let (reply, answer) = oneshot::channel();
         if !dispatch(uid, req, ReplyTo::Local(reply), (&actor, &history)) {
+            // The request was not taken: say so, so that the client waits
+            // for the next controller instead of taking it as lost.
+            let resp = ClientResponse::Error(ProtoError::new(ErrorCode::ControllerUnreachable));
+            let _ = frame::write(&mut stream, &resp).await;
             bail!("controller is stopping");
         }
         match answer.await.context("controller dropped the request")? {
