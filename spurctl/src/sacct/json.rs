@@ -1,10 +1,10 @@
 //! `sacct --json`: the jobs in the shape Slurm 22.05 prints, the slurmdbd
-//! v0.0.38 job dump (`spur_slurm::openapi::Jobs`), with the values Slurm
+//! v0.0.38 job dump (`spur_slurm::openapi::dbv0038::Jobs`), with the values Slurm
 //! gives a record that has no data for them, written by serde's pretty
 //! printer. Pure: jobs in, text out.
 
 use spur_proto::{HistoryJob, HistoryStep, StepId, Tres};
-use spur_slurm::openapi::{
+use spur_slurm::openapi::dbv0038::{
     self as api, ActualFrequency, ArrayLimits, ArrayMax, Association, Comment, Consumed, CpuTime,
     ExitStatus, Frequency, Het, HetComponent, JobArray, JobState, JobTime, JobTres, Mcs, Required,
     Reservation, RunningTasks, Statistics, StepCpu, StepIdValue, StepName, StepNodes, StepTask,
@@ -250,7 +250,7 @@ fn job(j: &HistoryJob, steps: &[&HistoryStep], cluster: &str, now: u64) -> api::
 /// The document for `jobs`, each with the steps given for it.
 pub fn document(jobs: &[(&HistoryJob, Vec<&HistoryStep>)], cluster: &str, now: u64) -> api::Jobs {
     api::Jobs {
-        meta: api::Meta::dbv0038(spur_proto::SLURM_COMPAT_VERSION),
+        meta: spur_slurm::openapi::Meta::dbv0038(spur_proto::SLURM_COMPAT_VERSION),
         errors: Vec::new(),
         jobs: jobs
             .iter()

@@ -3,15 +3,15 @@
 //! serde's pretty printer. Pure: nodes in, text out.
 
 use spur_proto::NodeInfo;
-use spur_slurm::openapi;
+use spur_slurm::openapi::{self, v0038};
 
 use super::locale::Locale;
 use super::row;
 use super::state;
 
 /// The whole `sinfo --json` document's values.
-pub fn document(nodes: &[NodeInfo], locale: &Locale) -> openapi::Nodes {
-    openapi::Nodes {
+pub fn document(nodes: &[NodeInfo], locale: &Locale) -> v0038::Nodes {
+    v0038::Nodes {
         meta: openapi::Meta::v0038(spur_proto::SLURM_COMPAT_VERSION),
         errors: Vec::new(),
         nodes: nodes.iter().map(|n| node(n, locale)).collect(),
@@ -31,11 +31,11 @@ pub fn pretty(value: &impl serde::Serialize) -> String {
 }
 
 /// One node, as `_dump_node` in openapi/v0.0.38 writes it.
-pub fn node(n: &NodeInfo, locale: &Locale) -> openapi::Node {
+pub fn node(n: &NodeInfo, locale: &Locale) -> v0038::Node {
     let word = n.state_word();
     let features = n.features.join(",");
     let alloc_tres = n.alloc_tres();
-    openapi::Node {
+    v0038::Node {
         architecture: n.arch.clone(),
         burstbuffer_network_address: String::new(),
         boards: n.boards.into(),

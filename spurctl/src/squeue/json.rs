@@ -3,197 +3,14 @@
 //! Slurm's order). Keys spur holds no data for carry the value Slurm gives
 //! an unset field. Pure: rows in, text out.
 
-use serde::Serialize;
 use spur_proto::{ExclusiveMode, JobInfo, JobStateName, MemSpec};
-
-/// The document.
-#[derive(Serialize)]
-struct Doc<'a> {
-    meta: Meta,
-    errors: Vec<String>,
-    jobs: Vec<Job<'a>>,
-}
-
-#[derive(Serialize)]
-struct Meta {
-    plugin: Plugin,
-    #[serde(rename = "Slurm")]
-    slurm: SlurmVersion,
-}
-
-#[derive(Serialize)]
-struct Plugin {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    name: &'static str,
-}
-
-#[derive(Serialize)]
-struct SlurmVersion {
-    version: Version,
-    release: &'static str,
-}
-
-#[derive(Serialize)]
-struct Version {
-    major: u32,
-    micro: u32,
-    minor: u32,
-}
-
-/// `job_resources` of a job holding nodes.
-#[derive(Serialize)]
-struct Resources<'a> {
-    nodes: &'a str,
-    allocated_cores: u32,
-    allocated_hosts: u32,
-    allocated_nodes: Vec<AllocNode>,
-}
-
-#[derive(Serialize)]
-struct AllocNode {
-    /// Core positions are not reported by spur: an empty map.
-    sockets: serde_json::Map<String, serde_json::Value>,
-    nodename: String,
-    cpus_used: u32,
-    memory_used: u64,
-    memory_allocated: u64,
-}
-
-/// One job, keys in Slurm's order.
-#[derive(Serialize, Default)]
-struct Job<'a> {
-    account: &'a str,
-    accrue_time: u64,
-    admin_comment: &'a str,
-    array_job_id: u32,
-    array_task_id: Option<u32>,
-    array_max_tasks: u32,
-    array_task_string: &'a str,
-    association_id: u32,
-    batch_features: &'a str,
-    batch_flag: bool,
-    batch_host: &'a str,
-    flags: Vec<&'static str>,
-    burst_buffer: &'a str,
-    burst_buffer_state: &'a str,
-    cluster: &'a str,
-    cluster_features: &'a str,
-    command: &'a str,
-    comment: &'a str,
-    container: &'a str,
-    contiguous: bool,
-    core_spec: Option<u32>,
-    thread_spec: Option<u32>,
-    cores_per_socket: Option<u32>,
-    billable_tres: f64,
-    cpus_per_task: Option<u32>,
-    cpu_frequency_minimum: Option<u32>,
-    cpu_frequency_maximum: Option<u32>,
-    cpu_frequency_governor: Option<u32>,
-    cpus_per_tres: &'a str,
-    deadline: u64,
-    delay_boot: u64,
-    dependency: &'a str,
-    derived_exit_code: i32,
-    eligible_time: u64,
-    end_time: u64,
-    excluded_nodes: &'a str,
-    exit_code: i32,
-    features: &'a str,
-    federation_origin: &'a str,
-    federation_siblings_active: &'a str,
-    federation_siblings_viable: &'a str,
-    gres_detail: Vec<String>,
-    group_id: u32,
-    group_name: &'a str,
-    job_id: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    job_resources: Option<Resources<'a>>,
-    job_state: &'static str,
-    last_sched_evaluation: u64,
-    licenses: &'a str,
-    max_cpus: u32,
-    max_nodes: u32,
-    mcs_label: &'a str,
-    memory_per_tres: &'a str,
-    name: &'a str,
-    nodes: &'a str,
-    nice: Option<i32>,
-    tasks_per_core: Option<u32>,
-    tasks_per_node: u32,
-    tasks_per_socket: Option<u32>,
-    tasks_per_board: u32,
-    cpus: u32,
-    node_count: u32,
-    tasks: u32,
-    het_job_id: u32,
-    het_job_id_set: &'a str,
-    het_job_offset: u32,
-    partition: &'a str,
-    prefer: &'a str,
-    memory_per_node: Option<u64>,
-    memory_per_cpu: Option<u64>,
-    minimum_cpus_per_node: u32,
-    minimum_tmp_disk_per_node: u32,
-    preempt_time: u64,
-    pre_sus_time: u64,
-    priority: u32,
-    profile: Option<Vec<&'static str>>,
-    qos: &'a str,
-    reboot: bool,
-    required_nodes: &'a str,
-    requeue: bool,
-    resize_time: u64,
-    restart_cnt: u32,
-    resv_name: &'a str,
-    shared: Option<&'static str>,
-    show_flags: [&'static str; 3],
-    sockets_per_board: u32,
-    sockets_per_node: Option<u32>,
-    start_time: u64,
-    state_description: &'a str,
-    state_reason: &'a str,
-    standard_error: &'a str,
-    standard_input: &'a str,
-    standard_output: &'a str,
-    submit_time: u64,
-    suspend_time: u64,
-    system_comment: &'a str,
-    time_limit: Option<u64>,
-    time_minimum: u64,
-    threads_per_core: Option<u32>,
-    tres_bind: &'a str,
-    tres_freq: &'a str,
-    tres_per_job: &'a str,
-    tres_per_node: &'a str,
-    tres_per_socket: &'a str,
-    tres_per_task: &'a str,
-    tres_req_str: String,
-    tres_alloc_str: String,
-    user_id: u32,
-    user_name: &'a str,
-    wckey: &'a str,
-    current_working_directory: &'a str,
-}
+use spur_slurm::openapi::v0038::{AllocNode, Job, Jobs, Resources};
+use spur_slurm::openapi::Meta;
 
 /// `squeue --json` for `rows`, `cluster` being the ClusterName.
 pub fn render_json(rows: &[JobInfo], cluster: &str) -> String {
-    let doc = Doc {
-        meta: Meta {
-            plugin: Plugin {
-                kind: "openapi/v0.0.38",
-                name: "Slurm OpenAPI v0.0.38",
-            },
-            slurm: SlurmVersion {
-                version: Version {
-                    major: 22,
-                    micro: 8,
-                    minor: 5,
-                },
-                release: spur_proto::SLURM_COMPAT_VERSION,
-            },
-        },
+    let doc = Jobs {
+        meta: Meta::v0038(spur_proto::SLURM_COMPAT_VERSION),
         errors: Vec::new(),
         jobs: rows.iter().map(|j| job(j, cluster)).collect(),
     };
@@ -338,7 +155,7 @@ fn resources(j: &JobInfo) -> Resources<'_> {
                 MemSpec::Default => 0,
             };
             AllocNode {
-                sockets: serde_json::Map::new(),
+                sockets: Default::default(),
                 nodename,
                 cpus_used: 0,
                 memory_used: 0,
