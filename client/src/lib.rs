@@ -297,12 +297,6 @@ pub struct Client {
 }
 
 impl Client {
-    /// Connects using SLURM_CONF / slurm.conf: to the controller's socket
-    /// on its host, else through this node's agent.
-    pub fn connect_default() -> Result<Client, ClientError> {
-        Client::connect_with(&load_conf(&spur_conf::slurm_conf_path())?)
-    }
-
     /// Connects to the controller of `conf`: to its socket on its host,
     /// else through this node's agent, else through a relay.
     pub fn connect_with(conf: &SlurmConf) -> Result<Client, ClientError> {
@@ -344,12 +338,6 @@ impl Client {
             });
         }
         Ok(Client { stream })
-    }
-
-    /// Sends one request and waits for its answer.
-    pub fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, ClientError> {
-        self.send(req)?;
-        self.receive()
     }
 
     /// Sends one request. A peer that has gone away is an error, never a

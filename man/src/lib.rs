@@ -251,20 +251,17 @@ pub fn missing_options(cmd: &Command, page: &str) -> Vec<String> {
     cmd.build();
     let mut missing = Vec::new();
     for arg in cmd.get_arguments().filter(|a| !a.is_positional()) {
-        let mut names: Vec<String> = arg
-            .get_long_and_visible_aliases()
-            .unwrap_or_default()
+        let longs = arg
+            .get_long()
             .into_iter()
-            .chain(arg.get_all_aliases().unwrap_or_default())
+            .chain(arg.get_all_aliases().unwrap_or_default());
+        let shorts = arg
+            .get_short()
+            .into_iter()
+            .chain(arg.get_all_short_aliases().unwrap_or_default());
+        let names = longs
             .map(|l| format!("--{l}"))
-            .collect();
-        names.extend(
-            arg.get_short_and_visible_aliases()
-                .unwrap_or_default()
-                .into_iter()
-                .chain(arg.get_all_short_aliases().unwrap_or_default())
-                .map(|c| format!("-{c}")),
-        );
+            .chain(shorts.map(|c| format!("-{c}")));
         for name in names {
             if !mentions(page, &name) {
                 missing.push(name);

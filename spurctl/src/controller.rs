@@ -10,21 +10,13 @@ pub use spur_client::{Api, Controller, Listing, PerTarget, RequestError};
 pub struct Live;
 
 impl Controller for Live {
+    /// The process's session, after making sure a request that ends this
+    /// command's own job lets the command report it.
     fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, RequestError> {
-        request(req)
-    }
-}
-
-/// Sends `req` to the controller named by SLURM_CONF and returns its answer
-/// (waiting out a controller restart up to MessageTimeout); an error
-/// answer becomes `Refused`.
-pub fn request(req: &ClientRequest) -> Result<ClientResponse, RequestError> {
-    if ends_own_job(req, std::env::var("SLURM_JOB_ID").ok().as_deref()) {
-        outlive_own_job();
-    }
-    match spur_client::request(req).map_err(RequestError::Unreachable)? {
-        ClientResponse::Error(e) => Err(RequestError::Refused(e)),
-        other => Ok(other),
+        if ends_own_job(req, std::env::var("SLURM_JOB_ID").ok().as_deref()) {
+            outlive_own_job();
+        }
+        spur_client::Process.request(req)
     }
 }
 

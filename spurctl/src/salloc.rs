@@ -49,10 +49,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         Ok(granted) => granted,
         Err(code) => return code,
     };
-    let asked = Asked {
-        ntasks,
-        cluster: Some(cluster),
-    };
+    let asked = Asked { ntasks, cluster };
     let id = job.job_id;
     let mut child = match std::process::Command::new(&command[0])
         .args(&command[1..])
@@ -206,7 +203,7 @@ pub struct Asked {
     /// `-n`.
     pub ntasks: Option<u32>,
     /// ClusterName.
-    pub cluster: Option<String>,
+    pub cluster: String,
 }
 
 /// The variables a command holding allocation `job` gets (salloc's list,
@@ -269,8 +266,6 @@ pub fn allocation_env(job: &JobInfo, host: &Host, asked: &Asked) -> Vec<(String,
         set("SLURM_NTASKS", n.clone());
         set("SLURM_NPROCS", n);
     }
-    if let Some(cluster) = &asked.cluster {
-        set("SLURM_CLUSTER_NAME", cluster.clone());
-    }
+    set("SLURM_CLUSTER_NAME", asked.cluster.clone());
     env
 }

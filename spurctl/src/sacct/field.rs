@@ -4,7 +4,7 @@
 //! or a step line. Fields spur keeps no data for print what Slurm prints
 //! for a record without that data. Pure.
 
-use spur_proto::{HistoryJob, HistoryStep, JobStateName, StepId, Tres};
+use spur_proto::{HistoryJob, HistoryStep, JobStateName, StepId};
 
 /// How a field prints (Slurm's print_fields_* routine).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -409,12 +409,6 @@ pub fn cpu_time_text(micros: u64) -> String {
     }
 }
 
-/// A TRES text as sacct prints it: `billing=8,cpu=8,gres/gpu=8,mem=32G,node=2`
-/// (names in order, zero counts left out).
-pub fn tres_text(t: &Tres, noconvert: bool) -> String {
-    t.sorted_text(noconvert)
-}
-
 /// `code:signal`, Slurm's way (an exit code of 128 or more loses 128).
 fn exit_text(code: i32, signal: i32) -> String {
     if signal != 0 {
@@ -518,7 +512,7 @@ fn job_cell(id: F, job: &HistoryJob, ctx: &Ctx) -> Cell {
         F::Account => Cell::Str(job.account.clone()),
         F::AllocCpus | F::Ncpus => Cell::Num(Some(cpus)),
         F::AllocNodes => text(job.allocated.map_or(0, |a| a.nodes).to_string()),
-        F::AllocTres => Cell::Str(job.allocated.map(|a| tres_text(&a, ctx.noconvert))),
+        F::AllocTres => Cell::Str(job.allocated.map(|a| a.sorted_text(ctx.noconvert))),
         F::Cluster => text(ctx.cluster.clone()),
         F::Comment => Cell::Str(job.comment.clone()),
         F::Constraints => Cell::Str(job.constraints.clone()),
@@ -557,7 +551,7 @@ fn job_cell(id: F, job: &HistoryJob, ctx: &Ctx) -> Cell {
             ctx.noconvert,
         )),
         F::ReqNodes => text(job.requested.nodes.to_string()),
-        F::ReqTres => text(tres_text(&job.requested, ctx.noconvert)),
+        F::ReqTres => text(job.requested.sorted_text(ctx.noconvert)),
         F::Reserved => Cell::Secs(Some(reserved())),
         F::ResvCpu => Cell::Secs(Some(reserved() * req_cpus)),
         F::ResvCpuRaw => Cell::Num(Some(reserved() * req_cpus)),
@@ -591,7 +585,7 @@ fn step_cell(id: F, job: &HistoryJob, step: &HistoryStep, ctx: &Ctx) -> Cell {
         F::Account => Cell::Str(job.account.clone()),
         F::AllocCpus | F::Ncpus | F::ReqCpus => Cell::Num(Some(cpus)),
         F::AllocNodes | F::ReqNodes => text(step.node_count.to_string()),
-        F::AllocTres => text(tres_text(&step.allocated, ctx.noconvert)),
+        F::AllocTres => text(step.allocated.sorted_text(ctx.noconvert)),
         F::AveCpuFreq | F::ConsumedEnergy => text("0"),
         F::Cluster => text(ctx.cluster.clone()),
         F::ConsumedEnergyRaw => Cell::Num(Some(0)),

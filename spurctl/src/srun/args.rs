@@ -187,9 +187,6 @@ pub struct Cli {
     /// Print a short usage line.
     #[arg(long = "usage", action = ArgAction::SetTrue)]
     usage: bool,
-    /// Options given that spur does not act on (`--name`).
-    #[arg(skip)]
-    unacted: Vec<String>,
     /// The long names of the options given on the command line.
     #[arg(skip)]
     given: Vec<String>,
@@ -368,17 +365,12 @@ pub(crate) const ALLOCATION_ONLY: &[&str] = &[
     "segment",
 ];
 
-/// The command line, with the options spur does not act on recorded as
-/// given.
+/// The command line, with the long names of the options given on it.
 fn parse_cli(args: Vec<OsString>) -> Result<Cli, clap::Error> {
     use clap::parser::ValueSource;
     use clap::FromArgMatches;
     let matches = command().try_get_matches_from(args)?;
     let mut cli = Cli::from_arg_matches(&matches)?;
-    cli.unacted = unacted::given(&matches, unacted::SRUN)
-        .into_iter()
-        .map(|r| r.split_once('=').map_or(r.clone(), |(n, _)| n.to_string()))
-        .collect();
     cli.given = matches
         .ids()
         .filter(|id| matches.value_source(id.as_str()) == Some(ValueSource::CommandLine))
@@ -455,10 +447,10 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
         Some(m) => return Err(fail(&format!("MPI type '{m}' not found"))),
     }
     let inside = job_id.is_some();
-    for name in &cli.unacted {
-        warnings.push(format!("{name} is accepted but not acted on by spur"));
-    }
     let given = |name: &str| cli.given.iter().any(|g| g == name);
+    for name in unacted::names(unacted::SRUN).filter(|n| given(n)) {
+        warnings.push(format!("--{name} is accepted but not acted on by spur"));
+    }
     let suffix = if inside { " inside an allocation" } else { "" };
     let not_acted = NEVER_ACTED
         .iter()

@@ -122,21 +122,16 @@ impl Controller {
         uid == 0 || Some(uid) == self.site.slurm_user_uid
     }
 
-    /// ClusterName (empty where slurm.conf gives none).
-    fn cluster_name(&self) -> String {
-        self.site.conf.cluster_name.clone().unwrap_or_default()
-    }
-
     /// `-M`: Slurm's error unless this cluster is among those named.
     fn check_clusters(&self, desc: &JobDesc) -> Result<(), ProtoError> {
         let Some(names) = &desc.clusters else {
             return Ok(());
         };
-        let ours = self.cluster_name();
+        let ours = &self.facts.cluster_name;
         let named = names
             .split(',')
             .map(str::trim)
-            .any(|n| n.eq_ignore_ascii_case("all") || n.eq_ignore_ascii_case(&ours));
+            .any(|n| n.eq_ignore_ascii_case("all") || n.eq_ignore_ascii_case(ours));
         if named {
             Ok(())
         } else {
@@ -229,7 +224,7 @@ impl Controller {
         info!(job = id.0, uid, "job submitted");
         Ok(ClientResponse::Submitted {
             job_id: id.0,
-            cluster: self.cluster_name(),
+            cluster: self.facts.cluster_name.clone(),
         })
     }
 
