@@ -99,6 +99,17 @@ pub enum ErrorCode {
     /// ESLURM_INVALID_CLUSTER_NAME: `-M` names a cluster this controller
     /// is not.
     InvalidClusterName,
+    /// A negative `--nice` from an ordinary user, or one out of range.
+    InvalidNice,
+    /// `--time-min` beyond what the job's limits or deadline allow.
+    InvalidTimeMinLimit,
+    /// A time that cannot be met (`--begin` after `--deadline`).
+    InvalidTimeValue,
+    /// A batch job without an environment.
+    EnvironmentMissing,
+    /// A value no option can take (a signal number that is no signal, a
+    /// NUL in a path).
+    InvalidArgument,
 }
 
 impl ErrorCode {
@@ -147,6 +158,11 @@ impl ErrorCode {
         ErrorCode::ControllerUnreachable,
         ErrorCode::ConnectionLost,
         ErrorCode::InvalidClusterName,
+        ErrorCode::InvalidNice,
+        ErrorCode::InvalidTimeMinLimit,
+        ErrorCode::InvalidTimeValue,
+        ErrorCode::EnvironmentMissing,
+        ErrorCode::InvalidArgument,
     ];
 
     /// Slurm's error number for the code (`slurm_get_errno()`, REST's
@@ -203,6 +219,11 @@ impl ErrorCode {
             ErrorCode::ControllerUnreachable => ("SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR", 1800),
             ErrorCode::ConnectionLost => ("SLURM_PROTOCOL_SOCKET_ZERO_BYTES_SENT", 5005),
             ErrorCode::InvalidClusterName => ("ESLURM_INVALID_CLUSTER_NAME", 7104),
+            ErrorCode::InvalidNice => ("ESLURM_INVALID_NICE", 2123),
+            ErrorCode::InvalidTimeMinLimit => ("ESLURM_INVALID_TIME_MIN_LIMIT", 2124),
+            ErrorCode::InvalidTimeValue => ("ESLURM_INVALID_TIME_VALUE", 2054),
+            ErrorCode::EnvironmentMissing => ("ESLURM_ENVIRONMENT_MISSING", 2127),
+            ErrorCode::InvalidArgument => ("EINVAL", 22),
             ErrorCode::BatchScriptInvalid | ErrorCode::Unspecified => ("SLURM_ERROR", -1),
         }
     }
@@ -267,6 +288,13 @@ impl ErrorCode {
             }
             ErrorCode::ConnectionLost => "Zero Bytes were transmitted or received",
             ErrorCode::InvalidClusterName => "Invalid cluster name",
+            ErrorCode::InvalidNice => "Invalid --nice value",
+            ErrorCode::InvalidTimeMinLimit => {
+                "Invalid time-min specification (exceeds job's time or other limits)"
+            }
+            ErrorCode::InvalidTimeValue => "Invalid time specified",
+            ErrorCode::EnvironmentMissing => "Environment is missing in job",
+            ErrorCode::InvalidArgument => "Invalid argument",
         }
     }
 }
@@ -339,7 +367,7 @@ mod tests {
             .take_while(|i| bincode::deserialize::<ErrorCode>(&i.to_le_bytes()).is_ok())
             .count();
         assert_eq!(ErrorCode::ALL.len(), variants);
-        assert_eq!(variants, 43);
+        assert_eq!(variants, 48);
     }
 
     /// Where Slurm 22.05's header and a C compiler are installed

@@ -6,6 +6,7 @@
 //! it follows.
 
 pub mod job_ref;
+pub mod limits;
 pub mod node_state;
 pub mod number;
 pub mod openapi;

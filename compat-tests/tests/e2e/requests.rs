@@ -11,6 +11,7 @@ fn job(dir: &std::path::Path) -> JobDesc {
     JobDesc {
         script: Some("#!/bin/sh\ntrue\n".into()),
         work_dir: dir.display().to_string(),
+        env: vec![("PATH".into(), "/usr/bin:/bin".into())],
         ..JobDesc::default()
     }
 }
@@ -60,6 +61,78 @@ fn hand_built_submissions_get_the_controllers_checks_and_slurms_numbers() {
         ..job(dir)
     }));
     assert_eq!(e.code, ErrorCode::BatchScriptInvalid);
+
+    // What slurmctld's validate_job_create_req refuses, with its numbers.
+    let refused = |e: ProtoError| (e.code.errno(), e.code.text().to_string(), e.detail);
+    let e = refusal(submit(JobDesc {
+        env: Vec::new(),
+        ..job(dir)
+    }));
+    assert_eq!(
+        refused(e),
+        (2127, "Environment is missing in job".into(), None)
+    );
+    let e = refusal(submit(JobDesc {
+        name: Some("n".repeat(1025)),
+        ..job(dir)
+    }));
+    assert_eq!(
+        refused(e),
+        (
+            2012,
+            "Pathname of a file, directory or other parameter too long".into(),
+            Some("strlen(name) too big (1025 > 1024)".into())
+        )
+    );
+    let e = refusal(submit(JobDesc {
+        nice: i32::MIN,
+        ..job(dir)
+    }));
+    assert_eq!(refused(e), (2123, "Invalid --nice value".into(), None));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs();
+    let e = refusal(submit(JobDesc {
+        deadline: Some(now + 60),
+        time_min: Some(600),
+        ..job(dir)
+    }));
+    assert_eq!(
+        refused(e),
+        (
+            2124,
+            "Invalid time-min specification (exceeds job's time or other limits)".into(),
+            None
+        )
+    );
+    let e = refusal(submit(JobDesc {
+        begin: Some(now + 600),
+        deadline: Some(now + 60),
+        ..job(dir)
+    }));
+    assert_eq!(refused(e), (2054, "Invalid time specified".into(), None));
+    let e = refusal(submit(JobDesc {
+        stdout: Some(format!("{}/out\0.txt", dir.display())),
+        ..job(dir)
+    }));
+    assert_eq!(e.code, ErrorCode::InvalidArgument);
+    let e = refusal(submit(JobDesc {
+        signal: Some(spur_proto::JobSignal {
+            signal: 0,
+            before: 60,
+            batch_only: false,
+        }),
+        ..job(dir)
+    }));
+    assert_eq!(
+        refused(e),
+        (
+            22,
+            "Invalid argument".into(),
+            Some("signal 0 is not a signal number".into())
+        )
+    );
 
     let e = refusal(submit(JobDesc {
         partitions: vec!["nosuch".into()],

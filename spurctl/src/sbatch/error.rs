@@ -123,7 +123,7 @@ impl fmt::Display for ValueError {
             Self::NiceRange => write!(
                 f,
                 "sbatch: error: Invalid --nice value, out of range (+/- {})",
-                super::value::NICE_LIMIT
+                spur_slurm::limits::NICE_LIMIT
             ),
             Self::PriorityNegative => write!(f, "sbatch: error: Priority must be >= 0"),
             Self::PriorityTooLarge => write!(f, "sbatch: error: Priority must be < 4294967294"),

@@ -8,11 +8,7 @@ use spur_slurm::number::strtol;
 
 use super::error::ValueError;
 
-/// `NICE_OFFSET - 3`: the largest --nice adjustment Slurm takes.
-pub const NICE_LIMIT: i64 = 0x8000_0000 - 3;
-
-/// Slurm's NO_VAL: priorities must stay below it.
-const NO_VAL: i64 = 0xffff_fffe;
+use spur_slurm::limits::{NICE_LIMIT, NO_VAL};
 
 /// A time limit: a number of seconds, or UNLIMITED (`-t 0` too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -223,7 +219,7 @@ pub fn nice(text: &str) -> Result<i32, ValueError> {
     } else {
         strtol(text).map_or(0, |(n, _)| n)
     };
-    if n.abs() > NICE_LIMIT {
+    if n.abs() > i64::from(NICE_LIMIT) {
         return Err(ValueError::NiceRange);
     }
     i32::try_from(n).map_err(|_| ValueError::NiceRange)
@@ -232,13 +228,13 @@ pub fn nice(text: &str) -> Result<i32, ValueError> {
 /// `--priority=value|TOP` (TOP is NO_VAL - 1, as in Slurm).
 pub fn priority(text: &str) -> Result<u32, ValueError> {
     if text.eq_ignore_ascii_case("TOP") {
-        return Ok((NO_VAL - 1) as u32);
+        return Ok(NO_VAL - 1);
     }
     let n = strtol(text).map_or(0, |(n, _)| n);
     if n < 0 {
         return Err(ValueError::PriorityNegative);
     }
-    if n >= NO_VAL {
+    if n >= i64::from(NO_VAL) {
         return Err(ValueError::PriorityTooLarge);
     }
     u32::try_from(n).map_err(|_| ValueError::PriorityTooLarge)

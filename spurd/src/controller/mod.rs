@@ -17,6 +17,7 @@ mod retention;
 mod server;
 mod step;
 pub mod store;
+mod validate;
 
 use std::path::{Path, PathBuf};
 

@@ -13,10 +13,8 @@ use spur_proto::{
 use super::actor::{now, Controller, Reply};
 use super::convert;
 use super::store::{JobMeta, JobPayload};
+use super::validate;
 use spur_sys::users;
-
-/// The largest batch script accepted (Slurm's default max_script_size).
-pub const MAX_SCRIPT_BYTES: usize = 4 << 20;
 
 pub(super) fn core_error(e: &CoreError) -> ProtoError {
     match e {
@@ -142,6 +140,15 @@ impl Controller {
         }
     }
 
+    /// The controller's checks of a job request (slurmctld's
+    /// validate_job_create_req), which every front end's request meets.
+    fn validate(&self, uid: u32, desc: &JobDesc) -> Result<(), ProtoError> {
+        let who = validate::Submitter {
+            operator: self.is_operator(uid),
+        };
+        validate::job_desc(desc, who, now())
+    }
+
     /// A refused submission with the line slurmctld sends with it where
     /// it has one: a `--mem` no node has.
     fn explain_refusal(&self, desc: &JobDesc, e: ProtoError) -> ProtoError {
@@ -160,30 +167,8 @@ impl Controller {
 
     fn submit(&mut self, uid: u32, desc: JobDesc) -> Result<ClientResponse, ProtoError> {
         self.check_clusters(&desc)?;
-        // An allocation for salloc or srun has no script; a batch job must.
-        let script = match (&desc.script, desc.interactive) {
-            (Some(s), false) => s.clone(),
-            (None, true) => String::new(),
-            _ => return Err(ErrorCode::ScriptMissing.into()),
-        };
-        if script.len() > MAX_SCRIPT_BYTES {
-            return Err(ProtoError::with_detail(
-                ErrorCode::BatchScriptInvalid,
-                format!(
-                    "script is {} bytes, the limit is {MAX_SCRIPT_BYTES}",
-                    script.len()
-                ),
-            ));
-        }
-        if !desc.interactive && (script.contains('\0') || !script.starts_with("#!")) {
-            return Err(ErrorCode::BatchScriptInvalid.into());
-        }
-        if !desc.work_dir.starts_with('/') {
-            return Err(ProtoError::with_detail(
-                ErrorCode::BadPath,
-                "working directory must be absolute",
-            ));
-        }
+        self.validate(uid, &desc)?;
+        let script = desc.script.clone().unwrap_or_default();
         let mut spec = convert::job_spec(&desc, uid);
         if spec.priority.is_some() && !self.is_operator(uid) {
             // Slurm ignores --priority from ordinary users.
@@ -230,6 +215,7 @@ impl Controller {
 
     fn will_run(&self, uid: u32, desc: &JobDesc) -> Result<ClientResponse, ProtoError> {
         self.check_clusters(desc)?;
+        self.validate(uid, desc)?;
         let spec = convert::job_spec(desc, uid);
         let (start, nodes) = self
             .core
