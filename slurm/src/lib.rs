@@ -1,10 +1,13 @@
 //! spur-slurm: Slurm's vocabulary, with no I/O, in one place for every
 //! front end (the commands, the REST server, the C library): how Slurm
-//! reads numbers the C way and times the way of its `parse_time`, its job,
-//! array and step references, its node states and signal names, how it prints times, durations and sizes, and
-//! how its listings lay out a line. Each module says which Slurm function
-//! it follows.
+//! reads numbers the C way and times the way of its `parse_time`; its job,
+//! array and step references, GPU requests and `--export` lists; its node
+//! states, signal names and the bounds on a job's values; how it prints
+//! times, durations and sizes, and how its listings lay out a line. Each
+//! module says which Slurm function it follows.
 
+pub mod export;
+pub mod gres;
 pub mod job_ref;
 pub mod limits;
 pub mod node_state;

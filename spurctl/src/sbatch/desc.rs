@@ -7,8 +7,8 @@ use spur_proto::{ExclusiveMode, JobDesc, MemSpec, OpenMode, SegmentLayout};
 
 use super::args::SbatchArgs;
 use super::error::{Fatal, SbatchError, ValueError};
-use super::export::{job_environment, read_export_file, ExportInput};
-use super::gres::{gpu_count, gres, GpuSpec};
+use spur_slurm::export::{export_file_entries, job_environment, Env, ExportInput};
+use spur_slurm::gres::{gpu_count, gres, GpuSpec, GresError};
 use super::layer::Layers;
 use super::value::{self, Exclusive, TimeValue};
 use super::{begin, script};
@@ -295,12 +295,13 @@ impl Builder {
 
     fn gpus(&mut self, a: &SbatchArgs) -> Result<(), SbatchError> {
         let spec = |text: &Option<String>| text.as_deref().map(gpu_count).transpose();
-        let per_job = spec(&a.gpus)?;
+        let per_job = spec(&a.gpus).map_err(gres_error)?;
         let per_node = match &a.gres {
-            Some(list) => gres(list)?,
-            None => spec(&a.gpus_per_node)?,
-        };
-        let per_task = spec(&a.gpus_per_task)?;
+            Some(list) => gres(list),
+            None => spec(&a.gpus_per_node),
+        }
+        .map_err(gres_error)?;
+        let per_task = spec(&a.gpus_per_task).map_err(gres_error)?;
         let mut types: Vec<&String> = [&per_job, &per_node, &per_task]
             .into_iter()
             .flatten()
@@ -481,6 +482,28 @@ impl Builder {
             warnings: self.warnings,
         }
     }
+}
+
+/// A GPU request's error as sbatch words it.
+fn gres_error(e: GresError) -> SbatchError {
+    match e {
+        GresError::Invalid => SbatchError::Gres,
+        GresError::GpuTypes => SbatchError::GpuTypes,
+    }
+}
+
+/// Reads `--export-file`: a file name, or a file descriptor number of 3 or
+/// more.
+fn read_export_file(spec: &str) -> Result<Env, SbatchError> {
+    let fd_path = spec
+        .parse::<u32>()
+        .ok()
+        .filter(|&fd| fd >= 3)
+        .map(|fd| format!("/proc/self/fd/{fd}"))
+        .filter(|p| std::path::Path::new(p).exists());
+    let path = fd_path.as_deref().unwrap_or(spec);
+    let bytes = std::fs::read(path).map_err(|_| SbatchError::ExportFile(spec.to_string()))?;
+    Ok(export_file_entries(&bytes))
 }
 
 /// This process's file mode creation mask.

@@ -11,8 +11,6 @@ pub(crate) mod begin;
 pub(crate) mod desc;
 mod directive;
 pub(crate) mod error;
-mod export;
-mod gres;
 mod layer;
 mod script;
 mod submit;

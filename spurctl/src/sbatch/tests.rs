@@ -719,6 +719,30 @@ fn default_export_is_the_whole_environment() {
 }
 
 #[test]
+fn an_export_file_replaces_the_environment_or_stops_sbatch() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("env");
+    std::fs::write(&path, "A=1\0HOSTNAME=x\0").unwrap();
+    let env = host(&[("PATH", "/bin")]);
+    let given = format!("--export-file={}", path.display());
+    let d = sbatch_with(&[&given, "--wrap=x"], &env, "", vec![])
+        .desc()
+        .clone();
+    assert_eq!(
+        without_umask(&d.env),
+        [("A".to_string(), "1".to_string())]
+    );
+    let run = sbatch(&["--export-file=/no/such/file", "--wrap=x"]);
+    assert_eq!(
+        (run.code, run.err.as_str()),
+        (
+            1,
+            "sbatch: error: Could not open user environment file /no/such/file\n"
+        )
+    );
+}
+
+#[test]
 fn node_lists_and_counts() {
     let d = sbatch(&["-w", "gb[001-003],gb001", "--wrap=x"])
         .desc()

@@ -1,9 +1,19 @@
-//! GPU requests: `--gpus`/`--gpus-per-node`/`--gpus-per-task` as
-//! `[type:]count`, and `--gres` lists, of which spur knows the `gpu` GRES
-//! only; anything else is Slurm's "Invalid generic resource (gres)
-//! specification" (exit 1), as on a cluster without that GRES.
+//! GPU requests as every front end gives them: `--gpus`,
+//! `--gpus-per-node` and `--gpus-per-task` as `[type:]count`, and `--gres`
+//! lists (also REST's and libslurm's `tres_per_node`), of which spur knows
+//! the `gpu` GRES only; anything else is Slurm's "Invalid generic resource
+//! (gres) specification", as on a cluster without that GRES.
 
-use super::error::SbatchError;
+/// Why a GPU request cannot be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum GresError {
+    /// Malformed, or a GRES other than `gpu` (ESLURM_INVALID_GRES).
+    #[error("Invalid generic resource (gres) specification")]
+    Invalid,
+    /// Entries naming two GPU types: spur keeps one GPU type per job.
+    #[error("GPU requests naming more than one GPU type are not supported yet")]
+    GpuTypes,
+}
 
 /// One GPU request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,12 +42,12 @@ fn count(text: &str) -> Option<u32> {
 }
 
 /// `[type:]count`, or a bare type meaning one GPU of it.
-pub fn gpu_count(text: &str) -> Result<GpuSpec, SbatchError> {
+pub fn gpu_count(text: &str) -> Result<GpuSpec, GresError> {
     let text = text.strip_prefix("gpu:").unwrap_or(text);
     let spec = match text.rsplit_once(':') {
         Some((t, n)) => GpuSpec {
             gpu_type: Some(t.to_string()).filter(|t| !t.is_empty()),
-            count: count(n).ok_or(SbatchError::Gres)?,
+            count: count(n).ok_or(GresError::Invalid)?,
         },
         None => match count(text) {
             Some(n) => GpuSpec {
@@ -48,7 +58,7 @@ pub fn gpu_count(text: &str) -> Result<GpuSpec, SbatchError> {
                 gpu_type: Some(text.to_string()),
                 count: 1,
             },
-            None => return Err(SbatchError::Gres),
+            None => return Err(GresError::Invalid),
         },
     };
     Ok(spec)
@@ -57,7 +67,7 @@ pub fn gpu_count(text: &str) -> Result<GpuSpec, SbatchError> {
 /// `--gres=name[[:type]:count][,...]`: the GPU request in it (None for
 /// `none` or a list without one). Several GPU entries are refused: spur
 /// keeps one GPU type per job.
-pub fn gres(text: &str) -> Result<Option<GpuSpec>, SbatchError> {
+pub fn gres(text: &str) -> Result<Option<GpuSpec>, GresError> {
     if text.eq_ignore_ascii_case("none") {
         return Ok(None);
     }
@@ -68,7 +78,7 @@ pub fn gres(text: &str) -> Result<Option<GpuSpec>, SbatchError> {
         let entry = entry.strip_prefix("gres/").unwrap_or(entry);
         let (name, rest) = entry.split_once(':').unwrap_or((entry, ""));
         if !name.eq_ignore_ascii_case("gpu") {
-            return Err(SbatchError::Gres);
+            return Err(GresError::Invalid);
         }
         let spec = if rest.is_empty() {
             GpuSpec {
@@ -79,7 +89,7 @@ pub fn gres(text: &str) -> Result<Option<GpuSpec>, SbatchError> {
             gpu_count(rest)?
         };
         if found.replace(spec).is_some() {
-            return Err(SbatchError::GpuTypes);
+            return Err(GresError::GpuTypes);
         }
     }
     Ok(found)
@@ -116,12 +126,12 @@ mod tests {
         let err = gres("nic:1").unwrap_err();
         assert_eq!(
             err.to_string(),
-            "sbatch: error: Invalid generic resource (gres) specification"
+            "Invalid generic resource (gres) specification"
         );
-        assert!(matches!(gres("gpu:1,nic:1"), Err(SbatchError::Gres)));
+        assert!(matches!(gres("gpu:1,nic:1"), Err(GresError::Invalid)));
         assert!(matches!(
             gres("gpu:a100:1,gpu:h100:1"),
-            Err(SbatchError::GpuTypes)
+            Err(GresError::GpuTypes)
         ));
     }
 }

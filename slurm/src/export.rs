@@ -1,11 +1,9 @@
-//! The job's environment as sbatch builds it (`_fill_job_desc_from_opts`,
-//! env.c): `--export` (default: everything but SLURM_JWT; ALL; NIL; NONE;
-//! `[ALL,]NAME[=value],...`), `--export-file`, and SLURM_GET_USER_ENV. The
-//! SLURM_* variables a job gets are the controller's business.
-
-use std::io::Read;
-
-use super::error::SbatchError;
+//! `--export` and `--export-file` as Slurm reads them (env.c,
+//! sbatch's `_fill_job_desc_from_opts`, srun's `_setup_env_export`): the
+//! environment a batch job gets (default: everything but SLURM_JWT; ALL;
+//! NIL; NONE; `[ALL,]NAME[=value],...`; SLURM_GET_USER_ENV), and the one
+//! srun's tasks get. The SLURM_* variables a job gets are the controller's
+//! business. Reading the file is the caller's.
 
 /// The environment, in order, one entry per name.
 pub type Env = Vec<(String, String)>;
@@ -123,22 +121,34 @@ pub fn job_environment(input: ExportInput<'_>) -> Env {
     env
 }
 
-/// Reads `--export-file`: a file name, or a file descriptor number of 3 or
-/// more, holding NUL-separated `NAME=value` entries (newline-separated is
-/// taken too). DISPLAY, ENVIRONMENT and HOSTNAME are dropped, as in Slurm.
-pub fn read_export_file(spec: &str) -> Result<Env, SbatchError> {
-    let fail = || SbatchError::ExportFile(spec.to_string());
-    let mut bytes = Vec::new();
-    let fd_path = spec
-        .parse::<u32>()
-        .ok()
-        .filter(|&fd| fd >= 3)
-        .map(|fd| format!("/proc/self/fd/{fd}"))
-        .filter(|p| std::path::Path::new(p).exists());
-    let path = fd_path.as_deref().unwrap_or(spec);
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_to_end(&mut bytes))
-        .map_err(|_| fail())?;
+/// The environment a step's tasks get from srun's own (srun's
+/// `--export`): everything by default and with ALL; with NONE or NIL only
+/// the SLURM* variables; with a list the variables it names or sets, the
+/// SLURM* variables, and everything else too if it holds ALL.
+pub fn step_environment(process: &[(String, String)], export: Option<&str>) -> Env {
+    let Some(list) = export.filter(|e| !e.eq_ignore_ascii_case("ALL")) else {
+        return process.to_vec();
+    };
+    let mut env = Env::new();
+    if !(list.eq_ignore_ascii_case("NONE") || list.eq_ignore_ascii_case("NIL")) {
+        for token in tokens(list) {
+            if token.eq_ignore_ascii_case("ALL") {
+                merge(&mut env, process);
+            } else if let Some((k, v)) = token.split_once('=') {
+                overwrite(&mut env, k, v);
+            } else if let Some((k, v)) = process.iter().find(|(k, _)| *k == token) {
+                overwrite(&mut env, k, v);
+            }
+        }
+    }
+    merge_slurm(&mut env, process);
+    env
+}
+
+/// An `--export-file`'s contents: NUL-separated `NAME=value` entries
+/// (newline-separated is taken too). DISPLAY, ENVIRONMENT and HOSTNAME are
+/// dropped, as in Slurm.
+pub fn export_file_entries(bytes: &[u8]) -> Env {
     let sep = if bytes.contains(&0) { 0 } else { b'\n' };
     let mut env = Env::new();
     for entry in bytes.split(|&b| b == sep) {
@@ -151,7 +161,7 @@ pub fn read_export_file(spec: &str) -> Result<Env, SbatchError> {
         }
         overwrite(&mut env, k, v);
     }
-    Ok(env)
+    env
 }
 
 #[cfg(test)]
@@ -228,12 +238,35 @@ mod tests {
     }
 
     #[test]
+    fn a_steps_tasks_get_what_srun_exports() {
+        let process = env(&[
+            ("PATH", "/bin"),
+            ("HOME", "/home/u"),
+            ("SLURM_CONF", "/etc/slurm.conf"),
+        ]);
+        assert_eq!(step_environment(&process, None), process);
+        assert_eq!(step_environment(&process, Some("ALL")), process);
+        assert_eq!(
+            step_environment(&process, Some("NONE")),
+            env(&[("SLURM_CONF", "/etc/slurm.conf")])
+        );
+        assert_eq!(
+            step_environment(&process, Some("HOME,X=1")),
+            env(&[
+                ("HOME", "/home/u"),
+                ("X", "1"),
+                ("SLURM_CONF", "/etc/slurm.conf")
+            ])
+        );
+        let all = step_environment(&process, Some("ALL,X=1"));
+        assert_eq!(all.len(), 4);
+    }
+
+    #[test]
     fn export_file_replaces_the_environment() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("env");
-        std::fs::write(&path, "A=1\0HOSTNAME=x\0B=two=2\0").unwrap();
-        let file = read_export_file(path.to_str().unwrap()).unwrap();
+        let file = export_file_entries(b"A=1\0HOSTNAME=x\0B=two=2\0");
         assert_eq!(file, env(&[("A", "1"), ("B", "two=2")]));
+        assert_eq!(export_file_entries(b"A=1\nB=2\n").len(), 2);
         let process = env(&[("PATH", "/bin")]);
         let out = job_environment(ExportInput {
             process: &process,
@@ -242,10 +275,5 @@ mod tests {
             get_user_env: false,
         });
         assert_eq!(out, file);
-        let err = read_export_file("/no/such/file").unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "sbatch: error: Could not open user environment file /no/such/file"
-        );
     }
 }
