@@ -125,6 +125,50 @@ pub fn parse(
     })
 }
 
+/// The interactive job srun asks for when it runs outside an allocation:
+/// sbatch's builder over `words`, sbatch's spelling of srun's job options
+/// (the program name first). The warnings come in srun's words, without
+/// the `srun: warning: ` srun prints before each.
+pub fn srun_job(words: &[OsString], host: &Host) -> Result<(JobDesc, Vec<String>), String> {
+    let text = |e: super::error::SbatchError| {
+        let text = e.to_string();
+        text.strip_prefix("sbatch: error: ")
+            .unwrap_or(&text)
+            .replace("sbatch --", "srun --")
+    };
+    let cmd = args::command();
+    let given = layer::parse(&cmd, words).map_err(text)?;
+    let all = SbatchArgs::from_arg_matches(&given).expect("matches come from this command");
+    let layers = Layers {
+        directives: layer::parse_directives(&cmd, &[]).map_err(text)?,
+        env: layer::parse_directives(&cmd, &[]).map_err(text)?,
+        cmdline: given,
+    };
+    let ctx = desc::Context {
+        script: String::new(),
+        script_path: None,
+        wrap: false,
+        argv: Vec::new(),
+        env: &host.env,
+        cwd: host.cwd.clone(),
+        hostname: host.hostname.clone(),
+        now: host.now,
+    };
+    let built = desc::build(&all, &layers, Vec::new(), &ctx).map_err(text)?;
+    let mut desc = built.desc;
+    // Nothing runs in the job but srun's steps, which bring their own
+    // environment.
+    desc.script = None;
+    desc.env = Vec::new();
+    desc.interactive = true;
+    let warnings = built
+        .warnings
+        .iter()
+        .map(|w| w.strip_prefix("sbatch: warning: ").unwrap_or(w).to_string())
+        .collect();
+    Ok((desc, warnings))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

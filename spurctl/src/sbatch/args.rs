@@ -225,3 +225,18 @@ pub fn command() -> Command {
     cmd.build();
     cmd
 }
+
+/// sbatch's declarations of the options with these long names, for a
+/// command that shares them (srun): one table, one value syntax.
+pub fn shared(longs: &[&str]) -> Vec<clap::Arg> {
+    let cmd = command();
+    longs
+        .iter()
+        .map(|long| {
+            cmd.get_arguments()
+                .find(|a| a.get_long() == Some(long))
+                .unwrap_or_else(|| panic!("sbatch has no --{long}"))
+                .clone()
+        })
+        .collect()
+}

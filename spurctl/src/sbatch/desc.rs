@@ -7,12 +7,12 @@ use spur_proto::{ExclusiveMode, JobDesc, MemSpec, OpenMode, SegmentLayout};
 
 use super::args::SbatchArgs;
 use super::error::{Fatal, SbatchError, ValueError};
-use spur_slurm::export::{export_file_entries, job_environment, Env, ExportInput};
-use spur_slurm::gres::{gpu_count, gres, GpuSpec, GresError};
 use super::layer::Layers;
 use super::value::{self, Exclusive, TimeValue};
 use super::{begin, script};
 use crate::unacted;
+use spur_slurm::export::{export_file_entries, job_environment, Env, ExportInput};
+use spur_slurm::gres::{gpu_count, gres, GpuSpec, GresError};
 
 /// What the job is built from besides the options.
 #[derive(Debug, Clone)]

@@ -133,7 +133,7 @@ impl Layers {
 }
 
 /// Option `arg` as it was given in `m`, written `--long[=value]`.
-fn rewrite(arg: &clap::Arg, m: &ArgMatches) -> Vec<String> {
+pub fn rewrite(arg: &clap::Arg, m: &ArgMatches) -> Vec<String> {
     let id = arg.get_id().as_str();
     let long = arg.get_long().expect("every sbatch option has a long name");
     let last = || {

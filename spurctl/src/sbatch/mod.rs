@@ -11,7 +11,7 @@ pub(crate) mod begin;
 pub(crate) mod desc;
 mod directive;
 pub(crate) mod error;
-mod layer;
+pub(crate) mod layer;
 mod script;
 mod submit;
 pub(crate) mod value;

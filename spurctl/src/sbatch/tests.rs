@@ -728,10 +728,7 @@ fn an_export_file_replaces_the_environment_or_stops_sbatch() {
     let d = sbatch_with(&[&given, "--wrap=x"], &env, "", vec![])
         .desc()
         .clone();
-    assert_eq!(
-        without_umask(&d.env),
-        [("A".to_string(), "1".to_string())]
-    );
+    assert_eq!(without_umask(&d.env), [("A".to_string(), "1".to_string())]);
     let run = sbatch(&["--export-file=/no/such/file", "--wrap=x"]);
     assert_eq!(
         (run.code, run.err.as_str()),

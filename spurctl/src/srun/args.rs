@@ -8,10 +8,14 @@ use std::process::ExitCode;
 use clap::{ArgAction, Parser};
 
 use spur_proto::{OpenMode, StepRequest};
+use spur_slurm::{export, gres};
 
+use crate::sbatch::{self, args::SbatchArgs, error::ValueError, value};
 use crate::unacted;
 
-/// srun's options.
+/// The options srun has and sbatch has not. The rest come from sbatch's
+/// table ([`SHARED`], [`ALLOCATION_ONLY`]) and the table of options spur
+/// does not act on; see [`command`].
 #[derive(Debug, Clone, Parser)]
 #[command(
     name = "srun",
@@ -19,57 +23,16 @@ use crate::unacted;
     override_usage = "srun [OPTIONS(0)... [executable(0) [args(0)...]]] [ : [OPTIONS(N)...]] executable(N) [args(N)...]",
     disable_help_flag = true,
     disable_version_flag = true,
+    args_override_self = true,
     trailing_var_arg = true
 )]
 pub struct Cli {
-    /// Tasks to run.
-    #[arg(short = 'n', long = "ntasks")]
-    ntasks: Option<u32>,
-    /// Nodes for the step (min[-max]; the step takes the minimum).
-    #[arg(short = 'N', long = "nodes")]
-    nodes: Option<String>,
-    /// Tasks per node.
-    #[arg(long = "ntasks-per-node")]
-    ntasks_per_node: Option<u32>,
-    /// CPUs per task.
-    #[arg(short = 'c', long = "cpus-per-task")]
-    cpus_per_task: Option<u32>,
-    /// GPUs per task.
-    #[arg(long = "gpus-per-task")]
-    gpus_per_task: Option<String>,
-    /// GPUs per node.
-    #[arg(long = "gpus-per-node")]
-    gpus_per_node: Option<String>,
-    /// GPUs for the whole step.
-    #[arg(short = 'G', long = "gpus")]
-    gpus: Option<String>,
-    /// Generic resources per node (gpu[:type]:count, or none).
-    #[arg(long = "gres")]
-    gres: Option<String>,
     /// Prefix each line of output with its task number.
     #[arg(short = 'l', long = "label", action = ArgAction::SetTrue)]
     label: bool,
     /// Pass output on as it comes, not line by line.
     #[arg(short = 'u', long = "unbuffered", action = ArgAction::SetTrue)]
     unbuffered: bool,
-    /// Where the tasks' standard output goes (file name pattern).
-    #[arg(short = 'o', long = "output")]
-    output: Option<String>,
-    /// Where the tasks' standard error goes (file name pattern).
-    #[arg(short = 'e', long = "error")]
-    error: Option<String>,
-    /// Where the tasks' standard input comes from: all, none, a task id or a file name pattern.
-    #[arg(short = 'i', long = "input")]
-    input: Option<String>,
-    /// Open output files with append or truncate.
-    #[arg(long = "open-mode")]
-    open_mode: Option<String>,
-    /// Name of the step (and of the job srun allocates).
-    #[arg(short = 'J', long = "job-name")]
-    job_name: Option<String>,
-    /// Time limit.
-    #[arg(short = 't', long = "time")]
-    time: Option<String>,
     /// Give the step only the CPUs it asks for.
     #[arg(long = "exact", action = ArgAction::SetTrue)]
     exact: bool,
@@ -88,12 +51,6 @@ pub struct Cli {
     /// Seconds to wait after the first task ends before ending the rest.
     #[arg(short = 'W', long = "wait")]
     wait: Option<u64>,
-    /// Environment variables to propagate: ALL, NONE or a list.
-    #[arg(long = "export")]
-    export: Option<String>,
-    /// Working directory of the tasks.
-    #[arg(short = 'D', long = "chdir")]
-    chdir: Option<String>,
     /// Run a different program per task, from the configuration file given as the program.
     #[arg(long = "multi-prog", action = ArgAction::SetTrue)]
     multi_prog: bool,
@@ -103,9 +60,6 @@ pub struct Cli {
     /// Task to CPU binding.
     #[arg(long = "cpu-bind")]
     cpu_bind: Option<String>,
-    /// Nodes to run on.
-    #[arg(short = 'w', long = "nodelist")]
-    nodelist: Option<String>,
     /// Run the step in this existing job.
     #[arg(long = "jobid")]
     jobid: Option<u32>,
@@ -118,69 +72,9 @@ pub struct Cli {
     /// Distribution of tasks to nodes.
     #[arg(long = "distribution", short = 'm')]
     distribution: Option<String>,
-    /// Memory per node.
-    #[arg(long = "mem")]
-    mem: Option<String>,
-    /// Memory per allocated CPU.
-    #[arg(long = "mem-per-cpu")]
-    mem_per_cpu: Option<String>,
     /// Task to GPU binding.
     #[arg(long = "gpu-bind")]
     gpu_bind: Option<String>,
-    /// Partition to allocate in.
-    #[arg(short = 'p', long = "partition")]
-    partition: Option<String>,
-    /// Charge the job to this account.
-    #[arg(short = 'A', long = "account")]
-    account: Option<String>,
-    /// Quality of service.
-    #[arg(short = 'q', long = "qos")]
-    qos: Option<String>,
-    /// Required node features.
-    #[arg(short = 'C', long = "constraint")]
-    constraint: Option<String>,
-    /// Nodes not to use.
-    #[arg(short = 'x', long = "exclude")]
-    exclude: Option<String>,
-    /// Do not share nodes (with other jobs, other users, or other NVLink blocks).
-    #[arg(long = "exclusive", num_args = 0..=1, require_equals = true, default_missing_value = "")]
-    exclusive: Option<String>,
-    /// An arbitrary comment.
-    #[arg(long = "comment")]
-    comment: Option<String>,
-    /// Minimum time limit.
-    #[arg(long = "time-min")]
-    time_min: Option<String>,
-    /// Defer the allocation until this time.
-    #[arg(long = "begin")]
-    begin: Option<String>,
-    /// Lower the job's priority by this much.
-    #[arg(long = "nice", num_args = 0..=1, require_equals = true, default_missing_value = "100")]
-    nice: Option<String>,
-    /// The job's priority.
-    #[arg(long = "priority")]
-    priority: Option<String>,
-    /// Submit the allocation held.
-    #[arg(short = 'H', long = "hold", action = ArgAction::SetTrue)]
-    hold: bool,
-    /// Memory per allocated GPU.
-    #[arg(long = "mem-per-gpu")]
-    mem_per_gpu: Option<String>,
-    /// CPUs per allocated GPU.
-    #[arg(long = "cpus-per-gpu")]
-    cpus_per_gpu: Option<u32>,
-    /// Signal the job this long before its time limit ([R:]sig[@time]).
-    #[arg(long = "signal")]
-    signal: Option<String>,
-    /// Defer the allocation until dependencies are satisfied.
-    #[arg(short = 'd', long = "dependency")]
-    dependency: Option<String>,
-    /// Most leaf switches (or NVLink blocks) the job may span ([@max-wait]).
-    #[arg(long = "switches")]
-    switches: Option<String>,
-    /// Nodes per segment: each segment stays inside one NVLink block.
-    #[arg(long = "segment")]
-    segment: Option<String>,
     /// Print this help.
     #[arg(short = 'h', long = "help", action = ArgAction::SetTrue)]
     help: bool,
@@ -190,9 +84,142 @@ pub struct Cli {
     /// The long names of the options given on the command line.
     #[arg(skip)]
     given: Vec<String>,
+    /// The options srun shares with sbatch, as sbatch reads them.
+    #[arg(skip)]
+    job: SbatchArgs,
+    /// Those options in sbatch's spelling (`--name=value`), the program
+    /// name first: what srun's own allocation is built from.
+    #[arg(skip)]
+    job_words: Vec<OsString>,
     /// The program and its arguments (everything from the first word that
     /// is not an option is the program's).
     command: Vec<String>,
+}
+
+/// Options srun shares with sbatch that shape the step as well as the job
+/// srun allocates.
+pub(crate) const SHARED: &[&str] = &[
+    "ntasks",
+    "nodes",
+    "ntasks-per-node",
+    "cpus-per-task",
+    "gpus-per-task",
+    "gpus-per-node",
+    "gpus",
+    "gres",
+    "output",
+    "error",
+    "input",
+    "open-mode",
+    "job-name",
+    "time",
+    "export",
+    "chdir",
+    "nodelist",
+];
+
+/// Options that describe the job rather than the step: srun acts on them
+/// when it asks for an allocation of its own, not inside an existing one.
+pub(crate) const ALLOCATION_ONLY: &[&str] = &[
+    "mem",
+    "mem-per-cpu",
+    "partition",
+    "account",
+    "qos",
+    "constraint",
+    "exclude",
+    "exclusive",
+    "comment",
+    "time-min",
+    "begin",
+    "nice",
+    "priority",
+    "hold",
+    "mem-per-gpu",
+    "cpus-per-gpu",
+    "signal",
+    "dependency",
+    "switches",
+    "segment",
+];
+
+/// srun's help lines for options of sbatch's table whose sbatch line
+/// speaks of a batch job.
+const SRUN_HELP: &[(&str, &str)] = &[
+    ("ntasks", "Tasks to run"),
+    (
+        "nodes",
+        "Nodes for the step (min[-max]; the step takes the minimum)",
+    ),
+    ("gpus", "GPUs for the whole step"),
+    (
+        "output",
+        "Where the tasks' standard output goes (file name pattern)",
+    ),
+    (
+        "error",
+        "Where the tasks' standard error goes (file name pattern)",
+    ),
+    (
+        "input",
+        "Where the tasks' standard input comes from: all, none, a task id or a file name pattern",
+    ),
+    (
+        "job-name",
+        "Name of the step (and of the job srun allocates)",
+    ),
+    (
+        "export",
+        "Environment variables the tasks get: ALL, NONE or a list",
+    ),
+    ("chdir", "Working directory of the tasks"),
+    ("nodelist", "Nodes to run on"),
+    ("partition", "Partition to allocate in"),
+    ("begin", "Defer the allocation until this time"),
+    ("hold", "Submit the allocation held"),
+    (
+        "dependency",
+        "Defer the allocation until dependencies are satisfied",
+    ),
+];
+
+/// The shared options that say what the job srun allocates holds: srun
+/// writes these from what it resolved (the counts, the name), or leaves
+/// them to the step (the streams, the environment).
+const STEP_ONLY: &[&str] = &[
+    "ntasks",
+    "nodes",
+    "ntasks-per-node",
+    "output",
+    "error",
+    "input",
+    "open-mode",
+    "job-name",
+    "export",
+];
+
+/// Options srun acts on nowhere, though it reads them.
+pub(crate) const NEVER_ACTED: &[&str] = &["cpu-bind", "gpu-bind", "distribution"];
+
+/// srun's command line: its own options, the options it shares with
+/// sbatch in sbatch's declarations, and the options of sbatch(1),
+/// salloc(1) and srun(1) that spur does not act on (one table,
+/// [`crate::unacted`]). The man page and completions come from it too.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let longs: Vec<&str> = SHARED.iter().chain(ALLOCATION_ONLY).copied().collect();
+    let args = sbatch::args::shared(&longs).into_iter().map(|arg| {
+        let long = arg.get_long().unwrap_or_default();
+        match SRUN_HELP.iter().find(|(l, _)| *l == long) {
+            Some((_, help)) => arg.help(*help),
+            None => arg,
+        }
+    });
+    // One list in the order of the long names, as Slurm's srun --help.
+    Cli::command()
+        .args(args)
+        .args(unacted::args(unacted::SRUN))
+        .mut_args(|arg| arg.display_order(0))
 }
 
 /// What srun does, resolved from the command line and the environment.
@@ -302,11 +329,13 @@ fn fail(text: &str) -> ExitCode {
     ExitCode::from(1)
 }
 
-fn count(option: &str, text: &str) -> Result<u32, ExitCode> {
-    let digits = text.rsplit(':').next().unwrap_or(text);
-    digits
-        .parse()
-        .map_err(|_| fail(&format!("Invalid {option} specification: {text}")))
+/// An sbatch value error as srun words it (without `srun: error: `,
+/// which [`fail`] adds).
+fn sbatch_text(e: ValueError) -> String {
+    let text = e.to_string();
+    text.strip_prefix("sbatch: error: ")
+        .unwrap_or(&text)
+        .to_string()
 }
 
 /// Reads the command line and the environment.
@@ -329,53 +358,35 @@ pub fn parse(args: Vec<OsString>) -> Result<SrunArgs, ExitCode> {
     resolve(cli, std::env::vars().collect())
 }
 
-/// srun's command line: the options above, and the options of
-/// sbatch(1), salloc(1) and srun(1) that spur does not act on (one table,
-/// [`crate::unacted`]). The man page and completions come from it too.
-pub fn command() -> clap::Command {
-    use clap::CommandFactory;
-    Cli::command().args(unacted::args(unacted::SRUN))
-}
-
-/// Options srun acts on nowhere, though it reads them.
-pub(crate) const NEVER_ACTED: &[&str] = &["cpu-bind", "gpu-bind", "distribution"];
-
-/// Options that describe the job rather than the step: srun acts on them
-/// when it asks for an allocation of its own, not inside an existing one.
-pub(crate) const ALLOCATION_ONLY: &[&str] = &[
-    "mem",
-    "mem-per-cpu",
-    "partition",
-    "account",
-    "qos",
-    "constraint",
-    "exclude",
-    "exclusive",
-    "comment",
-    "time-min",
-    "begin",
-    "nice",
-    "priority",
-    "hold",
-    "mem-per-gpu",
-    "cpus-per-gpu",
-    "signal",
-    "dependency",
-    "switches",
-    "segment",
-];
-
-/// The command line, with the long names of the options given on it.
+/// The command line, with the long names of the options given on it and
+/// the options shared with sbatch read by sbatch's table.
 fn parse_cli(args: Vec<OsString>) -> Result<Cli, clap::Error> {
     use clap::parser::ValueSource;
     use clap::FromArgMatches;
-    let matches = command().try_get_matches_from(args)?;
+    let cmd = command();
+    let matches = cmd.clone().try_get_matches_from(args)?;
     let mut cli = Cli::from_arg_matches(&matches)?;
     cli.given = matches
         .ids()
         .filter(|id| matches.value_source(id.as_str()) == Some(ValueSource::CommandLine))
         .map(|id| id.as_str().replace('_', "-"))
         .collect();
+    let sbatch_cmd = sbatch::args::command();
+    let mut words = vec![OsString::from("sbatch")];
+    for arg in cmd.get_arguments() {
+        let Some(long) = arg.get_long() else { continue };
+        let shared = SHARED.contains(&long) || ALLOCATION_ONLY.contains(&long);
+        if shared && cli.given.iter().any(|g| g == long) {
+            words.extend(
+                sbatch::layer::rewrite(arg, &matches)
+                    .into_iter()
+                    .map(OsString::from),
+            );
+        }
+    }
+    let job = sbatch_cmd.try_get_matches_from(&words)?;
+    cli.job = SbatchArgs::from_arg_matches(&job)?;
+    cli.job_words = words;
     Ok(cli)
 }
 
@@ -383,26 +394,31 @@ fn parse_cli(args: Vec<OsString>) -> Result<Cli, clap::Error> {
 /// reading a `--multi-prog` file and the working directory).
 pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCode> {
     let var = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+    let a = &cli.job;
     let mut warnings = Vec::new();
     let mut notes = Vec::new();
     let job_id = cli
         .jobid
         .or_else(|| var("SLURM_JOB_ID").and_then(|v| v.parse().ok()));
+    let int = |option, text: &Option<String>| {
+        text.as_deref()
+            .map(|t| value::positive_int(option, t))
+            .transpose()
+            .map_err(|e| fail(&sbatch_text(e)))
+    };
     // Slurm's input variables, each standing for an option not given (a
     // batch script hands its -N, -n and --ntasks-per-node down this way;
     // -c, as of 22.05, is not handed down).
     let env_count = |k: &str| var(k).and_then(|v| v.parse::<u32>().ok());
-    let nodes = match &cli.nodes {
+    let nodes = match a.nodes.as_deref() {
         // `-N min-max`: the step takes the minimum.
-        Some(n) => Some(count("node count", n.split('-').next().unwrap_or(n))?),
+        Some(n) => Some(value::node_count(n).map_err(|e| fail(&sbatch_text(e)))?.min),
         None => env_count("SLURM_JOB_NUM_NODES"),
     };
-    let ntasks = cli
-        .ntasks
+    let ntasks = int("--ntasks", &a.ntasks)?
         .or_else(|| env_count("SLURM_NTASKS"))
         .or_else(|| env_count("SLURM_NPROCS"));
-    let ntasks_per_node = cli
-        .ntasks_per_node
+    let ntasks_per_node = int("--ntasks-per-node", &a.ntasks_per_node)?
         .or_else(|| env_count("SLURM_NTASKS_PER_NODE"));
     let mut nodes_final = nodes;
     if let (Some(t), Some(n)) = (ntasks, nodes) {
@@ -413,31 +429,39 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
             nodes_final = Some(t);
         }
     }
-    let gpus_per_node = match (&cli.gpus_per_node, &cli.gres) {
-        (Some(g), _) => Some(count("--gpus-per-node", g)?),
-        (None, Some(g)) if g.starts_with("gpu") => Some(count("--gres", g)?),
-        (None, Some(g)) if g != "none" => {
-            return Err(fail(&format!(
-                "Invalid generic resource (gres) specification: {g}"
-            )))
-        }
+    let gpus = |option: &str, text: &Option<String>| {
+        text.as_deref()
+            .map(|g| {
+                gres::gpu_count(g)
+                    .map(|s| s.count)
+                    .map_err(|_| fail(&format!("Invalid {option} specification: {g}")))
+            })
+            .transpose()
+    };
+    let gpus_per_node = match (&a.gpus_per_node, &a.gres) {
+        (Some(_), _) => gpus("--gpus-per-node", &a.gpus_per_node)?,
+        (None, Some(g)) => gres::gres(g)
+            .map_err(|_| {
+                fail(&format!(
+                    "Invalid generic resource (gres) specification: {g}"
+                ))
+            })?
+            .map(|s| s.count),
         _ => None,
     };
-    let time_limit = match &cli.time {
-        Some(t) => match spur_conf::parse_time_minutes(t) {
-            Ok(Some(0)) | Ok(None) => None,
-            Ok(Some(m)) => Some(m * 60),
-            Err(_) => return Err(fail("Invalid --time specification")),
+    let time_limit = match a.time.as_deref() {
+        Some(t) => match value::time("--time", t).map_err(|e| fail(&sbatch_text(e)))? {
+            value::TimeValue::Secs(s) => Some(s),
+            value::TimeValue::Unlimited => None,
         },
         None => None,
     };
     // sbatch hands its --open-mode down in SLURM_OPEN_MODE, which srun
     // reads as its own (submitit's requeued tasks append to their logs).
-    let open_mode_given = cli.open_mode.clone().or_else(|| var("SLURM_OPEN_MODE"));
-    let open_mode = match open_mode_given.as_deref() {
-        None | Some("truncate") | Some("t") => OpenMode::Truncate,
-        Some("append") | Some("a") => OpenMode::Append,
-        Some(other) => return Err(fail(&format!("Invalid --open-mode argument: {other}"))),
+    let open_mode = match a.open_mode.clone().or_else(|| var("SLURM_OPEN_MODE")) {
+        Some(text) => value::open_mode(&text)
+            .map_err(|_| fail(&format!("Invalid --open-mode argument: {text}")))?,
+        None => OpenMode::Truncate,
     };
     match cli.mpi.as_deref() {
         None | Some("none") => {}
@@ -462,7 +486,7 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
     }
     // -D may be relative to where srun runs.
     let here = std::env::current_dir().unwrap_or_else(|_| "/tmp".into());
-    let cwd = match &cli.chdir {
+    let cwd = match &a.chdir {
         Some(d) => here.join(d).display().to_string(),
         None => here.display().to_string(),
     };
@@ -476,92 +500,50 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
     } else {
         Vec::new()
     };
-    let mut task_env = match cli.export.as_deref() {
-        None | Some("ALL") => env.clone(),
-        Some(spec) => {
-            let mut out: Vec<(String, String)> = Vec::new();
-            let mut all = false;
-            for item in spec.split(',') {
-                match item {
-                    "ALL" => all = true,
-                    "NONE" | "NIL" => {}
-                    _ => match item.split_once('=') {
-                        Some((k, v)) => out.push((k.into(), v.into())),
-                        None => {
-                            if let Some(v) = var(item) {
-                                out.push((item.into(), v));
-                            }
-                        }
-                    },
-                }
-            }
-            // The step still needs to find the controller's configuration.
-            for k in ["SLURM_CONF", "PATH"] {
-                if !out.iter().any(|(n, _)| n == k) {
-                    if let Some(v) = var(k).filter(|_| k == "SLURM_CONF" || all) {
-                        out.push((k.into(), v));
-                    }
-                }
-            }
-            if all {
-                let mut merged = env.clone();
-                merged.extend(out);
-                merged
-            } else {
-                out
-            }
-        }
-    };
+    let mut task_env = export::step_environment(&env, a.export.as_deref());
     // The tasks create files with srun's umask, as in Slurm.
     if !task_env.iter().any(|(k, _)| k == "SLURM_UMASK") {
         let umask = crate::sbatch::desc::current_umask();
         task_env.push(("SLURM_UMASK".into(), format!("{umask:04o}")));
     }
-    let name = cli.job_name.clone().unwrap_or_else(|| {
+    let name = a.job_name.clone().unwrap_or_else(|| {
         std::path::Path::new(&cli.command[0])
             .file_name()
             .map_or_else(|| cli.command[0].clone(), |n| n.to_string_lossy().into())
     });
-    let allocation = allocation_desc(
-        &cli,
-        &AllocationCounts {
+    let allocation = if inside {
+        spur_proto::JobDesc::default()
+    } else {
+        let counts = Counts {
             nodes: nodes_final,
             ntasks,
             ntasks_per_node,
-            time_limit,
             name: &name,
-            cwd: &cwd,
-        },
-    )
-    .map_err(|e| fail(&e))?;
+        };
+        let (desc, said) = allocation(&cli, &counts, &env, &here).map_err(|e| fail(&e))?;
+        warnings.extend(said);
+        desc
+    };
     Ok(SrunArgs {
         allocation,
         job_id,
         ntasks,
         nodes: nodes_final,
         ntasks_per_node,
-        cpus_per_task: cli.cpus_per_task,
-        gpus_per_task: cli
-            .gpus_per_task
-            .as_deref()
-            .map(|g| count("--gpus-per-task", g))
-            .transpose()?,
+        cpus_per_task: int("--cpus-per-task", &a.cpus_per_task)?,
+        gpus_per_task: gpus("--gpus-per-task", &a.gpus_per_task)?,
         gpus_per_node,
-        gpus: cli
-            .gpus
-            .as_deref()
-            .map(|g| count("--gpus", g))
-            .transpose()?,
-        nodelist: match &cli.nodelist {
+        gpus: gpus("--gpus", &a.gpus)?,
+        nodelist: match &a.nodelist {
             Some(list) => spur_conf::hostlist::expand(list)
                 .map_err(|_| fail(&format!("Invalid node name specified: {list}")))?,
             None => Vec::new(),
         },
         label: cli.label,
         unbuffered: cli.unbuffered,
-        output: cli.output,
-        error: cli.error,
-        input: cli.input,
+        output: a.output.clone(),
+        error: a.error.clone(),
+        input: a.input.clone(),
         open_mode,
         pattern_names: PatternNames {
             array_job_id: var("SLURM_ARRAY_JOB_ID").and_then(|v| v.parse().ok()),
@@ -586,129 +568,61 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
     })
 }
 
-/// The counts an allocation for srun takes from the resolved options.
-struct AllocationCounts<'a> {
+/// What srun resolved that its allocation takes over: the counts (input
+/// variables and the task count's cap on nodes applied) and the name.
+struct Counts<'a> {
     nodes: Option<u32>,
     ntasks: Option<u32>,
     ntasks_per_node: Option<u32>,
-    time_limit: Option<u64>,
     name: &'a str,
-    cwd: &'a str,
 }
 
-/// An sbatch value error as srun words it (without `srun: error: `,
-/// which [`fail`] adds).
-fn sbatch_text(e: crate::sbatch::error::ValueError) -> String {
-    let text = e.to_string();
-    text.strip_prefix("sbatch: error: ")
-        .unwrap_or(&text)
-        .to_string()
-}
-
-/// The interactive job srun asks for when it runs outside an allocation.
-fn allocation_desc(cli: &Cli, c: &AllocationCounts<'_>) -> Result<spur_proto::JobDesc, String> {
-    let gpus = |t: &Option<String>| -> Result<Option<u32>, String> {
-        t.as_deref()
-            .map(|g| {
-                g.rsplit(':')
-                    .next()
-                    .unwrap_or(g)
-                    .parse()
-                    .map_err(|_| format!("Invalid GPU specification: {g}"))
-            })
-            .transpose()
+/// The interactive job srun asks for when it runs outside an allocation:
+/// sbatch's builder over the job options given, with the counts and name
+/// srun resolved.
+fn allocation(
+    cli: &Cli,
+    counts: &Counts<'_>,
+    env: &[(String, String)],
+    here: &std::path::Path,
+) -> Result<(spur_proto::JobDesc, Vec<String>), String> {
+    let step_only = |w: &OsString| {
+        let w = w.to_string_lossy();
+        let long = w
+            .trim_start_matches("--")
+            .split('=')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        STEP_ONLY.contains(&long.as_str())
     };
-    let mem = |t: &Option<String>| -> Result<Option<u64>, String> {
-        t.as_deref()
-            .map(|m| {
-                spur_conf::parse_memory_mb(m)
-                    .map_err(|_| format!("Invalid --mem specification: {m}"))
-            })
-            .transpose()
+    let mut words: Vec<OsString> = cli
+        .job_words
+        .iter()
+        .filter(|w| !step_only(w))
+        .cloned()
+        .collect();
+    let resolved = [
+        ("nodes", counts.nodes),
+        ("ntasks", counts.ntasks),
+        ("ntasks-per-node", counts.ntasks_per_node),
+    ];
+    for (long, n) in resolved {
+        if let Some(n) = n {
+            words.push(format!("--{long}={n}").into());
+        }
+    }
+    words.push(format!("--job-name={}", counts.name).into());
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let host = sbatch::Host {
+        env: env.to_vec(),
+        cwd: here.display().to_string(),
+        hostname: spur_sys::short_hostname(),
+        now,
     };
-    let hosts = |t: &Option<String>| -> Result<Vec<String>, String> {
-        t.as_deref().map_or(Ok(Vec::new()), |l| {
-            spur_conf::hostlist::expand(l).map_err(|_| format!("Invalid node name specified: {l}"))
-        })
-    };
-    let mut desc = spur_proto::JobDesc {
-        name: Some(c.name.to_string()),
-        account: cli.account.clone(),
-        partitions: cli
-            .partition
-            .as_deref()
-            .map(|p| p.split(',').map(str::to_string).collect())
-            .unwrap_or_default(),
-        qos: cli.qos.clone(),
-        min_nodes: c.nodes,
-        ntasks: c.ntasks,
-        ntasks_per_node: c.ntasks_per_node,
-        cpus_per_task: cli.cpus_per_task,
-        gpus: gpus(&cli.gpus)?,
-        gpus_per_node: match (&cli.gpus_per_node, &cli.gres) {
-            (Some(_), _) => gpus(&cli.gpus_per_node)?,
-            (None, Some(g)) if g.starts_with("gpu") => gpus(&cli.gres)?,
-            _ => None,
-        },
-        gpus_per_task: gpus(&cli.gpus_per_task)?,
-        required_nodes: hosts(&cli.nodelist)?,
-        excluded_nodes: hosts(&cli.exclude)?,
-        constraint: cli.constraint.clone(),
-        time_limit: c.time_limit,
-        comment: cli.comment.clone(),
-        work_dir: c.cwd.to_string(),
-        submit_host: spur_sys::short_hostname(),
-        interactive: true,
-        ..Default::default()
-    };
-    if let Some(mb) = mem(&cli.mem)? {
-        desc.mem = spur_proto::MemSpec::PerNode(mb);
-    } else if let Some(mb) = mem(&cli.mem_per_cpu)? {
-        desc.mem = spur_proto::MemSpec::PerCpu(mb);
-    }
-    if let Some(mb) = mem(&cli.mem_per_gpu)? {
-        desc.mem = spur_proto::MemSpec::PerGpu(mb);
-    }
-    if let Some(e) = &cli.exclusive {
-        desc.exclusive = match crate::sbatch::value::exclusive(e).map_err(sbatch_text)? {
-            crate::sbatch::value::Exclusive::Mode(m) => m,
-            crate::sbatch::value::Exclusive::Mcs => spur_proto::ExclusiveMode::Node,
-            crate::sbatch::value::Exclusive::Oversubscribe => spur_proto::ExclusiveMode::No,
-        };
-    }
-    // sbatch's readers, with sbatch's words in srun's name.
-    use crate::sbatch::value;
-    if let Some(t) = &cli.time_min {
-        desc.time_min = match value::time("--time-min", t).map_err(sbatch_text)? {
-            value::TimeValue::Secs(s) => Some(s),
-            value::TimeValue::Unlimited => None,
-        };
-    }
-    if let Some(b) = &cli.begin {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64);
-        desc.begin = Some(crate::sbatch::begin::parse_begin(b, now).map_err(sbatch_text)?);
-    }
-    if let Some(n) = &cli.nice {
-        desc.nice = value::nice(n).map_err(sbatch_text)?;
-    }
-    if let Some(p) = &cli.priority {
-        desc.priority = Some(value::priority(p).map_err(sbatch_text)?);
-    }
-    if let Some(s) = &cli.signal {
-        desc.signal = Some(value::signal(s).map_err(sbatch_text)?.0);
-    }
-    if let Some(s) = &cli.switches {
-        desc.switches = Some(value::switches(s).map_err(sbatch_text)?);
-    }
-    if let Some(s) = &cli.segment {
-        desc.segment = Some(value::segment(s).map_err(sbatch_text)?);
-    }
-    desc.dependency = cli.dependency.clone();
-    desc.hold = cli.hold;
-    desc.cpus_per_gpu = cli.cpus_per_gpu;
-    Ok(desc)
+    sbatch::alloc::srun_job(&words, &host)
 }
 
 /// A line cut into words at blanks, with '...' and "..." quoting.
@@ -923,7 +837,12 @@ mod tests {
         );
         assert!(d.interactive);
         assert!(a.warnings.is_empty(), "{:?}", a.warnings);
-        let bad = Cli::try_parse_from(["srun", "--time-min=abc", "true"]).expect("parses");
+        let bad = parse_cli(
+            ["srun", "--time-min=abc", "true"]
+                .map(OsString::from)
+                .to_vec(),
+        )
+        .expect("parses");
         assert!(resolve(bad, Vec::new()).is_err());
     }
 
