@@ -7,7 +7,6 @@ use std::process::ExitCode;
 
 pub mod controller;
 pub mod docs;
-pub mod getopt;
 pub mod sacct;
 pub mod salloc;
 pub mod sbatch;
@@ -16,7 +15,7 @@ pub mod scontrol;
 pub mod sinfo;
 pub mod squeue;
 pub mod srun;
-mod unacted;
+pub use spur_options::{getopt, unacted};
 
 /// The commands this binary answers to.
 pub const COMMANDS: &[&str] = &[

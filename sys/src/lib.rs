@@ -1,6 +1,6 @@
 //! spur-sys: this host's facts as libc gives them, in one place for the
 //! daemon and every front end: users and groups from the passwd and group
-//! databases, and the host's short name.
+//! databases, the host's short name, and this process's umask.
 
 pub mod users;
 
@@ -16,6 +16,16 @@ pub fn short_hostname() -> String {
     match name.split('.').next() {
         Some(short) if rc == 0 && !short.is_empty() => short.to_string(),
         _ => "localhost".into(),
+    }
+}
+
+/// This process's file mode creation mask.
+pub fn umask() -> u32 {
+    // SAFETY: umask cannot fail; it is set back at once to what it was.
+    unsafe {
+        let mask = libc::umask(0o022);
+        libc::umask(mask);
+        mask as u32
     }
 }
 

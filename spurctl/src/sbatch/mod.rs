@@ -5,16 +5,12 @@
 //! codes are Slurm's. This module reads the world (arguments, environment,
 //! clock, stdin) and hands everything else to pure functions.
 
-pub mod alloc;
-pub(crate) mod args;
-pub(crate) mod begin;
-pub(crate) mod desc;
-mod directive;
-pub(crate) mod error;
-pub(crate) mod layer;
-mod script;
 mod submit;
-pub(crate) mod value;
+
+pub use spur_options::Host;
+pub(crate) use spur_options::{
+    alloc, args, desc, directive, error, informational, layer, script, value,
+};
 
 #[cfg(test)]
 mod tests;
@@ -53,51 +49,6 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
                 code => code.into(),
             }
         }
-    }
-}
-
-/// What sbatch reads from the machine it runs on.
-#[derive(Debug, Clone)]
-pub struct Host {
-    /// The environment.
-    pub env: Vec<(String, String)>,
-    /// The working directory.
-    pub cwd: String,
-    /// The short host name.
-    pub hostname: String,
-    /// The time, Unix seconds.
-    pub now: i64,
-}
-
-impl Host {
-    /// This process's view.
-    pub fn current() -> Host {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64);
-        Host {
-            env: std::env::vars_os()
-                .map(|(k, v)| {
-                    (
-                        k.to_string_lossy().into_owned(),
-                        v.to_string_lossy().into_owned(),
-                    )
-                })
-                .collect(),
-            cwd: std::env::current_dir()
-                .map(|d| d.to_string_lossy().into_owned())
-                .unwrap_or_else(|_| "/".to_string()),
-            hostname: spur_sys::short_hostname(),
-            now,
-        }
-    }
-
-    fn var(&self, name: &str) -> Option<&str> {
-        self.env
-            .iter()
-            .rev()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -169,22 +120,6 @@ pub fn execute(
         wait: all.wait,
     };
     submit::submit(plan, ctl, out, err, sleep)
-}
-
-/// `--help`, `--usage`, `--version` (command line only, as in Slurm's
-/// first pass): what to print, and exit 0.
-fn informational(first: &SbatchArgs, cmd: &clap::Command, out: &mut dyn Write) -> Option<u8> {
-    let text = if first.help {
-        cmd.clone().render_help().to_string()
-    } else if first.usage {
-        cmd.clone().render_usage().to_string()
-    } else if first.version {
-        format!("slurm {}", spur_proto::SLURM_COMPAT_VERSION)
-    } else {
-        return None;
-    };
-    let _ = writeln!(out, "{}", text.trim_end());
-    Some(0)
 }
 
 /// The script and where it came from.

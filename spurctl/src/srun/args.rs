@@ -503,7 +503,7 @@ pub fn resolve(cli: Cli, env: Vec<(String, String)>) -> Result<SrunArgs, ExitCod
     let mut task_env = export::step_environment(&env, a.export.as_deref());
     // The tasks create files with srun's umask, as in Slurm.
     if !task_env.iter().any(|(k, _)| k == "SLURM_UMASK") {
-        let umask = crate::sbatch::desc::current_umask();
+        let umask = spur_sys::umask();
         task_env.push(("SLURM_UMASK".into(), format!("{umask:04o}")));
     }
     let name = a.job_name.clone().unwrap_or_else(|| {

@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::error::ScriptProblem;
+use crate::error::ScriptProblem;
 
 /// The script `--wrap=command` submits.
 pub fn wrap(command: &str) -> String {

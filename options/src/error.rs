@@ -6,7 +6,7 @@ use std::fmt;
 
 use spur_proto::ExitCode;
 
-use crate::controller::RequestError;
+use spur_client::RequestError;
 
 /// getopt's complaints about the words of a command line or a directive.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 use spur_proto::{ExclusiveMode, JobSignal, OpenMode};
 use spur_slurm::number::strtol;
 
-use super::error::ValueError;
+use crate::error::ValueError;
 
 use spur_slurm::limits::{NICE_LIMIT, NO_VAL};
 

@@ -1,7 +1,7 @@
 //! `--begin` and `--deadline` times: Slurm's `parse_time()`
 //! ([`spur_slurm::parse_time`]) with sbatch's messages.
 
-use super::error::ValueError;
+use crate::error::ValueError;
 
 /// `--begin=text` as Unix seconds, `now` being the current time.
 pub fn parse_begin(text: &str, now: i64) -> Result<u64, ValueError> {

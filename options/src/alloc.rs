@@ -9,10 +9,10 @@ use clap::FromArgMatches;
 
 use spur_proto::JobDesc;
 
-use super::args::{self, SbatchArgs};
-use super::layer::{self, Layers};
-use super::{desc, informational, Host};
+use crate::args::{self, SbatchArgs};
+use crate::layer::{self, Layers};
 use crate::unacted;
+use crate::{desc, informational, Host};
 
 /// An allocation to ask for, and what to run in it.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,7 +63,7 @@ pub fn parse(
         text.replace("sbatch: ", &format!("{prog}: "))
             .replace("sbatch --", &format!("{prog} --"))
     };
-    let fail = |e: super::error::SbatchError| {
+    let fail = |e: crate::error::SbatchError| {
         let code = match e.exit_code() {
             spur_proto::ExitCode::Usage => 255,
             _ => 1,
@@ -130,7 +130,7 @@ pub fn parse(
 /// (the program name first). The warnings come in srun's words, without
 /// the `srun: warning: ` srun prints before each.
 pub fn srun_job(words: &[OsString], host: &Host) -> Result<(JobDesc, Vec<String>), String> {
-    let text = |e: super::error::SbatchError| {
+    let text = |e: crate::error::SbatchError| {
         let text = e.to_string();
         text.strip_prefix("sbatch: error: ")
             .unwrap_or(&text)

@@ -3,7 +3,7 @@
 //! them (quotes, backslash escapes, `#` comments). Parsing the words is the
 //! clap command's job, as for the command line.
 
-use super::error::{Fatal, SbatchError};
+use crate::error::{Fatal, SbatchError};
 
 /// The words of a script's directives, and what Slurm prints on the way.
 #[derive(Debug, Default, PartialEq, Eq)]

@@ -5,12 +5,12 @@
 
 use spur_proto::{ExclusiveMode, JobDesc, MemSpec, OpenMode, SegmentLayout};
 
-use super::args::SbatchArgs;
-use super::error::{Fatal, SbatchError, ValueError};
-use super::layer::Layers;
-use super::value::{self, Exclusive, TimeValue};
-use super::{begin, script};
+use crate::args::SbatchArgs;
+use crate::error::{Fatal, SbatchError, ValueError};
+use crate::layer::Layers;
 use crate::unacted;
+use crate::value::{self, Exclusive, TimeValue};
+use crate::{begin, script};
 use spur_slurm::export::{export_file_entries, job_environment, Env, ExportInput};
 use spur_slurm::gres::{gpu_count, gres, GpuSpec, GresError};
 
@@ -467,7 +467,7 @@ impl Builder {
         });
         // The job runs, and writes its output files, with sbatch's umask.
         if !self.desc.env.iter().any(|(k, _)| k == "SLURM_UMASK") {
-            let umask = current_umask();
+            let umask = spur_sys::umask();
             self.desc
                 .env
                 .push(("SLURM_UMASK".into(), format!("{umask:04o}")));
@@ -504,14 +504,4 @@ fn read_export_file(spec: &str) -> Result<Env, SbatchError> {
     let path = fd_path.as_deref().unwrap_or(spec);
     let bytes = std::fs::read(path).map_err(|_| SbatchError::ExportFile(spec.to_string()))?;
     Ok(export_file_entries(&bytes))
-}
-
-/// This process's file mode creation mask.
-pub(crate) fn current_umask() -> u32 {
-    // SAFETY: umask cannot fail; it is set back at once to what it was.
-    unsafe {
-        let mask = libc::umask(0o022);
-        libc::umask(mask);
-        mask as u32
-    }
 }

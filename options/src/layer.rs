@@ -10,8 +10,8 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::parser::ValueSource;
 use clap::{ArgAction, ArgMatches, Command};
 
-use super::args::{takes, Takes};
-use super::error::{GetoptProblem, SbatchError};
+use crate::args::{takes, Takes};
+use crate::error::{GetoptProblem, SbatchError};
 
 /// The input variables and the option each stands for (sbatch(1) INPUT
 /// ENVIRONMENT VARIABLES, in Slurm's processing order: a later variable for
@@ -290,7 +290,7 @@ fn unknown(cmd: &Command, flag: &str, words: &[OsString]) -> GetoptProblem {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sbatch::args::command;
+    use crate::args::command;
 
     fn strings(words: &[OsString]) -> Vec<String> {
         words
