@@ -14,6 +14,7 @@ pub mod begin;
 pub mod desc;
 pub mod directive;
 pub mod error;
+pub mod fields;
 pub mod getopt;
 pub mod layer;
 pub mod script;
