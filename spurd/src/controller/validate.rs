@@ -48,6 +48,17 @@ pub fn job_desc(desc: &JobDesc, who: Submitter, now: u64) -> Result<(), ProtoErr
             format!("priority must be below {NO_VAL}"),
         ));
     }
+    if let (Some(cpt), Some(cpg), Some(gpt)) =
+        (desc.cpus_per_task, desc.cpus_per_gpu, desc.gpus_per_task)
+    {
+        // gres.c: --cpus-per-gpu times --gpus-per-task must be -c.
+        if u64::from(cpg) * u64::from(gpt) != u64::from(cpt) {
+            return Err(ProtoError::with_detail(
+                ErrorCode::InvalidGres,
+                "--cpus-per-gpu and --gpus-per-task give another CPU count than --cpus-per-task",
+            ));
+        }
+    }
     times(desc, now)
 }
 
@@ -281,6 +292,19 @@ mod tests {
         );
         assert_eq!(code(with(None, Some(NOW + 50), None, Some(600))), None);
         assert_eq!(code(with(None, Some(NOW + 700), None, Some(600))), None);
+    }
+
+    #[test]
+    fn cpus_per_gpu_must_agree_with_cpus_per_task() {
+        let with = |cpus_per_task| JobDesc {
+            cpus_per_task,
+            cpus_per_gpu: Some(4),
+            gpus_per_task: Some(2),
+            ..batch()
+        };
+        assert_eq!(code(&with(Some(8)), USER), None);
+        assert_eq!(code(&with(None), USER), None);
+        assert_eq!(code(&with(Some(3)), USER), Some(ErrorCode::InvalidGres));
     }
 
     #[test]
