@@ -56,4 +56,4 @@ pub const AGENT_SOCKET_NAME: &str = "spur-agent.sock";
 pub const DEFAULT_RELAY_SOCKET: &str = "/run/spur/relay.sock";
 
 /// The version string the commands and daemons report (`scontrol version`).
-pub const SLURM_COMPAT_VERSION: &str = "22.05.8";
+pub const SLURM_COMPAT_VERSION: &str = spur_slurm::SLURM_VERSION;

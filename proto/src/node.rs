@@ -213,14 +213,18 @@ pub struct PartitionInfo {
     pub max_mem_per_node: Option<u64>,
 }
 
-/// The running configuration (`scontrol show config`), as ordered pairs of
-/// Slurm's key names and values.
+/// The running configuration (`scontrol show config`, libslurm's
+/// `slurm_load_ctl_conf`): the controller's slurm.conf as it read it, and
+/// what only its host knows. The key/value text is made at the edge
+/// ([`spur_slurm::config::entries`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConfigInfo {
     /// When the configuration was loaded.
     pub loaded_at: u64,
-    /// The pairs, in Slurm's order.
-    pub entries: Vec<(String, String)>,
+    /// slurm.conf, typed.
+    pub conf: Box<spur_conf::SlurmConf>,
+    /// The controller's host and state.
+    pub facts: spur_slurm::config::HostFacts,
 }
 
 /// The GPU part of a TRES string: `gres/gpu=4` (and `gres/gpu:h100=4` for

@@ -6,6 +6,7 @@
 //! times, durations and sizes, and how its listings lay out a line. Each
 //! module says which Slurm function it follows.
 
+pub mod config;
 pub mod export;
 pub mod gres;
 pub mod job_ref;
@@ -18,3 +19,8 @@ pub mod print;
 pub mod signal;
 pub mod time;
 pub mod units;
+
+/// The Slurm release whose commands, texts and wire answers spur speaks
+/// (`scontrol version`, `sbatch --version`, SLURM_VERSION in
+/// `scontrol show config`).
+pub const SLURM_VERSION: &str = "22.05.8";

@@ -24,11 +24,7 @@ impl Controller for Live {
 /// controller cannot be asked).
 pub fn cluster_name() -> Option<String> {
     let config = Live.config().ok()?;
-    config
-        .entries
-        .into_iter()
-        .find(|(k, _)| k == "ClusterName")
-        .map(|(_, v)| v)
+    Some(config.conf.cluster_name.unwrap_or_default())
 }
 
 /// Whether `req` requeues or cancels the job this command runs in (the

@@ -18,7 +18,7 @@ pub fn render_config(conf: &ConfigInfo, as_of: u64, locale: &Locale) -> String {
         "Configuration data as of {}\n",
         locale.time_or_unknown(as_of)
     );
-    for (key, value) in &conf.entries {
+    for (key, value) in &spur_slurm::config::entries(&conf.conf, &conf.facts) {
         if key == "BOOT_TIME" {
             let boot = locale.time_or_unknown(conf.loaded_at);
             out.push_str(&format!("{key:<23} = {boot}\n"));

@@ -179,14 +179,31 @@ fn job8() -> JobInfo {
 }
 
 /// The `show config` entries recorded in the golden file.
-fn config_entries() -> Vec<(String, String)> {
-    let (text, _) = golden(include_str!("golden/39-scontrol-show-config-full.txt"));
-    text.lines()
-        .skip(1)
-        .take_while(|l| !l.is_empty())
-        .filter_map(|l| l.split_once(" = "))
-        .map(|(k, v)| (k.trim_end().to_string(), v.to_string()))
-        .collect()
+/// The configuration of the cluster the reference was recorded on, as
+/// its controller sends it.
+fn recorded_config() -> ConfigInfo {
+    let text = include_str!("../../../conf/tests/fixtures/anchor/slurm.conf");
+    let mut no_includes = |_: &std::path::Path| Err(std::io::ErrorKind::NotFound.into());
+    let conf = spur_conf::SlurmConf::parse_with(
+        text,
+        std::path::Path::new("/etc/slurm/slurm.conf"),
+        &mut no_includes,
+    )
+    .expect("the fixture parses")
+    .value;
+    ConfigInfo {
+        loaded_at: NOW - 9,
+        conf: Box::new(conf),
+        facts: spur_slurm::config::HostFacts {
+            conf_path: "/etc/slurm/slurm.conf".into(),
+            next_job_id: 14,
+            slurm_user_uid: Some(64030),
+            slurmd_user_uid: Some(0),
+            plugin_dir: "/usr/lib/x86_64-linux-gnu/slurm-wlm".into(),
+            mail_prog: "/bin/mail".into(),
+            hostname: "vm".into(),
+        },
+    }
 }
 
 /// A controller answering from the recorded cluster; every request is
@@ -215,10 +232,7 @@ fn fake(log: Rc<RefCell<Vec<ClientRequest>>>) -> Box<super::session::Ask<'static
                 nodes: fixture::nodes(),
             },
             ClientRequest::Partitions => ClientResponse::Partitions(fixture::partitions()),
-            ClientRequest::Config => ClientResponse::Config(ConfigInfo {
-                loaded_at: NOW - 9,
-                entries: config_entries(),
-            }),
+            ClientRequest::Config => ClientResponse::Config(recorded_config()),
             ClientRequest::Hold { jobs, .. } if jobs.contains(&99) => {
                 ClientResponse::PerJob(vec![(99, Err(ProtoError::new(ErrorCode::AlreadyDone)))])
             }
@@ -365,22 +379,9 @@ fn config_matches_slurm() {
 
 #[test]
 fn config_boot_time_is_the_controllers_start_in_local_format() {
-    // The controller sends BOOT_TIME without a value; the client formats
-    // ConfigInfo::loaded_at, as scontrol formats boot_time itself.
-    let entries: Vec<(String, String)> = config_entries()
-        .into_iter()
-        .map(|(k, v)| {
-            if k == "BOOT_TIME" {
-                (k, String::new())
-            } else {
-                (k, v)
-            }
-        })
-        .collect();
-    let sent = ConfigInfo {
-        loaded_at: NOW - 9,
-        entries,
-    };
+    // The controller sends its start, not BOOT_TIME's text; the client
+    // formats ConfigInfo::loaded_at, as scontrol formats boot_time itself.
+    let sent = recorded_config();
     let text = super::config::render_config(&sent, NOW, &utc::locale());
     let (recorded, _) = golden(include_str!("golden/39-scontrol-show-config-full.txt"));
     assert!(recorded.starts_with(&text), "\n{text}");

@@ -5,7 +5,6 @@
 
 mod actor;
 mod array;
-mod config;
 mod convert;
 pub mod env;
 mod history;
@@ -26,6 +25,7 @@ use tracing::{info, warn};
 
 use spur_conf::{ConfFile, SlurmConf};
 use spur_core::{Core, Input, NodeId};
+use spur_slurm::config::HostFacts;
 
 use self::actor::Controller;
 use self::env::ClusterFacts;
@@ -99,14 +99,9 @@ impl Site {
     }
 }
 
-/// The pairs `scontrol show config` prints, in Slurm 22.05's order (see
-/// [`config`]); `next_job_id` is the id the next job gets.
-pub(crate) fn config_entries(site: &Site, next_job_id: u32) -> Vec<(String, String)> {
-    config::entries(&site.conf, &host_facts(site, next_job_id))
-}
-
-/// What `show config` needs of this host and this controller.
-fn host_facts(site: &Site, next_job_id: u32) -> config::HostFacts {
+/// What `show config` needs of this host and this controller;
+/// `next_job_id` is the id the next job gets.
+pub(crate) fn host_facts(site: &Site, next_job_id: u32) -> HostFacts {
     let slurmd_user = site
         .conf
         .other
@@ -114,7 +109,7 @@ fn host_facts(site: &Site, next_job_id: u32) -> config::HostFacts {
         .map_or("root", String::as_str);
     // read_config.c: /bin/mail unless only /usr/bin/mail exists.
     let usr_only = !Path::new("/bin/mail").exists() && Path::new("/usr/bin/mail").exists();
-    config::HostFacts {
+    HostFacts {
         conf_path: site.conf_path.display().to_string(),
         next_job_id,
         slurm_user_uid: site.slurm_user_uid,

@@ -67,7 +67,8 @@ impl Controller {
             )),
             ClientRequest::Config => Ok(ClientResponse::Config(ConfigInfo {
                 loaded_at: self.started_at,
-                entries: super::config_entries(&self.site, self.core.next_job_id().0),
+                conf: Box::new(self.site.conf.clone()),
+                facts: super::host_facts(&self.site, self.core.next_job_id().0),
             })),
             ClientRequest::Signal(target) => Ok(self.signal(uid, &target)),
             ClientRequest::Hold { jobs, admin } => {

@@ -7,9 +7,9 @@ use super::*;
 
 /// The cluster Slurm 22.05.8 was recorded on (its slurm.conf is the
 /// conf crate's `anchor` fixture).
-const ANCHOR_CONF: &str = include_str!("../../../../conf/tests/fixtures/anchor/slurm.conf");
+const ANCHOR_CONF: &str = include_str!("../../../conf/tests/fixtures/anchor/slurm.conf");
 const RECORDING: &str =
-    include_str!("../../../../spurctl/src/scontrol/golden/39-scontrol-show-config-full.txt");
+    include_str!("../../../spurctl/src/scontrol/golden/39-scontrol-show-config-full.txt");
 
 fn parse(text: &str) -> SlurmConf {
     let mut no_includes = |_: &Path| Err(std::io::ErrorKind::NotFound.into());
@@ -72,9 +72,9 @@ fn keys_off_their_defaults_print_as_slurm_prints_them() {
     // Recorded from Slurm 22.05.8 with a file that sets most keys:
     // flag lists in Slurm's order and spelling, clamped and derived
     // values, and the multifactor keys.
-    let conf = include_str!("../../../../spurctl/src/scontrol/golden/39b-slurm.conf");
+    let conf = include_str!("../../../spurctl/src/scontrol/golden/39b-slurm.conf");
     let recorded = include_str!(
-        "../../../../spurctl/src/scontrol/golden/39b-scontrol-show-config-nondefault.txt"
+        "../../../spurctl/src/scontrol/golden/39b-scontrol-show-config-nondefault.txt"
     );
     let host = HostFacts {
         conf_path: "/tmp/probe/b/slurm.conf".into(),
@@ -95,9 +95,8 @@ fn unset_keys_print_slurms_defaults() {
                 SelectType=select/cons_tres\nSlurmctldLogFile=/tmp/probe/a/ctld.log\n\
                 NodeName=n1 CPUs=1 State=UNKNOWN\nPartitionName=p Nodes=n1\n\
                 PriorityType=priority/basic\n";
-    let recorded = include_str!(
-        "../../../../spurctl/src/scontrol/golden/39c-scontrol-show-config-defaults.txt"
-    );
+    let recorded =
+        include_str!("../../../spurctl/src/scontrol/golden/39c-scontrol-show-config-defaults.txt");
     let host = HostFacts {
         conf_path: "/tmp/probe/a/slurm.conf".into(),
         next_job_id: 1,

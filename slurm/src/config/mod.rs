@@ -1,10 +1,13 @@
-//! The pairs `scontrol show config` prints: every key Slurm 22.05's
+//! The pairs `scontrol show config` prints (and libslurm's
+//! `slurm_print_ctl_conf`): every key Slurm 22.05's
 //! `slurm_ctl_conf_2_key_pairs` (src/api/config_info.c) lists, in its order
-//! and with its value formatting. A key spur acts on shows spur's value, a
-//! key spur keeps raw shows the site's slurm.conf value, any other key shows
-//! the default src/common/read_config.c gives it. Pure: what only the host
-//! knows comes in as [`HostFacts`].
+//! and with its value formatting, made at the edge from the controller's
+//! typed slurm.conf. A key spur acts on shows spur's value, a key spur
+//! keeps raw shows the site's slurm.conf value, any other key shows the
+//! default src/common/read_config.c gives it. Pure: what only the
+//! controller's host knows comes in as [`HostFacts`].
 
+use serde::{Deserialize, Serialize};
 use spur_conf::SlurmConf;
 
 #[cfg(test)]
@@ -20,14 +23,14 @@ use self::value::{
 };
 
 /// What a key's value may say when the site leaves it unset.
-pub(super) const NULL: &str = "(null)";
+const NULL: &str = "(null)";
 
 /// Slurm's `DEFAULT_ACCOUNTING_TRES`: always tracked, listed first.
-pub(super) const DEFAULT_TRES: &str = "cpu,mem,energy,node,billing,fs/disk,vmem,pages";
+const DEFAULT_TRES: &str = "cpu,mem,energy,node,billing,fs/disk,vmem,pages";
 
 /// Facts of the running controller and its host.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct HostFacts {
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostFacts {
     /// Where slurm.conf was read from (`SLURM_CONF`).
     pub conf_path: String,
     /// The id the next submitted job gets (`NEXT_JOB_ID`).
@@ -47,9 +50,9 @@ pub(crate) struct HostFacts {
 }
 
 /// Every pair, in Slurm 22.05's order. `BOOT_TIME` has no value here: the
-/// client formats [`spur_proto::ConfigInfo::loaded_at`] there, in its own
-/// time format, as scontrol does.
-pub(crate) fn entries(conf: &SlurmConf, facts: &HostFacts) -> Vec<(String, String)> {
+/// client formats the controller's start there, in its own time format, as
+/// scontrol does.
+pub fn entries(conf: &SlurmConf, facts: &HostFacts) -> Vec<(String, String)> {
     let c = Ctx { conf, facts };
     let mut p = Pairs(Vec::with_capacity(LISTING.len() + 16));
     for (key, source) in LISTING {
@@ -292,10 +295,7 @@ const LISTING: &[(&str, Source)] = &[
     ("SlurmctldPidFile", Or("/run/slurmctld.pid")),
     ("SlurmctldPlugstack", Null),
     ("SLURM_CONF", Spur(|c| c.facts.conf_path.clone())),
-    (
-        "SLURM_VERSION",
-        Spur(|_| spur_proto::SLURM_COMPAT_VERSION.to_string()),
-    ),
+    ("SLURM_VERSION", Spur(|_| crate::SLURM_VERSION.to_string())),
     ("SrunEpilog", Null),
     ("SrunPortRange", Parsed(srun_ports)),
     ("SrunProlog", Null),

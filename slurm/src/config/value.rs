@@ -34,14 +34,7 @@ pub(super) fn tokens(value: &str) -> impl Iterator<Item = &str> {
 }
 
 /// `secs2time_str`: `[days-]HH:MM:SS`.
-pub(super) fn duration(secs: u64) -> String {
-    let (d, h, m, s) = (secs / 86_400, secs / 3_600 % 24, secs / 60 % 60, secs % 60);
-    if d > 0 {
-        format!("{d}-{h:02}:{m:02}:{s:02}")
-    } else {
-        format!("{h:02}:{m:02}:{s:02}")
-    }
-}
+pub(super) use crate::time::duration_full as duration;
 
 /// DefMemPerNode and MaxMemPerNode: 0 and UNLIMITED print UNLIMITED.
 pub(super) fn per_node(value: &str) -> String {
