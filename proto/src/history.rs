@@ -219,6 +219,42 @@ impl Tres {
         text
     }
 
+    /// A step's TRES as slurmctld writes it, names in order:
+    /// `cpu=2,gres/gpu=1,mem=8G,node=1` (no `gres/gpu` without GPUs, no
+    /// `mem` without memory).
+    pub fn step_text(&self) -> String {
+        let mut text = format!("cpu={}", self.cpus);
+        if self.gpus > 0 {
+            text.push_str(&format!(",gres/gpu={}", self.gpus));
+        }
+        if self.mem_mb > 0 {
+            text.push_str(&format!(
+                ",mem={}",
+                spur_slurm::units::tres_memory(self.mem_mb)
+            ));
+        }
+        text.push_str(&format!(",node={}", self.nodes));
+        text
+    }
+
+    /// Reads back any of the texts above (`cpu=8,gres/gpu=8,mem=32G,node=2`);
+    /// None for a name or number it does not know.
+    pub fn parse(text: &str) -> Option<Tres> {
+        let mut t = Tres::default();
+        for part in text.split(',').filter(|p| !p.is_empty()) {
+            let (name, value) = part.split_once('=')?;
+            match name {
+                "cpu" => t.cpus = value.parse().ok()?,
+                "node" => t.nodes = value.parse().ok()?,
+                "billing" => t.billing = value.parse().ok()?,
+                "gres/gpu" => t.gpus = value.parse().ok()?,
+                "mem" => t.mem_mb = spur_conf::parse_memory_mb(value).ok()?,
+                _ => return None,
+            }
+        }
+        Some(t)
+    }
+
     /// The TRES as sacct prints it, names in order and zero counts left
     /// out: `billing=8,cpu=8,gres/gpu=8,mem=32G,node=2`.
     pub fn sorted_text(&self, no_convert: bool) -> String {
@@ -357,6 +393,26 @@ pub struct HistoryStep {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tres_texts_read_back_into_counts() {
+        assert_eq!(
+            Tres::parse("cpu=8,gres/gpu=8,mem=32G,node=2"),
+            Some(Tres {
+                cpus: 8,
+                mem_mb: 32_768,
+                nodes: 2,
+                billing: 0,
+                gpus: 8
+            })
+        );
+        assert_eq!(
+            Tres::parse("cpu=1,mem=1000M,node=1").map(|t| t.mem_mb),
+            Some(1000)
+        );
+        assert_eq!(Tres::parse("cpu=x"), None);
+        assert_eq!(Tres::parse("energy=0"), None);
+    }
 
     #[test]
     fn step_ids_and_states_parse_as_slurm_writes_them() {

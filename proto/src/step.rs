@@ -136,9 +136,9 @@ pub struct StepInfo {
     pub num_tasks: u32,
     /// Its CPUs (0 for a batch step).
     pub num_cpus: u32,
-    /// What it was given, as `cpu=2,gres/gpu=1,mem=8G,node=1` (None for a
-    /// batch step).
-    pub tres: Option<String>,
+    /// What it was given (None for a batch step); printed as
+    /// [`crate::Tres::step_text`].
+    pub tres: Option<crate::Tres>,
     /// srun's `--gpus` as `gres:gpu:N`.
     pub tres_per_step: Option<String>,
     /// srun's `--gpus-per-node`.

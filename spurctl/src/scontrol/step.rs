@@ -50,7 +50,11 @@ pub fn render_step(step: &StepInfo, opts: ShowOpts, locale: &Locale) -> String {
         false,
     );
     line(
-        format!("TRES={}", step.tres.as_deref().unwrap_or("(null)")),
+        format!(
+            "TRES={}",
+            step.tres
+                .map_or_else(|| "(null)".to_string(), |t| t.step_text())
+        ),
         false,
     );
     line("ResvPorts=(null)".to_string(), false);
@@ -179,7 +183,7 @@ mod tests {
             node_count: 1,
             num_tasks: 1,
             num_cpus: 1,
-            tres: Some("cpu=1,mem=4G,node=1".into()),
+            tres: spur_proto::Tres::parse("cpu=1,mem=4G,node=1"),
             tres_per_step: None,
             tres_per_node: None,
             tres_per_task: None,

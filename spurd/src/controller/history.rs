@@ -340,14 +340,7 @@ fn batch_step(
 
 /// A stored srun step.
 fn srun_step(s: &StepRow) -> HistoryStep {
-    let allocated = parse_tres(&s.tres).unwrap_or_else(|| {
-        warn!(job = s.job_id, step = s.step_id, tres = %s.tres, "stored step TRES does not parse");
-        Tres {
-            cpus: s.ncpus,
-            nodes: s.node_count,
-            ..Tres::default()
-        }
-    });
+    let allocated = s.tres;
     HistoryStep {
         step: StepId::Numbered(s.step_id),
         name: s.name.clone(),
@@ -365,24 +358,6 @@ fn srun_step(s: &StepRow) -> HistoryStep {
         user_cpu_us: s.user_cpu_us,
         system_cpu_us: s.system_cpu_us,
     }
-}
-
-/// Reads a TRES text (`cpu=8,gres/gpu=8,mem=32G,node=2`). None when a part
-/// is not `name=count` or names a TRES spur does not count.
-pub(super) fn parse_tres(text: &str) -> Option<Tres> {
-    let mut t = Tres::default();
-    for part in text.split(',').filter(|p| !p.is_empty()) {
-        let (name, value) = part.split_once('=')?;
-        match name {
-            "cpu" => t.cpus = value.parse().ok()?,
-            "node" => t.nodes = value.parse().ok()?,
-            "billing" => t.billing = value.parse().ok()?,
-            "gres/gpu" => t.gpus = value.parse().ok()?,
-            "mem" => t.mem_mb = spur_conf::parse_memory_mb(value).ok()?,
-            _ => return None,
-        }
-    }
-    Some(t)
 }
 
 #[cfg(test)]
@@ -505,25 +480,5 @@ mod tests {
         assert!(history_job(row(JobState::Completed, None), &later)
             .steps
             .is_empty());
-    }
-
-    #[test]
-    fn tres_texts_read_back_into_counts() {
-        assert_eq!(
-            parse_tres("cpu=8,gres/gpu=8,mem=32G,node=2"),
-            Some(Tres {
-                cpus: 8,
-                mem_mb: 32_768,
-                nodes: 2,
-                billing: 0,
-                gpus: 8
-            })
-        );
-        assert_eq!(
-            parse_tres("cpu=1,mem=1000M,node=1").map(|t| t.mem_mb),
-            Some(1000)
-        );
-        assert_eq!(parse_tres("cpu=x"), None);
-        assert_eq!(parse_tres("energy=0"), None);
     }
 }

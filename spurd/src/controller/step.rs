@@ -162,15 +162,13 @@ impl Controller {
         let gpus: usize = grant.nodes.iter().map(|n| n.gpus.len()).sum();
         let ncpus = grant.ntasks() * cpt;
         let node_count = grant.nodes.len() as u32;
-        // Slurm's TRES string, names in order: cpu, gres/gpu, mem, node.
-        let mut tres = format!("cpu={ncpus}");
-        if gpus > 0 {
-            tres.push_str(&format!(",gres/gpu={gpus}"));
-        }
-        if let Some(mb) = step_mem_mb(&self.core, id, ncpus, gpus as u32, node_count) {
-            tres.push_str(&format!(",mem={}", spur_slurm::units::tres_memory(mb)));
-        }
-        tres.push_str(&format!(",node={node_count}"));
+        let tres = spur_proto::Tres {
+            cpus: ncpus,
+            mem_mb: step_mem_mb(&self.core, id, ncpus, gpus as u32, node_count).unwrap_or(0),
+            nodes: node_count,
+            billing: 0,
+            gpus: gpus as u32,
+        };
         // srun lays tasks out cyclically when each node has one, in blocks
         // otherwise.
         let layout = if grant.ntasks() <= node_count {
@@ -474,7 +472,7 @@ impl Controller {
                     node_count: row.node_count,
                     num_tasks: row.ntasks,
                     num_cpus: row.ncpus,
-                    tres: Some(row.tres.clone()),
+                    tres: Some(row.tres),
                     tres_per_step: gres(0),
                     tres_per_node: gres(1),
                     tres_per_task: gres(2),

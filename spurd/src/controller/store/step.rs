@@ -6,6 +6,8 @@
 use rusqlite::types::Value;
 use rusqlite::Row;
 use spur_core::JobState;
+use spur_proto::Tres;
+use tracing::warn;
 
 use super::{StoreError, Turn};
 
@@ -37,9 +39,9 @@ pub struct StepRow {
     pub ntasks: u32,
     /// CPUs allocated to it.
     pub ncpus: u32,
-    /// Its resources as sacct's AllocTRES prints them:
-    /// `cpu=8,gres/gpu=8,mem=32G,node=2` (memory with a K/M/G/T suffix).
-    pub tres: String,
+    /// Its resources, stored as [`Tres::step_text`] writes them
+    /// (`cpu=8,gres/gpu=8,mem=32G,node=2`).
+    pub tres: Tres,
     /// Who cancelled it, when it was cancelled (`CANCELLED by N`).
     pub cancelled_by: Option<u32>,
     /// Its task layout (`Block`, `Cyclic`, ...), if known.
@@ -79,13 +81,29 @@ impl StepRow {
             node_count: r.get(9)?,
             ntasks: r.get(10)?,
             ncpus: r.get(11)?,
-            tres: r.get(12)?,
+            tres: stored_tres(r)?,
             cancelled_by: r.get(13)?,
             layout: r.get(14)?,
             user_cpu_us: r.get::<_, i64>(15)? as u64,
             system_cpu_us: r.get::<_, i64>(16)? as u64,
         })
     }
+}
+
+/// A row's TRES column; one that does not read back (a store written by
+/// hand) is its CPUs and nodes, with a warning.
+fn stored_tres(r: &Row<'_>) -> rusqlite::Result<Tres> {
+    let text: String = r.get(12)?;
+    if let Some(tres) = Tres::parse(&text) {
+        return Ok(tres);
+    }
+    let (job, step) = (r.get::<_, i64>(0)?, r.get::<_, i64>(1)?);
+    warn!(job, step, tres = %text, "stored step TRES does not parse");
+    Ok(Tres {
+        cpus: r.get(11)?,
+        nodes: r.get(9)?,
+        ..Tres::default()
+    })
 }
 
 impl super::Store {
@@ -135,7 +153,7 @@ fn step_params(s: &StepRow) -> rusqlite::ParamsFromIter<Vec<Value>> {
         Value::Integer(i64::from(s.node_count)),
         Value::Integer(i64::from(s.ntasks)),
         Value::Integer(i64::from(s.ncpus)),
-        Value::Text(s.tres.clone()),
+        Value::Text(s.tres.step_text()),
         opt(s.cancelled_by.map(i64::from)),
         text(&s.layout),
         Value::Integer(s.user_cpu_us as i64),

@@ -51,7 +51,7 @@ fn step(job_id: u32, step_id: u32, start: u64, end: Option<u64>, code: i32) -> S
         node_count: 2,
         ntasks: 8,
         ncpus: 8,
-        tres: "cpu=8,gres/gpu=8,mem=32G,node=2".into(),
+        tres: spur_proto::Tres::parse("cpu=8,gres/gpu=8,mem=32G,node=2").expect("TRES"),
         cancelled_by: None,
         layout: Some("Block".into()),
         user_cpu_us: 11_390,
