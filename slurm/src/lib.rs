@@ -11,6 +11,7 @@ pub mod export;
 pub mod gres;
 pub mod job_ref;
 pub mod limits;
+pub mod locale;
 pub mod node_state;
 pub mod number;
 pub mod openapi;

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use spur_conf::TopologyConf;
 use spur_proto::ConfigInfo;
 
-use crate::sinfo::locale::Locale;
+use spur_slurm::locale::Locale;
 
 /// `Configuration data as of <as_of>` and the `Key = Value` lines (keys
 /// padded to 23 columns, as `slurm_print_key_pairs` does). `BOOT_TIME` is

@@ -7,8 +7,6 @@
 pub mod act;
 pub mod args;
 pub mod config;
-pub mod job;
-pub mod node;
 pub mod session;
 pub mod show;
 pub mod step;
@@ -26,12 +24,12 @@ use clap::Parser;
 use self::args::{abbrev, starts_with_ci, ScontrolArgs};
 use self::session::{Session, Site};
 use crate::controller;
-use crate::sinfo::locale::Locale;
+use spur_slurm::locale::Locale;
 use spur_sys::users;
 
 pub use self::config::render_config;
-pub use self::job::render_job;
-pub use self::node::{render_node, render_partition};
+pub use spur_proto::show::job::render_job;
+pub use spur_proto::show::node::{render_node, render_partition};
 
 /// What a command keyword does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -230,7 +228,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     let ask = Box::new(controller::Live);
     let mut s = Session::new(
         Site::load(),
-        Locale::system(),
+        Locale::local(spur_sys::users::name_of),
         now,
         users::current_uid(),
         ask,

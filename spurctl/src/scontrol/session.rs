@@ -6,9 +6,9 @@
 
 use std::path::PathBuf;
 
-use super::job::ShowOpts;
 use crate::controller::RequestError;
-use crate::sinfo::locale::Locale;
+use spur_proto::show::ShowOpts;
+use spur_slurm::locale::Locale;
 
 /// What scontrol reads from slurm.conf.
 #[derive(Debug, Clone)]

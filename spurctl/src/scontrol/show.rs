@@ -8,11 +8,11 @@ use spur_proto::JobInfo;
 
 use super::args::abbrev;
 use super::config::{render_config, render_topology, topology_records};
-use super::job::render_job;
-use super::node::{render_node, render_partition, NodeView};
 use super::session::Session;
 use super::{act, args};
 use crate::controller::Api;
+use spur_proto::show::job::render_job;
+use spur_proto::show::node::{render_node, render_partition, NodeView};
 use spur_slurm::job_ref::task_ids;
 
 /// `show <entity> [<id>]` (`words[0]` is `show`).

@@ -20,8 +20,8 @@ use super::update::{self, Entity, TimeChange};
 use super::{apply_flags, process};
 use crate::controller::RequestError;
 use crate::sinfo::fixture::{self, golden, NOW};
-use crate::sinfo::locale::utc;
 use spur_slurm::job_ref::{parse_job_list, task_ids, JobRef};
+use spur_slurm::locale::utc;
 
 /// Job 5: two nodes, four GPUs each, running 5 seconds.
 fn job5() -> JobInfo {
@@ -499,11 +499,11 @@ fn drained_node_shows_state_and_reason() {
     node.reason = Some("bad gpu".to_string());
     node.reason_set = Some((0, NOW - 60));
     node.port = 6818;
-    let view = super::node::NodeView {
+    let view = spur_proto::show::node::NodeView {
         slurmd_port: 6818,
         locale: &utc::locale(),
     };
-    let opts = super::job::ShowOpts::default();
+    let opts = spur_proto::show::ShowOpts::default();
     let text = super::render_node(&node, opts, view);
     assert!(text.contains("NodeAddr=127.0.0.1 NodeHostName=gb010 Version=22.05.8\n"));
     assert!(text.contains("State=IDLE+DRAIN ThreadsPerCore=1"));

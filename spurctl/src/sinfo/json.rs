@@ -5,9 +5,9 @@
 use spur_proto::NodeInfo;
 use spur_slurm::openapi::{self, v0038};
 
-use super::locale::Locale;
 use super::row;
 use super::state;
+use spur_slurm::locale::Locale;
 
 /// The whole `sinfo --json` document's values.
 pub fn document(nodes: &[NodeInfo], locale: &Locale) -> v0038::Nodes {

@@ -7,7 +7,6 @@
 pub mod args;
 pub mod format;
 pub mod json;
-pub mod locale;
 pub mod render;
 pub mod row;
 pub mod state;
@@ -26,11 +25,11 @@ use spur_proto::{NodeInfo, PartitionInfo};
 
 use self::args::SinfoArgs;
 use self::format::Layout;
-use self::locale::Locale;
 use self::render::Table;
 use self::row::{Fields, Selection};
 use self::state::StateFilter;
 use crate::controller::{Api, Live, RequestError};
+use spur_slurm::locale::Locale;
 
 /// The environment variables sinfo reads.
 #[derive(Debug, Clone, Default)]
@@ -222,7 +221,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     for warning in &opts.layout.format.warnings {
         eprintln!("{warning}");
     }
-    let locale = Locale::system();
+    let locale = Locale::local(spur_sys::users::name_of);
     if args.json {
         return print_json(&locale);
     }

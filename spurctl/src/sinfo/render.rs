@@ -5,9 +5,9 @@ use spur_proto::{NodeInfo, PartitionInfo};
 use spur_slurm::print::padded;
 
 use super::format::{Field, Item};
-use super::locale::Locale;
 use super::row::{self, Row, Span, NO_VAL, NO_VAL64};
 use super::state;
+use spur_slurm::locale::Locale;
 
 /// The narrowest NODELIST and PARTITION columns when sized to fit.
 const MIN_FIELD: usize = 9;

@@ -7,11 +7,11 @@ use super::args::SinfoArgs;
 use super::fixture::{self, golden, NOW};
 use super::format::{self, Field, Item};
 use super::json;
-use super::locale::utc;
 use super::render::num_unit;
 use super::state::{self, StateFilter, StateSelector};
 use super::{render, Options, SinfoEnv};
 use serde_json::Value as Json;
+use spur_slurm::locale::utc;
 
 fn args(argv: &[&str]) -> SinfoArgs {
     SinfoArgs::try_parse_from(std::iter::once("sinfo").chain(argv.iter().copied()))

@@ -2,11 +2,11 @@
 //! 22.05's `slurm_sprint_node_table` (`src/api/node_info.c`) and
 //! `slurm_sprint_partition_info` (`src/api/partition_info.c`) do. Pure.
 
-use spur_proto::{NodeInfo, PartitionInfo};
-
-use super::job::ShowOpts;
-use crate::sinfo::locale::Locale;
+use spur_slurm::locale::Locale;
 use spur_slurm::node_state;
+
+use super::ShowOpts;
+use crate::{NodeInfo, PartitionInfo};
 
 /// What `show node` needs besides the node.
 #[derive(Debug, Clone, Copy)]

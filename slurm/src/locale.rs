@@ -1,9 +1,7 @@
-//! How the commands turn times and ids into text: local timestamps and user
-//! names by default, fixed ones in golden tests (the reference outputs were
-//! recorded in UTC on a host with its own passwd file). Shared by sinfo and
-//! scontrol.
-
-use spur_sys::users;
+//! How times and user ids become text in Slurm's records: local
+//! timestamps and the host's user names where a command runs, fixed ones in
+//! golden tests (the reference outputs were recorded in UTC on a host with
+//! its own passwd file).
 
 /// The formatters a render function uses for times and users.
 #[derive(Debug, Clone, Copy)]
@@ -17,12 +15,13 @@ pub struct Locale {
 }
 
 impl Locale {
-    /// Local time and this host's passwd database.
-    pub fn system() -> Locale {
+    /// Local time, and users named by `user_name` (the host's passwd
+    /// database: `spur_sys::users::name_of`).
+    pub fn local(user_name: fn(u32) -> String) -> Locale {
         Locale {
-            timestamp: spur_slurm::time::timestamp,
-            ctime: spur_slurm::time::ctime,
-            user_name: users::name_of,
+            timestamp: crate::time::timestamp,
+            ctime: crate::time::ctime,
+            user_name,
         }
     }
 
@@ -36,9 +35,8 @@ impl Locale {
     }
 }
 
-#[cfg(test)]
-pub(crate) mod utc {
-    //! UTC formatters for golden tests.
+pub mod utc {
+    //! UTC formatters and the recording host's users, for golden tests.
 
     /// Days since 1970-01-01 to (year, month, day) (Howard Hinnant's
     /// `civil_from_days`).

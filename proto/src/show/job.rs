@@ -2,38 +2,10 @@
 //! (`src/api/job_info.c`) lays it out, from the controller's `JobInfo`.
 //! Pure: a job and the time in, text out.
 
-use spur_proto::{ExclusiveMode, JobInfo, JobStateName, MemSpec};
+use spur_slurm::locale::Locale;
 
-use crate::sinfo::locale::Locale;
-
-/// How `show` prints a record.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ShowOpts {
-    /// `-o`: one line per record.
-    pub one_liner: bool,
-    /// `-d`: details (per-node allocation of a job).
-    pub details: bool,
-}
-
-impl ShowOpts {
-    /// What separates fields that Slurm puts on separate lines.
-    pub fn line_end(self) -> &'static str {
-        if self.one_liner {
-            " "
-        } else {
-            "\n   "
-        }
-    }
-
-    /// What ends a record.
-    pub fn record_end(self) -> &'static str {
-        if self.one_liner {
-            "\n"
-        } else {
-            "\n\n"
-        }
-    }
-}
+use super::ShowOpts;
+use crate::{ExclusiveMode, JobInfo, JobStateName, MemSpec};
 
 /// Collects `key=value` lines joined by the line end.
 struct Lines {
