@@ -355,6 +355,18 @@ pub struct HistoryJob {
     pub steps: Vec<HistoryStep>,
 }
 
+impl HistoryJob {
+    /// The job as sacct's JobID names it: `8_0` for an array task,
+    /// `8_[2-9]` for an array's pending tasks, else the id.
+    pub fn id_text(&self) -> String {
+        match (self.array_job_id, self.array_task_id, &self.array_task_str) {
+            (Some(array), Some(task), _) => format!("{array}_{task}"),
+            (Some(array), None, Some(pending)) => format!("{array}_[{pending}]"),
+            _ => self.job_id.to_string(),
+        }
+    }
+}
+
 /// One step of a job.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HistoryStep {

@@ -401,3 +401,16 @@ pub struct JobInfo {
     /// Options stored but not acted on.
     pub unacted: Vec<String>,
 }
+
+impl JobInfo {
+    /// The job as squeue's JOBID names it (`_print_job_job_id`): `123`,
+    /// `123_4`, or `123_[5-9%2]` for an array's pending tasks.
+    pub fn id_text(&self) -> String {
+        let array_job = self.array_job_id.unwrap_or(self.job_id);
+        match (&self.array_task_str, self.array_task_id) {
+            (Some(tasks), _) => format!("{array_job}_[{tasks}]"),
+            (None, Some(task)) => format!("{array_job}_{task}"),
+            (None, None) => self.job_id.to_string(),
+        }
+    }
+}

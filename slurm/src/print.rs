@@ -132,9 +132,41 @@ pub fn padded(text: &str, width: usize, right: bool, cut: bool) -> String {
     out
 }
 
+/// Ids as Slurm's `bit_fmt` writes a bitmap: sorted, runs as ranges,
+/// `0-3,6`.
+pub fn bit_fmt(ids: &[u32]) -> String {
+    let mut sorted = ids.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let start = sorted[i];
+        let mut end = start;
+        while i + 1 < sorted.len() && sorted[i + 1] == end + 1 {
+            i += 1;
+            end = sorted[i];
+        }
+        parts.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
+        i += 1;
+    }
+    parts.join(",")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bit_fmt_writes_runs_as_ranges() {
+        assert_eq!(bit_fmt(&[6, 0, 1, 2, 3]), "0-3,6");
+        assert_eq!(bit_fmt(&[5, 5, 7]), "5,7");
+        assert_eq!(bit_fmt(&[]), "");
+    }
 
     #[test]
     fn cells_are_padded_and_cut_as_print_str_does() {

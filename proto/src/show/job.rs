@@ -237,32 +237,13 @@ fn node_alloc(job: &JobInfo, i: usize) -> String {
     let gres = if idx.is_empty() {
         String::new()
     } else {
-        format!("gpu:{}(IDX:{})", idx.len(), ranges(&idx))
+        format!(
+            "gpu:{}(IDX:{})",
+            idx.len(),
+            spur_slurm::print::bit_fmt(&idx)
+        )
     };
     format!("CPU_IDs={ids} Mem={mem} GRES={gres}")
-}
-
-/// `0-3,6`.
-pub fn ranges(values: &[u32]) -> String {
-    let mut sorted = values.to_vec();
-    sorted.sort_unstable();
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < sorted.len() {
-        let start = sorted[i];
-        let mut end = start;
-        while i + 1 < sorted.len() && sorted[i + 1] == end + 1 {
-            i += 1;
-            end = sorted[i];
-        }
-        parts.push(if start == end {
-            start.to_string()
-        } else {
-            format!("{start}-{end}")
-        });
-        i += 1;
-    }
-    parts.join(",")
 }
 
 /// The memory of a job's TRES, in MiB.

@@ -382,16 +382,6 @@ pub struct Ctx {
     pub noconvert: bool,
 }
 
-/// `8_0` for an array task, `8_[2-9]` for an array's pending tasks, else
-/// the id.
-pub fn job_id_text(job: &HistoryJob) -> String {
-    match (job.array_job_id, job.array_task_id, &job.array_task_str) {
-        (Some(array), Some(task), _) => format!("{array}_{task}"),
-        (Some(array), None, Some(pending)) => format!("{array}_[{pending}]"),
-        _ => job.job_id.to_string(),
-    }
-}
-
 /// sacct's CPU times: `MM:SS.mmm` under an hour when there are
 /// milliseconds, else `[D-]HH:MM:SS` / `00:MM:SS`.
 pub fn cpu_time_text(micros: u64) -> String {
@@ -534,7 +524,7 @@ fn job_cell(id: F, job: &HistoryJob, ctx: &Ctx) -> Cell {
         F::Flags => Cell::Str(job.start_time.map(|_| "SchedMain".to_string())),
         F::Gid => Cell::Num(Some(u64::from(job.group_id))),
         F::Group => text(job.group_name.clone()),
-        F::JobId => text(job_id_text(job)),
+        F::JobId => text(job.id_text()),
         F::JobIdRaw => text(job.job_id.to_string()),
         F::JobName => text(job.name.clone()),
         F::NNodes => Cell::Num(Some(u64::from(job_nodes(job)))),
@@ -598,7 +588,7 @@ fn step_cell(id: F, job: &HistoryJob, step: &HistoryStep, ctx: &Ctx) -> Cell {
         // A step with no end of its own ends with its job.
         F::End => Cell::Date(stamp(step.end_time.or(job.end_time))),
         F::ExitCode => text(exit_text(step.exit_code, step.exit_signal)),
-        F::JobId => text(format!("{}.{}", job_id_text(job), step.step)),
+        F::JobId => text(format!("{}.{}", job.id_text(), step.step)),
         F::JobIdRaw => text(format!("{}.{}", job.job_id, step.step)),
         F::JobName => text(step.name.clone()),
         F::Layout => text(step.layout.clone().unwrap_or_else(|| "Unknown".into())),

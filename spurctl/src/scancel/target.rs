@@ -170,7 +170,7 @@ fn names(r: &JobRef, job: &JobInfo) -> bool {
 
 /// Slurm's name for a job in scancel's messages.
 pub fn label(job: &JobInfo) -> String {
-    crate::squeue::field::job_id_text(job)
+    job.id_text()
 }
 
 /// How a record is addressed: the tasks of an array's record or task (so

@@ -83,7 +83,7 @@ fn task_jobs(
     ids.dedup();
     s.ask.split_array_tasks(ArrayTasks {
         array_job_id: array,
-        tasks: crate::squeue::filter::ranges(&ids),
+        tasks: spur_slurm::print::bit_fmt(&ids),
     })
 }
 

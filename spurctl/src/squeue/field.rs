@@ -392,7 +392,7 @@ impl Field {
 fn id_cell(field: Field, job: &JobInfo) -> Option<Cell<'_>> {
     let array_job = job.array_job_id.unwrap_or(job.job_id);
     Some(match field {
-        Field::JobArrayId => Cell::text(job_id_text(job)),
+        Field::JobArrayId => Cell::text(job.id_text()),
         Field::JobId => Cell::text(job.job_id.to_string()),
         Field::ArrayJobId if job.array_task_str.is_some() || job.array_task_id.is_some() => {
             Cell::text(array_job.to_string())
@@ -424,16 +424,6 @@ fn id_cell(field: Field, job: &JobInfo) -> Option<Cell<'_>> {
         Field::ReasonList | Field::NodeList => Cell::uncut(nodes_sorted(&job.nodes)),
         _ => return None,
     })
-}
-
-/// The JOBID column: `123`, `123_4` or `123_[5-9%2]`.
-pub fn job_id_text(job: &JobInfo) -> String {
-    let array_job = job.array_job_id.unwrap_or(job.job_id);
-    match (&job.array_task_str, job.array_task_id) {
-        (Some(tasks), _) => format!("{array_job}_[{tasks}]"),
-        (None, Some(task)) => format!("{array_job}_{task}"),
-        (None, None) => job.job_id.to_string(),
-    }
 }
 
 fn name_or_id(name: &str, id: u32) -> String {

@@ -282,25 +282,6 @@ fn narrow(job: &mut JobInfo, sels: &[JobSel]) {
         job.array_task_id = Some(one);
         job.array_job_id = array;
     } else {
-        job.array_task_str = Some(ranges(&keep));
+        job.array_task_str = Some(spur_slurm::print::bit_fmt(&keep));
     }
-}
-
-/// Sorted ids as Slurm's `bit_fmt` writes them: `2-4,7`.
-pub fn ranges(ids: &[u32]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < ids.len() {
-        let mut j = i;
-        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
-            j += 1;
-        }
-        parts.push(if i == j {
-            ids[i].to_string()
-        } else {
-            format!("{}-{}", ids[i], ids[j])
-        });
-        i = j + 1;
-    }
-    parts.join(",")
 }

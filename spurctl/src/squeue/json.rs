@@ -135,7 +135,11 @@ fn gres_detail(j: &JobInfo) -> Vec<String> {
         .filter(|idx| !idx.is_empty())
         .map(|idx| {
             let ids: Vec<u32> = idx.clone();
-            format!("gpu:{}(IDX:{})", ids.len(), super::filter::ranges(&ids))
+            format!(
+                "gpu:{}(IDX:{})",
+                ids.len(),
+                spur_slurm::print::bit_fmt(&ids)
+            )
         })
         .collect()
 }

@@ -337,7 +337,7 @@ fn tasks_word(ids: &[u32]) -> String {
     if ids.len() == 1 {
         format!("task {}", ids[0])
     } else {
-        format!("tasks {}", crate::squeue::filter::ranges(ids))
+        format!("tasks {}", spur_slurm::print::bit_fmt(ids))
     }
 }
 
