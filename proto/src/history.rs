@@ -8,57 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::job::JobStateName;
 
-/// A step id as Slurm writes it after the dot (`N.batch`, `N.0`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum StepId {
-    /// The batch script (`batch`).
-    Batch,
-    /// The extern step (`extern`); spur has none.
-    Extern,
-    /// The interactive step of salloc (`interactive`).
-    Interactive,
-    /// An srun step: 0, 1, ...
-    Numbered(u32),
-}
-
-impl StepId {
-    /// Parses what follows the dot: `batch`, `extern`, `interactive` or a
-    /// number (Slurm's `slurm_parse_step_str`: digits are read as far as
-    /// they go).
-    pub fn parse(text: &str) -> Option<StepId> {
-        match text {
-            "batch" => Some(StepId::Batch),
-            "extern" => Some(StepId::Extern),
-            "interactive" => Some(StepId::Interactive),
-            _ => {
-                let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
-                digits.parse().ok().map(StepId::Numbered)
-            }
-        }
-    }
-}
-
-impl std::fmt::Display for StepId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StepId::Batch => f.write_str("batch"),
-            StepId::Extern => f.write_str("extern"),
-            StepId::Interactive => f.write_str("interactive"),
-            StepId::Numbered(n) => write!(f, "{n}"),
-        }
-    }
-}
-
-/// One entry of `sacct -j`: `N`, `N_i`, `N.step` or `N_i.step`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct JobSelector {
-    /// The job id (or the array's id with `array_task`).
-    pub job_id: u32,
-    /// `_i`: one task of an array.
-    pub array_task: Option<u32>,
-    /// `.step`: only this step (the job's own line is then not shown).
-    pub step: Option<StepId>,
-}
+pub use spur_slurm::step_ref::{JobSelector, StepId};
 
 /// The job states sacct can select on (`-s`), as slurmdbd accounts them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

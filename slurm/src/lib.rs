@@ -18,6 +18,7 @@ pub mod openapi;
 pub mod parse_time;
 pub mod print;
 pub mod signal;
+pub mod step_ref;
 pub mod time;
 pub mod units;
 

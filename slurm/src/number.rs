@@ -3,10 +3,10 @@
 //! caller).
 
 /// C's `strtol(text, &end, 10)`: the value and the text after its digits;
-/// None when there are no digits (C's `end == text`). Saturates on
-/// overflow, as strtol does.
+/// None when there are no digits (C's `end == text`). Skips C's white
+/// space (`isspace`) only, and saturates on overflow, as strtol does.
 pub fn strtol(text: &str) -> Option<(i64, &str)> {
-    let s = text.trim_start();
+    let s = text.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
     let (neg, body) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),
@@ -47,5 +47,8 @@ mod tests {
         assert_eq!(strtol("-99999999999999999999"), Some((i64::MIN, "")));
         assert_eq!(strtol_or_zero("abc"), (0, "abc"));
         assert_eq!(strtol_or_zero(" 5 "), (5, " "));
+        // isspace is C's six, not Unicode's.
+        assert_eq!(strtol("\u{a0}5"), None);
+        assert_eq!(strtol("\x0b\t5"), Some((5, "")));
     }
 }

@@ -319,24 +319,8 @@ fn parse_token(token: &str, max: i64, runs: &mut Vec<(u32, u32)>) -> Result<(), 
     Ok(())
 }
 
-/// C's `strtol(s, &end, 10)`: leading white space, an optional sign, then
-/// digits (saturating). With no digits: 0 and `s` unchanged.
-pub(crate) fn strtol(s: &str) -> (i64, &str) {
-    let trimmed = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
-    let (negative, unsigned) = match trimmed.as_bytes().first() {
-        Some(b'-') => (true, &trimmed[1..]),
-        Some(b'+') => (false, &trimmed[1..]),
-        _ => (false, trimmed),
-    };
-    let digits = unsigned.bytes().take_while(u8::is_ascii_digit).count();
-    if digits == 0 {
-        return (0, s);
-    }
-    let value = unsigned[..digits].bytes().fold(0i64, |acc, d| {
-        acc.saturating_mul(10).saturating_add(i64::from(d - b'0'))
-    });
-    (if negative { -value } else { value }, &unsigned[digits..])
-}
+/// C's `strtol` as Slurm calls it here, not checking where it stopped.
+pub(crate) use spur_slurm::number::strtol_or_zero as strtol;
 
 /// C's `atoi`.
 fn atoi(s: &str) -> i64 {
@@ -501,13 +485,5 @@ mod tests {
         assert_eq!(serde_json::from_str::<TaskSet>(&json).unwrap(), set);
         assert!("3-1".parse::<TaskSet>().is_err());
         assert!(serde_json::from_str::<TaskSet>(r#""x""#).is_err());
-    }
-
-    #[test]
-    fn strtol_behaves_like_c() {
-        assert_eq!(strtol("12ab"), (12, "ab"));
-        assert_eq!(strtol(" -3"), (-3, ""));
-        assert_eq!(strtol("x"), (0, "x"));
-        assert_eq!(strtol("99999999999999999999"), (i64::MAX, ""));
     }
 }

@@ -5,7 +5,7 @@
 //! and widths, and the filters applied to what the controller returns.
 //! Errors carry Slurm's text. Pure: the clock and the caller are arguments.
 
-use spur_proto::{AcctState, HistoryQuery, JobSelector, StepId};
+use spur_proto::{AcctState, HistoryQuery, JobSelector};
 
 use super::args::SacctArgs;
 use super::field::{self, FieldDef};
@@ -140,52 +140,16 @@ fn items(list: &str) -> Vec<String> {
 }
 
 /// `-j`: `N`, `N_i`, `N.step`, `N_i.step`, as `slurm_parse_step_str` reads
-/// them.
+/// them, each once.
 pub fn parse_jobs(lists: &[String]) -> Result<Vec<JobSelector>, String> {
     let mut out: Vec<JobSelector> = Vec::new();
     for item in lists.iter().flat_map(|l| items(l)) {
-        if !item.starts_with(|c: char| c.is_ascii_digit()) {
-            return Err(fatal(format!("Bad job/step specified: {item}")));
-        }
-        let (job, step) = match item.split_once('.') {
-            Some((job, step)) => {
-                let parsed = StepId::parse(step)
-                    .filter(|_| step.starts_with(|c: char| c.is_ascii_alphanumeric()))
-                    .ok_or_else(|| fatal(format!("Bad step specified: {job}")))?;
-                (job, Some(parsed))
-            }
-            None => (item.as_str(), None),
-        };
-        let (job, task) = match job.split_once('_') {
-            Some((job, task)) => {
-                if !task.starts_with(|c: char| c.is_ascii_digit()) {
-                    return Err(fatal(format!("Bad job array element specified: {job}")));
-                }
-                (job, Some(atoi(task).max(0) as u32))
-            }
-            None => (job, None),
-        };
-        let sel = JobSelector {
-            job_id: atoi(job).max(0) as u32,
-            array_task: task,
-            step,
-        };
+        let sel = spur_slurm::step_ref::parse_step_str(&item).map_err(fatal)?;
         if !out.contains(&sel) {
             out.push(sel);
         }
     }
     Ok(out)
-}
-
-/// C's atoi: an optional sign and the digits that follow; 0 otherwise.
-fn atoi(text: &str) -> i64 {
-    let t = text.trim_start();
-    let (sign, digits) = match t.strip_prefix('-') {
-        Some(rest) => (-1, rest),
-        None => (1, t.strip_prefix('+').unwrap_or(t)),
-    };
-    let n: String = digits.chars().take_while(char::is_ascii_digit).collect();
-    sign * n.parse::<i64>().unwrap_or(0)
 }
 
 /// `-s`: state names or codes, any case.
@@ -220,7 +184,7 @@ pub fn parse_fields(spec: &str) -> Result<Vec<Column>, String> {
             continue;
         }
         let (name, width) = match token.split_once('%') {
-            Some((name, w)) => (name, Some(atoi(w) as i32)),
+            Some((name, w)) => (name, Some(spur_slurm::number::strtol_or_zero(w).0 as i32)),
             None => (token, None),
         };
         // Any prefix of ALL, even an empty one, is every field.

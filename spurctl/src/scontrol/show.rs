@@ -111,47 +111,7 @@ fn not_found(s: &mut Session<'_>, text: &str) {
     }
 }
 
-/// A job id as `show job` reads it: `5`, `8_3`, `9+1`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ShowId {
-    /// The job (or array) id.
-    pub job: u32,
-    /// The array task.
-    pub task: Option<u32>,
-    /// The heterogeneous job offset.
-    pub het: Option<u32>,
-}
-
-/// Reads `show job`'s id as `scontrol_print_job` does (digits, `_`, `+`
-/// only; `strtol` for each number). None: not a job id.
-pub fn parse_show_id(text: &str) -> Option<ShowId> {
-    if !text
-        .chars()
-        .all(|c| c.is_ascii_digit() || c == '_' || c == '+')
-    {
-        return None;
-    }
-    let lead = |t: &str| -> (u32, usize) {
-        let n = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        (t[..n].parse().unwrap_or(0), n)
-    };
-    let (job, n) = lead(text);
-    let mut rest = &text[n..];
-    let mut id = ShowId {
-        job,
-        task: None,
-        het: None,
-    };
-    if let Some(r) = rest.strip_prefix('_') {
-        let (t, n) = lead(r);
-        id.task = Some(t);
-        rest = &r[n..];
-    }
-    if let Some(r) = rest.strip_prefix('+') {
-        id.het = Some(lead(r).0);
-    }
-    Some(id)
-}
+pub use spur_slurm::step_ref::{show_job_id as parse_show_id, ShowId};
 
 /// Whether a record is (or holds) the task asked for.
 fn has_task(job: &JobInfo, task: Option<u32>) -> bool {

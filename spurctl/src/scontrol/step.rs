@@ -8,29 +8,7 @@ use spur_proto::{StepId, StepInfo};
 use super::session::Session;
 use crate::controller::Api;
 
-/// What `show step`'s argument names, as scontrol_print_step reads it:
-/// the job (strtol), then `_task` or `.step` (strtol: `batch` reads as 0).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct StepArg {
-    job: u32,
-    task: Option<u32>,
-    step: Option<u32>,
-}
-
-fn parse_arg(text: &str) -> StepArg {
-    let (job, rest) = spur_slurm::number::strtol_or_zero(text);
-    let mut arg = StepArg {
-        job: job.max(0) as u32,
-        task: None,
-        step: None,
-    };
-    if let Some(r) = rest.strip_prefix('_') {
-        arg.task = Some(spur_slurm::number::strtol_or_zero(r).0 as u32);
-    } else if let Some(r) = rest.strip_prefix('.') {
-        arg.step = Some(spur_slurm::number::strtol_or_zero(r).0 as u32);
-    }
-    arg
-}
+use spur_slurm::step_ref::show_step_arg as parse_arg;
 
 /// The number slurmctld gives a step, batch steps included.
 fn number(step: &StepInfo) -> u32 {
@@ -85,26 +63,4 @@ pub fn show_step(s: &mut Session<'_>, val: Option<&str>) {
         None => format!("Job step {}.{step} not found\n", a.job),
     };
     s.out.push_str(&text);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_argument_reads_as_scontrol_reads_it() {
-        let a = |text| parse_arg(text);
-        assert_eq!(
-            a("37.1"),
-            StepArg {
-                job: 37,
-                task: None,
-                step: Some(1)
-            }
-        );
-        assert_eq!(a("37.batch").step, Some(0));
-        assert_eq!(a("39_3.0").task, Some(3));
-        assert_eq!(a("39_3.0").step, None);
-        assert_eq!(a("abc").job, 0);
-    }
 }

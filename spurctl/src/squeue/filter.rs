@@ -4,7 +4,6 @@
 //! narrowing of a pending array to the tasks `-j N_i` names.
 
 use spur_proto::{JobInfo, JobStateName};
-use spur_slurm::number::strtol_or_zero as strtol;
 
 use spur_slurm::job_ref::task_ids_lenient as task_ids;
 
@@ -33,14 +32,7 @@ NODE_FAIL,PREEMPTED,BOOT_FAIL,DEADLINE,OUT_OF_MEMORY,COMPLETING,CONFIGURING,RESI
 RESV_DEL_HOLD,REQUEUED,REQUEUE_FED,REQUEUE_HOLD,REVOKED,SIGNALING,SPECIAL_EXIT,STAGE_OUT,\
 STOPPED";
 
-/// `-j N` or `-j N_i`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct JobSel {
-    /// The job (or array job) id.
-    pub job: u32,
-    /// The array task.
-    pub task: Option<u32>,
-}
+pub use spur_slurm::step_ref::JobSel;
 
 /// A `-t` state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,21 +92,7 @@ pub fn str_list(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// `-j 5,8_1`: `Invalid job id: X` for an id that is not positive.
-pub fn parse_jobs(text: &str) -> Result<Vec<JobSel>, String> {
-    let mut out = Vec::new();
-    for item in str_list(text) {
-        let (job, rest) = strtol(&item);
-        let task = rest
-            .strip_prefix('_')
-            .map(|t| u32::try_from(strtol(t).0).unwrap_or(u32::MAX));
-        match u32::try_from(job) {
-            Ok(job) if job > 0 => out.push(JobSel { job, task }),
-            _ => return Err(format!("Invalid job id: {item}")),
-        }
-    }
-    Ok(out)
-}
+pub use spur_slurm::step_ref::squeue_jobs as parse_jobs;
 
 /// `-t PD,R` or `-t all`; on an unknown state, the two error lines Slurm
 /// prints.

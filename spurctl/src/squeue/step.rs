@@ -206,45 +206,7 @@ pub fn step_id_text(s: &StepInfo) -> String {
     }
 }
 
-/// One entry of `-s`: `job[_task].step`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StepSel {
-    /// The job (or array) id.
-    pub job: u32,
-    /// The array task.
-    pub task: Option<u32>,
-    /// The step; `batch` reads as 0, as squeue's strtol reads it.
-    pub step: u32,
-}
-
-/// Parses `-s`'s list as squeue's _build_step_list does; the error is
-/// squeue's message.
-pub fn parse_steps(list: &str) -> Result<Vec<StepSel>, String> {
-    let mut out = Vec::new();
-    for entry in list.split(',').filter(|e| !e.is_empty()) {
-        let mut parts = entry.split('.').filter(|p| !p.is_empty());
-        let Some(job_text) = parts.next() else {
-            break;
-        };
-        let (job, rest) = spur_slurm::number::strtol_or_zero(job_text);
-        let task = rest
-            .strip_prefix('_')
-            .map(|t| spur_slurm::number::strtol_or_zero(t).0 as u32);
-        let Some(step_text) = parts.next() else {
-            return Err(format!("Invalid job_step id: {job_text}.??"));
-        };
-        let (step, _) = spur_slurm::number::strtol_or_zero(step_text);
-        if job <= 0 || step < 0 {
-            return Err(format!("Invalid job_step id: {job_text}.{step_text}"));
-        }
-        out.push(StepSel {
-            job: job as u32,
-            task,
-            step: step as u32,
-        });
-    }
-    Ok(out)
-}
+pub use spur_slurm::step_ref::{squeue_steps as parse_steps, StepSel};
 
 /// What a step report keeps: the query's jobs, partitions, nodes and users
 /// (Slurm's _filter_step), and the `-s` list.
