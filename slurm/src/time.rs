@@ -93,6 +93,23 @@ pub fn ctime(unix: u64) -> String {
     )
 }
 
+/// sacct's CPU times: `MM:SS.mmm` under an hour when there are
+/// milliseconds, else `[D-]HH:MM:SS` / `00:MM:SS`.
+pub fn cpu_time(micros: u64) -> String {
+    let (secs, usecs) = (micros / 1_000_000, micros % 1_000_000);
+    let (d, h, m, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
+    let milli = usecs / 1000;
+    if d > 0 {
+        format!("{d}-{h:02}:{m:02}:{s:02}")
+    } else if h > 0 {
+        format!("{h:02}:{m:02}:{s:02}")
+    } else if milli > 0 {
+        format!("{m:02}:{s:02}.{milli:03}")
+    } else {
+        format!("00:{m:02}:{s:02}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@
 use std::ffi::OsStr;
 use std::process::ExitCode;
 
+pub mod allocation;
 pub mod controller;
 pub mod docs;
 pub mod sacct;

@@ -129,7 +129,7 @@ fn write_config(dir: &Path, nodes: u32) -> Result<()> {
     let port = free_port()?;
     let width = nodes.to_string().len().max(3);
     let name = |i: u32| format!("gb{:0width$}", i + 1);
-    let user = spur_sys::users::user(current_uid()).name;
+    let user = spur_sys::users::user(spur_sys::users::current_uid()).name;
     let mut conf = String::new();
     writeln!(
         conf,
@@ -187,11 +187,6 @@ fn write_config(dir: &Path, nodes: u32) -> Result<()> {
     std::fs::write(&key_path, random_key()?)?;
     std::fs::set_permissions(&key_path, std::fs::Permissions::from_mode(0o600))?;
     Ok(())
-}
-
-fn current_uid() -> u32 {
-    // SAFETY: getuid has no preconditions.
-    unsafe { libc::getuid() }
 }
 
 fn free_port() -> Result<u16> {

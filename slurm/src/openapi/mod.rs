@@ -11,6 +11,14 @@ use serde::Serialize;
 pub mod dbv0038;
 pub mod v0038;
 
+/// A document as Slurm writes it: pretty JSON, two spaces a level, and a
+/// newline at the end.
+pub fn document_text(doc: &impl Serialize) -> String {
+    let mut text = serde_json::to_string_pretty(doc).expect("plain data serializes");
+    text.push('\n');
+    text
+}
+
 /// `meta`: which plugin and which Slurm wrote the document.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Meta {

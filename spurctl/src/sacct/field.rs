@@ -382,23 +382,6 @@ pub struct Ctx {
     pub noconvert: bool,
 }
 
-/// sacct's CPU times: `MM:SS.mmm` under an hour when there are
-/// milliseconds, else `[D-]HH:MM:SS` / `00:MM:SS`.
-pub fn cpu_time_text(micros: u64) -> String {
-    let (secs, usecs) = (micros / 1_000_000, micros % 1_000_000);
-    let (d, h, m, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
-    let milli = usecs / 1000;
-    if d > 0 {
-        format!("{d}-{h:02}:{m:02}:{s:02}")
-    } else if h > 0 {
-        format!("{h:02}:{m:02}:{s:02}")
-    } else if milli > 0 {
-        format!("{m:02}:{s:02}.{milli:03}")
-    } else {
-        format!("00:{m:02}:{s:02}")
-    }
-}
-
 /// `code:signal`, Slurm's way (an exit code of 128 or more loses 128).
 fn exit_text(code: i32, signal: i32) -> String {
     if signal != 0 {
@@ -552,16 +535,16 @@ fn job_cell(id: F, job: &HistoryJob, ctx: &Ctx) -> Cell {
         F::State => text(state_text(job.state, job.cancelled_by)),
         F::Submit => Cell::Date(stamp(Some(job.submit_time))),
         F::Suspended => Cell::Secs(Some(0)),
-        F::SystemCpu => text(cpu_time_text(job_cpu(job).1)),
+        F::SystemCpu => text(spur_slurm::time::cpu_time(job_cpu(job).1)),
         F::Timelimit => Cell::Str(limit_text(job.time_limit, false)),
         F::TimelimitRaw => Cell::Str(limit_text(job.time_limit, true)),
         F::TotalCpu => {
             let (u, s) = job_cpu(job);
-            text(cpu_time_text(u + s))
+            text(spur_slurm::time::cpu_time(u + s))
         }
         F::Uid => Cell::Num(Some(u64::from(job.user_id))),
         F::User => text(job.user_name.clone()),
-        F::UserCpu => text(cpu_time_text(job_cpu(job).0)),
+        F::UserCpu => text(spur_slurm::time::cpu_time(job_cpu(job).0)),
         F::WorkDir => text(job.work_dir.clone()),
         _ => blank(id),
     }
@@ -600,9 +583,11 @@ fn step_cell(id: F, job: &HistoryJob, step: &HistoryStep, ctx: &Ctx) -> Cell {
         F::ReqCpuFreq => text(if batch { "0" } else { "Unknown" }),
         F::State => text(state_text(step.state, step.cancelled_by)),
         F::Suspended => Cell::Secs(Some(0)),
-        F::SystemCpu => text(cpu_time_text(step.system_cpu_us)),
-        F::TotalCpu => text(cpu_time_text(step.user_cpu_us + step.system_cpu_us)),
-        F::UserCpu => text(cpu_time_text(step.user_cpu_us)),
+        F::SystemCpu => text(spur_slurm::time::cpu_time(step.system_cpu_us)),
+        F::TotalCpu => text(spur_slurm::time::cpu_time(
+            step.user_cpu_us + step.system_cpu_us,
+        )),
+        F::UserCpu => text(spur_slurm::time::cpu_time(step.user_cpu_us)),
         // No usage is gathered: a step's usage record holds only its
         // energy, zero.
         F::TresEnergy => text("energy=0"),
@@ -624,10 +609,10 @@ mod tests {
         assert_eq!(spur_slurm::units::memory(4096, true), "4096M");
         assert_eq!(spur_slurm::time::duration_full(1), "00:00:01");
         assert_eq!(spur_slurm::time::duration_full(90_061), "1-01:01:01");
-        assert_eq!(cpu_time_text(47_368), "00:00.047");
-        assert_eq!(cpu_time_text(0), "00:00:00");
-        assert_eq!(cpu_time_text(61_000_000), "00:01:01");
-        assert_eq!(cpu_time_text(3_700_000_000), "01:01:40");
+        assert_eq!(spur_slurm::time::cpu_time(47_368), "00:00.047");
+        assert_eq!(spur_slurm::time::cpu_time(0), "00:00:00");
+        assert_eq!(spur_slurm::time::cpu_time(61_000_000), "00:01:01");
+        assert_eq!(spur_slurm::time::cpu_time(3_700_000_000), "01:01:40");
         assert_eq!(exit_text(3, 0), "3:0");
         assert_eq!(exit_text(0, 15), "0:15");
         assert_eq!(exit_text(137, 0), "9:0");

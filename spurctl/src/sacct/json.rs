@@ -261,8 +261,5 @@ pub fn document(jobs: &[(&HistoryJob, Vec<&HistoryStep>)], cluster: &str, now: u
 
 /// `sacct --json` for `jobs`.
 pub fn render_json(jobs: &[(&HistoryJob, Vec<&HistoryStep>)], cluster: &str, now: u64) -> String {
-    let mut text =
-        serde_json::to_string_pretty(&document(jobs, cluster, now)).expect("plain data serializes");
-    text.push('\n');
-    text
+    spur_slurm::openapi::document_text(&document(jobs, cluster, now))
 }

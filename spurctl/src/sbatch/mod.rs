@@ -8,9 +8,7 @@
 mod submit;
 
 pub use spur_options::Host;
-pub(crate) use spur_options::{
-    alloc, args, desc, directive, error, informational, layer, script, value,
-};
+pub(crate) use spur_options::{alloc, args, desc, directive, error, informational, layer, script};
 
 #[cfg(test)]
 mod tests;

@@ -20,14 +20,7 @@ pub fn document(nodes: &[NodeInfo], locale: &Locale) -> v0038::Nodes {
 
 /// The whole `sinfo --json` document.
 pub fn render(nodes: &[NodeInfo], locale: &Locale) -> String {
-    pretty(&document(nodes, locale))
-}
-
-/// Pretty JSON, two spaces per level, as Slurm's serializer writes it.
-pub fn pretty(value: &impl serde::Serialize) -> String {
-    let mut text = serde_json::to_string_pretty(value).expect("plain data serializes");
-    text.push('\n');
-    text
+    spur_slurm::openapi::document_text(&document(nodes, locale))
 }
 
 /// One node, as `_dump_node` in openapi/v0.0.38 writes it.

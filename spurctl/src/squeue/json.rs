@@ -14,9 +14,7 @@ pub fn render_json(rows: &[JobInfo], cluster: &str) -> String {
         errors: Vec::new(),
         jobs: rows.iter().map(|j| job(j, cluster)).collect(),
     };
-    let mut text = serde_json::to_string_pretty(&doc).expect("plain structs always serialize");
-    text.push('\n');
-    text
+    spur_slurm::openapi::document_text(&doc)
 }
 
 fn job<'a>(j: &'a JobInfo, cluster: &'a str) -> Job<'a> {

@@ -10,8 +10,10 @@ use clap::{ArgAction, Parser};
 use spur_proto::{OpenMode, StepRequest};
 use spur_slurm::{export, gres};
 
-use crate::sbatch::{self, args::SbatchArgs, error::ValueError, value};
 use crate::unacted;
+use spur_options::args::{self as sbatch_args, SbatchArgs};
+use spur_options::error::ValueError;
+use spur_options::{alloc, layer, value, Host};
 
 /// The options srun has and sbatch has not. The rest come from sbatch's
 /// table ([`SHARED`], [`ALLOCATION_ONLY`]) and the table of options spur
@@ -208,7 +210,7 @@ pub(crate) const NEVER_ACTED: &[&str] = &["cpu-bind", "gpu-bind", "distribution"
 pub fn command() -> clap::Command {
     use clap::CommandFactory;
     let longs: Vec<&str> = SHARED.iter().chain(ALLOCATION_ONLY).copied().collect();
-    let args = sbatch::args::shared(&longs).into_iter().map(|arg| {
+    let args = sbatch_args::shared(&longs).into_iter().map(|arg| {
         let long = arg.get_long().unwrap_or_default();
         match SRUN_HELP.iter().find(|(l, _)| *l == long) {
             Some((_, help)) => arg.help(*help),
@@ -371,14 +373,14 @@ fn parse_cli(args: Vec<OsString>) -> Result<Cli, clap::Error> {
         .filter(|id| matches.value_source(id.as_str()) == Some(ValueSource::CommandLine))
         .map(|id| id.as_str().replace('_', "-"))
         .collect();
-    let sbatch_cmd = sbatch::args::command();
+    let sbatch_cmd = sbatch_args::command();
     let mut words = vec![OsString::from("sbatch")];
     for arg in cmd.get_arguments() {
         let Some(long) = arg.get_long() else { continue };
         let shared = SHARED.contains(&long) || ALLOCATION_ONLY.contains(&long);
         if shared && cli.given.iter().any(|g| g == long) {
             words.extend(
-                sbatch::layer::rewrite(arg, &matches)
+                layer::rewrite(arg, &matches)
                     .into_iter()
                     .map(OsString::from),
             );
@@ -616,13 +618,13 @@ fn allocation(
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
-    let host = sbatch::Host {
+    let host = Host {
         env: env.to_vec(),
         cwd: here.display().to_string(),
         hostname: spur_sys::short_hostname(),
         now,
     };
-    sbatch::alloc::srun_job(&words, &host)
+    alloc::srun_job(&words, &host)
 }
 
 /// A line cut into words at blanks, with '...' and "..." quoting.

@@ -35,7 +35,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     }
     let (job_id, own) = match opts.job_id {
         Some(id) => (id, false),
-        None => match crate::salloc::grant("srun", opts.allocation.clone(), opts.quiet) {
+        None => match crate::allocation::grant("srun", opts.allocation.clone(), opts.quiet) {
             Ok((job, _)) => (job.job_id, true),
             Err(code) => return code,
         },
@@ -43,8 +43,8 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
     if own {
         // The allocation is this srun's: say so while the step runs.
         std::thread::spawn(move || loop {
-            std::thread::sleep(crate::salloc::KEEPALIVE);
-            crate::salloc::keep_alive(job_id);
+            std::thread::sleep(crate::allocation::KEEPALIVE);
+            crate::allocation::keep_alive(job_id);
         });
     }
     let (status, out_of_memory) = step(&opts, job_id);
@@ -56,7 +56,7 @@ pub fn run(args: Vec<OsString>) -> ExitCode {
         } else {
             (i32::from(status), 0)
         };
-        crate::salloc::release(job_id, code, signal);
+        crate::allocation::release(job_id, code, signal);
     }
     ExitCode::from(status)
 }
