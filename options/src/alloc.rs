@@ -97,16 +97,7 @@ pub fn parse(
     };
     let merged = layer::parse(&cmd, &layers.merged_words(&cmd)).map_err(fail)?;
     let all = SbatchArgs::from_arg_matches(&merged).expect("matches come from this command");
-    let ctx = desc::Context {
-        script: String::new(),
-        script_path: None,
-        wrap: false,
-        argv: Vec::new(),
-        env: &host.env,
-        cwd: host.cwd.clone(),
-        hostname: host.hostname.clone(),
-        now: host.now,
-    };
+    let ctx = desc::Context::without_script(host);
     let built =
         desc::build(&all, &layers, unacted::given(&merged, unacted::BATCH), &ctx).map_err(fail)?;
     let mut desc = built.desc;
@@ -144,16 +135,7 @@ pub fn srun_job(words: &[OsString], host: &Host) -> Result<(JobDesc, Vec<String>
         env: layer::parse_directives(&cmd, &[]).map_err(text)?,
         cmdline: given,
     };
-    let ctx = desc::Context {
-        script: String::new(),
-        script_path: None,
-        wrap: false,
-        argv: Vec::new(),
-        env: &host.env,
-        cwd: host.cwd.clone(),
-        hostname: host.hostname.clone(),
-        now: host.now,
-    };
+    let ctx = desc::Context::without_script(host);
     let built = desc::build(&all, &layers, Vec::new(), &ctx).map_err(text)?;
     let mut desc = built.desc;
     // Nothing runs in the job but srun's steps, which bring their own

@@ -12,7 +12,7 @@ use crate::unacted;
 use crate::value::{self, Exclusive, TimeValue};
 use crate::{begin, script};
 use spur_slurm::export::{export_file_entries, job_environment, Env, ExportInput};
-use spur_slurm::gres::{gpu_count, gres, GpuSpec, GresError};
+use spur_slurm::gres::{gpu_count, gres, GpuRequest, GresError};
 
 /// What the job is built from besides the options.
 #[derive(Debug, Clone)]
@@ -33,6 +33,23 @@ pub struct Context<'a> {
     pub hostname: String,
     /// The current time, Unix seconds.
     pub now: i64,
+}
+
+impl<'a> Context<'a> {
+    /// An allocation's: no script, the host's environment, directory, name
+    /// and time.
+    pub fn without_script(host: &'a crate::Host) -> Context<'a> {
+        Context {
+            script: String::new(),
+            script_path: None,
+            wrap: false,
+            argv: Vec::new(),
+            env: &host.env,
+            cwd: host.cwd.clone(),
+            hostname: host.hostname.clone(),
+            now: host.now,
+        }
+    }
 }
 
 /// The job, and the warnings to print before submitting it.
@@ -302,21 +319,10 @@ impl Builder {
         }
         .map_err(gres_error)?;
         let per_task = spec(&a.gpus_per_task).map_err(gres_error)?;
-        let mut types: Vec<&String> = [&per_job, &per_node, &per_task]
-            .into_iter()
-            .flatten()
-            .filter_map(|s| s.gpu_type.as_ref())
-            .collect();
-        types.dedup();
-        if types.len() > 1 {
-            return Err(SbatchError::GpuTypes);
-        }
-        let count = |s: &Option<GpuSpec>| s.as_ref().map(|s| s.count).filter(|&n| n > 0);
+        let gpus = GpuRequest::of(per_job, per_node, per_task).map_err(gres_error)?;
         let d = &mut self.desc;
-        d.gpu_type = types.first().map(|t| t.to_string());
-        d.gpus = count(&per_job);
-        d.gpus_per_node = count(&per_node);
-        d.gpus_per_task = count(&per_task);
+        (d.gpu_type, d.gpus) = (gpus.gpu_type, gpus.per_job);
+        (d.gpus_per_node, d.gpus_per_task) = (gpus.per_node, gpus.per_task);
         Ok(())
     }
 

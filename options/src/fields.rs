@@ -8,7 +8,7 @@
 //! end.
 
 use spur_proto::{ErrorCode, ExclusiveMode, JobDesc, JobSignal, MemSpec, OpenMode, ProtoError};
-use spur_slurm::gres::{self, GpuSpec, GresError};
+use spur_slurm::gres::{self, GpuRequest, GpuSpec, GresError};
 
 use crate::unacted;
 
@@ -247,20 +247,9 @@ impl JobDescFields {
         let per_job = tres_gpus(&self.tres_per_job)?;
         let per_node = tres_gpus(&self.tres_per_node)?;
         let per_task = tres_gpus(&self.tres_per_task)?;
-        let mut types: Vec<&String> = [&per_job, &per_node, &per_task]
-            .into_iter()
-            .flatten()
-            .filter_map(|s| s.gpu_type.as_ref())
-            .collect();
-        types.dedup();
-        if types.len() > 1 {
-            return Err(gres_error(GresError::GpuTypes));
-        }
-        let count = |s: &Option<GpuSpec>| s.as_ref().map(|s| s.count).filter(|&n| n > 0);
-        d.gpu_type = types.first().map(|t| t.to_string());
-        d.gpus = count(&per_job);
-        d.gpus_per_node = count(&per_node);
-        d.gpus_per_task = count(&per_task);
+        let gpus = GpuRequest::of(per_job, per_node, per_task).map_err(gres_error)?;
+        (d.gpu_type, d.gpus) = (gpus.gpu_type, gpus.per_job);
+        (d.gpus_per_node, d.gpus_per_task) = (gpus.per_node, gpus.per_task);
         d.cpus_per_gpu = per_gpu("cpus_per_tres", &self.cpus_per_tres)?
             .map(|n| u32::try_from(n).map_err(|_| invalid("cpus_per_tres", "too large")))
             .transpose()?;

@@ -24,6 +24,47 @@ pub struct GpuSpec {
     pub count: u32,
 }
 
+/// A job's GPUs from its three requests (`--gpus`, `--gpus-per-node` or
+/// `--gres`, `--gpus-per-task`): the counts given, zero counts dropped, and
+/// the one GPU type they name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GpuRequest {
+    /// The GPU type, if one was named.
+    pub gpu_type: Option<String>,
+    /// For the whole job.
+    pub per_job: Option<u32>,
+    /// Per node.
+    pub per_node: Option<u32>,
+    /// Per task.
+    pub per_task: Option<u32>,
+}
+
+impl GpuRequest {
+    /// Combines the requests; requests naming two GPU types are refused.
+    pub fn of(
+        per_job: Option<GpuSpec>,
+        per_node: Option<GpuSpec>,
+        per_task: Option<GpuSpec>,
+    ) -> Result<GpuRequest, GresError> {
+        let mut types: Vec<&String> = [&per_job, &per_node, &per_task]
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.gpu_type.as_ref())
+            .collect();
+        types.dedup();
+        if types.len() > 1 {
+            return Err(GresError::GpuTypes);
+        }
+        let count = |s: &Option<GpuSpec>| s.as_ref().map(|s| s.count).filter(|&n| n > 0);
+        Ok(GpuRequest {
+            gpu_type: types.first().map(|t| t.to_string()),
+            per_job: count(&per_job),
+            per_node: count(&per_node),
+            per_task: count(&per_task),
+        })
+    }
+}
+
 /// A GRES count: a number with an optional k/m/g suffix (x1024 each).
 fn count(text: &str) -> Option<u32> {
     let digits = text.bytes().take_while(u8::is_ascii_digit).count();
