@@ -31,10 +31,9 @@ impl StepId {
             "batch" => Some(StepId::Batch),
             "extern" => Some(StepId::Extern),
             "interactive" => Some(StepId::Interactive),
-            _ => {
-                let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
-                digits.parse().ok().map(StepId::Numbered)
-            }
+            _ => crate::number::strtol(text)
+                .and_then(|(n, _)| u32::try_from(n).ok())
+                .map(StepId::Numbered),
         }
     }
 }

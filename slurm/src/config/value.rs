@@ -557,9 +557,7 @@ pub(super) fn suspend_time(value: Option<&str>) -> String {
     if never.iter().any(|n| n.eq_ignore_ascii_case(v)) {
         return "INFINITE".to_string();
     }
-    // atoi: leading digits, 0 if none.
-    let digits: String = v.chars().take_while(char::is_ascii_digit).collect();
-    format!("{} sec", digits.parse::<u64>().unwrap_or(0))
+    format!("{} sec", crate::number::strtol_or_zero(v).0.max(0))
 }
 
 /// TaskPluginParam as `slurm_sprint_cpu_bind_type` prints it.
