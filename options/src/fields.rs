@@ -219,7 +219,7 @@ impl JobDescFields {
         self.memory(&mut d)?;
         self.sharing(&mut d)?;
         self.times(&mut d);
-        self.signal(&mut d)?;
+        self.signal(&mut d);
         self.files(&mut d, request)?;
         Ok(d)
     }
@@ -301,9 +301,9 @@ impl JobDescFields {
             .map(|m| u64::from(m) * 60);
     }
 
-    fn signal(&self, d: &mut JobDesc) -> Result<(), ProtoError> {
+    fn signal(&self, d: &mut JobDesc) {
         let Some(signal) = self.warn_signal else {
-            return Ok(());
+            return;
         };
         d.signal = Some(JobSignal {
             signal: i32::from(signal),
@@ -315,7 +315,6 @@ impl JobDescFields {
             d.unacted
                 .push(unacted::record("signal", Some(&format!("R:{signal}"))));
         }
-        Ok(())
     }
 
     fn files(&self, d: &mut JobDesc, request: Request) -> Result<(), ProtoError> {
