@@ -1,6 +1,7 @@
 //! spur-conf: Slurm's configuration files (slurm.conf, topology.conf,
 //! gres.conf, cgroup.conf's memory keys, and slurmdbd.conf's retention
-//! keys) read into typed structs, and Slurm hostlists. Pure parsing plus `load` functions that read files;
+//! keys) read into typed structs, Slurm hostlists, and numbers as Slurm's C
+//! code reads them (`number`, which spur-slurm re-exports). Pure parsing plus `load` functions that read files;
 //! no daemon or scheduling logic.
 
 pub mod cgroup_conf;
@@ -9,6 +10,7 @@ mod file;
 pub mod gres_conf;
 pub mod hostlist;
 mod line;
+pub mod number;
 pub mod slurm_conf;
 pub mod slurmdbd_conf;
 pub mod topology_conf;

@@ -16,7 +16,6 @@ pub mod job;
 pub mod message;
 pub mod node;
 pub mod pattern;
-pub mod show;
 pub mod step;
 
 pub use error::{ErrorCode, ExitCode, ProtoError};

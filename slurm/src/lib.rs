@@ -13,7 +13,7 @@ pub mod job_ref;
 pub mod limits;
 pub mod locale;
 pub mod node_state;
-pub mod number;
+pub use spur_conf::number;
 pub mod openapi;
 pub mod parse_time;
 pub mod print;

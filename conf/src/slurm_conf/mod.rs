@@ -562,21 +562,20 @@ impl Builder {
 }
 
 /// `name` or `name(addr)`.
-/// `cred_expire=N` of AuthInfo as slurm_cred.c reads it: the digits after
-/// the key, at least 5; anything else warns and keeps the default (120).
+/// `cred_expire=N` of AuthInfo as slurm_cred.c reads it (the key in any
+/// case, the number with atoi): at least 5; less warns and keeps the
+/// default (120).
 fn cred_expire(auth_info: &str, origin: &Origin, warnings: &mut Vec<Warning>) -> u32 {
     const DEFAULT: u32 = 120;
-    let Some(at) = auth_info.find("cred_expire=") else {
+    const KEY: &str = "cred_expire=";
+    let Some(at) = auth_info.to_ascii_lowercase().find(KEY) else {
         return DEFAULT;
     };
-    let digits: String = auth_info[at + "cred_expire=".len()..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
-    match digits.parse::<u32>() {
+    let n = crate::number::strtol_or_zero(&auth_info[at + KEY.len()..]).0;
+    match u32::try_from(n) {
         Ok(n) if n >= 5 => n,
         _ => {
-            let message = format!("AuthInfo=cred_expire={digits} invalid; 120 applies");
+            let message = format!("AuthInfo=cred_expire={n} invalid; 120 applies");
             warnings.push(Warning::at(origin, message));
             DEFAULT
         }

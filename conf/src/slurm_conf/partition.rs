@@ -357,13 +357,8 @@ fn oversubscribe(
             rest => rest.strip_prefix(':').map(Some),
         }
     };
-    // Slurm reads the count with strtol: leading digits, else 0.
-    let leading = |s: &str| -> i64 {
-        let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
-        digits
-            .parse()
-            .unwrap_or(if digits.is_empty() { 0 } else { i64::MAX })
-    };
+    // Slurm reads the count with strtol and does not check what follows.
+    let leading = |s: &str| crate::number::strtol_or_zero(s).0;
     let to_u16 = |n: i64| u16::try_from(n).unwrap_or(u16::MAX);
     if v.eq_ignore_ascii_case("NO") {
         Ok(OverSubscribe::No)

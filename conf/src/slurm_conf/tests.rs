@@ -594,3 +594,20 @@ proptest! {
         let _ = parse(&lines.join("\n"));
     }
 }
+
+#[test]
+fn cred_expire_is_read_as_slurm_cred_c_reads_it() {
+    assert_eq!(conf("AuthInfo=CRED_EXPIRE=30").cred_expire_secs, 30);
+    assert_eq!(
+        conf("AuthInfo=socket=/x,cred_expire=45s").cred_expire_secs,
+        45
+    );
+    let low = parse("AuthInfo=cred_expire=-3").expect("parses");
+    assert_eq!(low.value.cred_expire_secs, 120);
+    let said: Vec<String> = low.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(
+        said.iter()
+            .any(|w| w.contains("AuthInfo=cred_expire=-3 invalid; 120 applies")),
+        "{said:?}"
+    );
+}

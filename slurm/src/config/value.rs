@@ -337,8 +337,7 @@ pub(super) fn log_level(value: Option<&str>, default: &str) -> String {
         return default.to_string();
     };
     let level = if v.starts_with(|ch: char| ch.is_ascii_digit()) {
-        let digits: String = v.chars().take_while(char::is_ascii_digit).collect();
-        digits.parse::<usize>().ok()
+        usize::try_from(crate::number::strtol_or_zero(v).0).ok()
     } else {
         LEVELS.iter().position(|l| l.eq_ignore_ascii_case(v))
     };

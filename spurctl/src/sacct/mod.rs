@@ -6,15 +6,14 @@
 //! (select.rs) and printing them (render.rs, json.rs) are pure.
 
 pub mod args;
-pub mod field;
 #[cfg(test)]
 mod fixture;
 #[cfg(test)]
 mod golden;
-pub mod json;
 pub mod options;
-pub mod render;
 pub mod select;
+
+pub use spur_report::sacct::{field, format, json, render};
 #[cfg(test)]
 mod tests;
 
@@ -162,7 +161,12 @@ pub fn report(plan: &Plan, now: u64, jobs: &[HistoryJob], cluster: &str) -> Stri
             .iter()
             .map(|j| (*j, select::steps(j, plan)))
             .collect();
-        return json::render_json(&with_steps, cluster, now);
+        let ctx = json::Ctx {
+            cluster,
+            now,
+            user_name: spur_sys::users::name_of,
+        };
+        return json::render_json(&with_steps, &ctx);
     }
     let ctx = Ctx {
         now,

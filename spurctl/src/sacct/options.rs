@@ -8,7 +8,7 @@
 use spur_proto::{AcctState, HistoryQuery, JobSelector};
 
 use super::args::SacctArgs;
-use super::field::{self, FieldDef};
+use super::format::{parse_fields, FieldsError, Layout, Parsable};
 
 /// sacct's default fields.
 const DEFAULT_FIELDS: &str = "jobid,jobname,partition,account,alloccpus,state,exitcode";
@@ -36,39 +36,6 @@ const UNACCOUNTED: &[(&str, &str)] = &[
     ("STAGE_OUT", "SO"),
     ("STOPPED", "ST"),
 ];
-
-/// `-p` and `-P`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Parsable {
-    /// Fixed-width columns.
-    No,
-    /// `-p`: a delimiter after every field.
-    Ending,
-    /// `-P`: a delimiter between fields.
-    NoEnding,
-}
-
-/// One output column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Column {
-    /// The field.
-    pub field: &'static FieldDef,
-    /// Its width (negative: left-aligned).
-    pub width: i32,
-}
-
-/// How the report prints.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Layout {
-    /// The columns, in order.
-    pub columns: Vec<Column>,
-    /// `-p` / `-P`.
-    pub parsable: Parsable,
-    /// `--delimiter`.
-    pub delimiter: Option<String>,
-    /// Whether the header prints (`-n` turns it off).
-    pub header: bool,
-}
 
 /// Narrowing done on what the controller returns (options the history
 /// query does not carry).
@@ -127,6 +94,14 @@ fn error(text: impl std::fmt::Display) -> String {
     format!("sacct: error: {text}\n")
 }
 
+fn fields_error(e: &FieldsError) -> String {
+    if e.is_fatal() {
+        fatal(e)
+    } else {
+        error(e)
+    }
+}
+
 /// Slurm's list splitting: commas separate, empty items are skipped, and a
 /// list may be quoted.
 fn items(list: &str) -> Vec<String> {
@@ -171,57 +146,6 @@ pub fn parse_states(lists: &[String]) -> Result<Vec<AcctState>, String> {
         }
     }
     Ok(out)
-}
-
-/// The output columns from `-o`/`-b`/`-l`/SACCT_FORMAT, as sacct builds
-/// them: prefixes of field names, `%width`, and `ALL`.
-pub fn parse_fields(spec: &str) -> Result<Vec<Column>, String> {
-    let mut picked: Vec<usize> = Vec::new();
-    let mut widths: Vec<i32> = field::FIELDS.iter().map(|f| f.width).collect();
-    for token in spec.split(',') {
-        let token = token.trim_start();
-        if token.is_empty() {
-            continue;
-        }
-        let (name, width) = match token.split_once('%') {
-            Some((name, w)) => (name, Some(spur_slurm::number::strtol_or_zero(w).0 as i32)),
-            None => (token, None),
-        };
-        // Any prefix of ALL, even an empty one, is every field.
-        if name.len() <= 3 && "ALL"[..name.len()].eq_ignore_ascii_case(name) {
-            for (i, w) in widths.iter_mut().enumerate() {
-                if let Some(width) = width {
-                    *w = width;
-                }
-                picked.push(i);
-            }
-            continue;
-        }
-        let Some(i) = field::FIELDS.iter().position(|f| {
-            f.name.len() >= name.len() && f.name[..name.len()].eq_ignore_ascii_case(name)
-        }) else {
-            if name.eq_ignore_ascii_case("AllocGRES") {
-                return Err(fatal("AllocGRES has been removed, please use AllocTRES"));
-            }
-            if name.eq_ignore_ascii_case("ReqGRES") {
-                return Err(fatal("ReqGRES has been removed, please use ReqTRES"));
-            }
-            return Err(error(format!("Invalid field requested: \"{name}\"")));
-        };
-        if let Some(width) = width {
-            // Slurm sets the width on the table entry: every use of the
-            // field gets the last one given.
-            widths[i] = width;
-        }
-        picked.push(i);
-    }
-    Ok(picked
-        .into_iter()
-        .map(|i| Column {
-            field: &field::FIELDS[i],
-            width: widths[i],
-        })
-        .collect())
 }
 
 /// `-S`/`-E` as Unix seconds (0: not given), or Slurm's error.
@@ -354,7 +278,7 @@ impl Plan {
             )
         });
         let layout = Layout {
-            columns: parse_fields(&field_spec(a, env))?,
+            columns: parse_fields(&field_spec(a, env)).map_err(|e| fields_error(&e))?,
             parsable: if a.parsable2 {
                 Parsable::NoEnding
             } else if a.parsable {

@@ -110,7 +110,15 @@ fn json_is_slurms_shape_and_values() {
     let chosen = select::jobs(&jobs, &p);
     let pairs: Vec<(&HistoryJob, Vec<&HistoryStep>)> =
         chosen.iter().map(|j| (*j, select::steps(j, &p))).collect();
-    let doc = serde_json::to_value(json::document(&pairs, "anchor", NOW)).expect("serializes");
+    let doc = serde_json::to_value(json::document(
+        &pairs,
+        &json::Ctx {
+            cluster: "anchor",
+            now: NOW,
+            user_name: spur_sys::users::name_of,
+        },
+    ))
+    .expect("serializes");
     let mut text = serde_json::to_string_pretty(&trim(doc)).expect("serializes");
     text.push('\n');
     assert_eq!(text, golden::JSON);

@@ -28,8 +28,8 @@ use spur_slurm::locale::Locale;
 use spur_sys::users;
 
 pub use self::config::render_config;
-pub use spur_proto::show::job::render_job;
-pub use spur_proto::show::node::{render_node, render_partition};
+pub use spur_report::show::job::render_job;
+pub use spur_report::show::node::{render_node, render_partition};
 
 /// What a command keyword does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use crate::controller::RequestError;
-use spur_proto::show::ShowOpts;
+use spur_report::show::ShowOpts;
 use spur_slurm::locale::Locale;
 
 /// What scontrol reads from slurm.conf.

@@ -11,8 +11,8 @@ use super::config::{render_config, render_topology, topology_records};
 use super::session::Session;
 use super::{act, args};
 use crate::controller::Api;
-use spur_proto::show::job::render_job;
-use spur_proto::show::node::{render_node, render_partition, NodeView};
+use spur_report::show::job::render_job;
+use spur_report::show::node::{render_node, render_partition, NodeView};
 use spur_slurm::job_ref::task_ids;
 
 /// `show <entity> [<id>]` (`words[0]` is `show`).

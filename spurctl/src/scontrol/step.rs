@@ -2,8 +2,8 @@
 //! [`render_step`]), and scontrol_print_step's reading of the id and its
 //! messages when nothing matches.
 
-use spur_proto::show::step::render_step;
 use spur_proto::{StepId, StepInfo};
+use spur_report::show::step::render_step;
 
 use super::session::Session;
 use crate::controller::Api;

@@ -499,11 +499,11 @@ fn drained_node_shows_state_and_reason() {
     node.reason = Some("bad gpu".to_string());
     node.reason_set = Some((0, NOW - 60));
     node.port = 6818;
-    let view = spur_proto::show::node::NodeView {
+    let view = spur_report::show::node::NodeView {
         slurmd_port: 6818,
         locale: &utc::locale(),
     };
-    let opts = spur_proto::show::ShowOpts::default();
+    let opts = spur_report::show::ShowOpts::default();
     let text = super::render_node(&node, opts, view);
     assert!(text.contains("NodeAddr=127.0.0.1 NodeHostName=gb010 Version=22.05.8\n"));
     assert!(text.contains("State=IDLE+DRAIN ThreadsPerCore=1"));

@@ -5,11 +5,9 @@
 //! shared with scontrol.
 
 pub mod args;
-pub mod format;
-pub mod json;
-pub mod render;
-pub mod row;
-pub mod state;
+pub mod layout;
+
+pub use spur_report::sinfo::{format, json, render, row, state};
 
 #[cfg(test)]
 pub(crate) mod fixture;
@@ -24,7 +22,7 @@ use clap::Parser;
 use spur_proto::{NodeInfo, PartitionInfo};
 
 use self::args::SinfoArgs;
-use self::format::Layout;
+use self::layout::Layout;
 use self::render::Table;
 use self::row::{Fields, Selection};
 use self::state::StateFilter;
@@ -97,7 +95,7 @@ impl Options {
                         Please choose one or the other.\n"
                 .to_string());
         }
-        let layout = format::layout(args, env.format.as_deref());
+        let layout = layout::layout(args, env.format.as_deref());
         let selection = selection(args, env)?;
         let sort = args.sort.clone().or_else(|| env.sort.clone());
         let sort = sort.unwrap_or_else(|| if args.node { "N" } else { "#P,-t" }.to_string());

@@ -4,15 +4,10 @@
 //! (sort.rs) and printing them (render.rs, json.rs) are pure.
 
 pub mod args;
-pub mod field;
 pub mod filter;
-pub mod format;
 #[cfg(test)]
 mod golden;
-pub mod json;
 pub mod options;
-pub mod render;
-pub mod sort;
 pub mod step;
 #[cfg(test)]
 mod tests;
@@ -25,8 +20,8 @@ use spur_proto::{ErrorCode, JobInfo};
 
 use crate::controller::{self, Api, Listing, Live};
 
-pub use format::Format;
-pub use render::render;
+pub use spur_report::squeue::Format;
+pub use spur_report::squeue::{field, format, json, render, sort};
 
 use options::Plan;
 

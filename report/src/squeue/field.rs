@@ -448,7 +448,7 @@ fn shows_reason(state: JobStateName) -> bool {
 }
 
 /// A node list as Slurm prints it: sorted, each node once, ranged.
-pub(super) fn nodes_sorted(nodes: &str) -> String {
+pub fn nodes_sorted(nodes: &str) -> String {
     match spur_conf::hostlist::expand(nodes) {
         Ok(names) => spur_conf::hostlist::compress_unique(&names),
         Err(_) => nodes.to_string(),

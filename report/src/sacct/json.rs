@@ -76,11 +76,7 @@ fn usage() -> Usage {
     }
 }
 
-fn user_or_null(uid: Option<u32>) -> Option<String> {
-    uid.map(spur_sys::users::name_of)
-}
-
-fn step(job: &HistoryJob, st: &HistoryStep, now: u64) -> api::Step {
+fn step(job: &HistoryJob, st: &HistoryStep, ctx: &Ctx) -> api::Step {
     let batch = st.step == StepId::Batch;
     let (freq, governor) = if batch {
         (Some(0), Vec::new())
@@ -108,7 +104,7 @@ fn step(job: &HistoryJob, st: &HistoryStep, now: u64) -> api::Step {
             allocated: tres_list(&st.allocated),
         },
         time: StepTime {
-            elapsed: step_elapsed(st, now) as i64,
+            elapsed: step_elapsed(st, ctx.now) as i64,
             end: st.end_time.unwrap_or(0) as i64,
             start: st.start_time as i64,
             suspended: 0,
@@ -128,7 +124,7 @@ fn step(job: &HistoryJob, st: &HistoryStep, now: u64) -> api::Step {
             },
             governor,
         },
-        kill_request_user: user_or_null(st.cancelled_by),
+        kill_request_user: st.cancelled_by.map(ctx.user_name),
         state: st.state.as_str().to_string(),
         statistics: Statistics {
             cpu: ActualFrequency {
@@ -151,7 +147,7 @@ fn step(job: &HistoryJob, st: &HistoryStep, now: u64) -> api::Step {
     }
 }
 
-fn job(j: &HistoryJob, steps: &[&HistoryStep], cluster: &str, now: u64) -> api::Job {
+fn job(j: &HistoryJob, steps: &[&HistoryStep], ctx: &Ctx) -> api::Job {
     let zero_cpu = || CpuTime::from_micros(0);
     let flags = if j.start_time.is_some() {
         vec!["CLEAR_SCHEDULING".into(), "STARTED_ON_SCHEDULE".into()]
@@ -183,16 +179,16 @@ fn job(j: &HistoryJob, steps: &[&HistoryStep], cluster: &str, now: u64) -> api::
         },
         association: Association {
             account: j.account.clone(),
-            cluster: cluster.into(),
+            cluster: ctx.cluster.into(),
             partition: None,
             user: j.user_name.clone(),
         },
-        cluster: cluster.into(),
+        cluster: ctx.cluster.into(),
         constraints: j.constraints.clone().unwrap_or_default(),
         container: None,
         derived_exit_code: exit_code(j.derived_exit_signal),
         time: JobTime {
-            elapsed: job_elapsed(j, now) as i64,
+            elapsed: job_elapsed(j, ctx.now) as i64,
             eligible: j.eligible_time.unwrap_or(0) as i64,
             end: j.end_time.unwrap_or(0) as i64,
             start,
@@ -227,13 +223,13 @@ fn job(j: &HistoryJob, steps: &[&HistoryStep], cluster: &str, now: u64) -> api::
             cpus: j.requested.cpus.into(),
             memory: j.req_mem_mb as i64,
         },
-        kill_request_user: user_or_null(j.cancelled_by),
+        kill_request_user: j.cancelled_by.map(ctx.user_name),
         reservation: Reservation { id: 0, name: 0 },
         state: JobState {
             current: j.state.as_str().to_string(),
             reason: j.reason.clone(),
         },
-        steps: steps.iter().map(|st| step(j, st, now)).collect(),
+        steps: steps.iter().map(|st| step(j, st, ctx)).collect(),
         tres: JobTres {
             allocated: j.allocated.map_or_else(Vec::new, |a| tres_list(&a)),
             requested: tres_list(&j.requested),
@@ -247,19 +243,27 @@ fn job(j: &HistoryJob, steps: &[&HistoryStep], cluster: &str, now: u64) -> api::
     }
 }
 
+/// What the document needs besides the records.
+#[derive(Debug, Clone, Copy)]
+pub struct Ctx<'a> {
+    /// The cluster's name.
+    pub cluster: &'a str,
+    /// The controller's clock, for the elapsed time of running jobs.
+    pub now: u64,
+    /// The name of a uid (`spur_sys::users::name_of` where a command runs).
+    pub user_name: fn(u32) -> String,
+}
+
 /// The document for `jobs`, each with the steps given for it.
-pub fn document(jobs: &[(&HistoryJob, Vec<&HistoryStep>)], cluster: &str, now: u64) -> api::Jobs {
+pub fn document(jobs: &[(&HistoryJob, Vec<&HistoryStep>)], ctx: &Ctx) -> api::Jobs {
     api::Jobs {
         meta: spur_slurm::openapi::Meta::dbv0038(spur_proto::SLURM_COMPAT_VERSION),
         errors: Vec::new(),
-        jobs: jobs
-            .iter()
-            .map(|(j, steps)| job(j, steps, cluster, now))
-            .collect(),
+        jobs: jobs.iter().map(|(j, steps)| job(j, steps, ctx)).collect(),
     }
 }
 
 /// `sacct --json` for `jobs`.
-pub fn render_json(jobs: &[(&HistoryJob, Vec<&HistoryStep>)], cluster: &str, now: u64) -> String {
-    spur_slurm::openapi::document_text(&document(jobs, cluster, now))
+pub fn render_json(jobs: &[(&HistoryJob, Vec<&HistoryStep>)], ctx: &Ctx) -> String {
+    spur_slurm::openapi::document_text(&document(jobs, ctx))
 }

@@ -5,7 +5,7 @@
 use spur_slurm::locale::Locale;
 
 use super::ShowOpts;
-use crate::{ExclusiveMode, JobInfo, JobStateName, MemSpec};
+use spur_proto::{ExclusiveMode, JobInfo, JobStateName, MemSpec};
 
 /// Collects `key=value` lines joined by the line end.
 struct Lines {

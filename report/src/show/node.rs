@@ -6,7 +6,7 @@ use spur_slurm::locale::Locale;
 use spur_slurm::node_state;
 
 use super::ShowOpts;
-use crate::{NodeInfo, PartitionInfo};
+use spur_proto::{NodeInfo, PartitionInfo};
 
 /// What `show node` needs besides the node.
 #[derive(Debug, Clone, Copy)]

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::field::{self, Cell, Ctx, Line, Stamp};
-use super::options::{Column, Layout, Parsable};
+use super::format::{Column, Layout, Parsable};
 
 /// The report: header (unless `-n`) and `lines`.
 pub fn render(lines: &[Line<'_>], layout: &Layout, ctx: &Ctx) -> String {

@@ -5,7 +5,7 @@
 use spur_slurm::locale::Locale;
 
 use super::ShowOpts;
-use crate::StepInfo;
+use spur_proto::StepInfo;
 
 /// A step's record.
 pub fn render_step(step: &StepInfo, opts: ShowOpts, locale: &Locale) -> String {
@@ -86,7 +86,7 @@ pub fn render_step(step: &StepInfo, opts: ShowOpts, locale: &Locale) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::StepId;
+    use spur_proto::StepId;
 
     fn step(id: StepId) -> StepInfo {
         StepInfo {
@@ -103,7 +103,7 @@ mod tests {
             node_count: 1,
             num_tasks: 1,
             num_cpus: 1,
-            tres: crate::Tres::parse("cpu=1,mem=4G,node=1"),
+            tres: spur_proto::Tres::parse("cpu=1,mem=4G,node=1"),
             tres_per_step: None,
             tres_per_node: None,
             tres_per_task: None,
