@@ -7,7 +7,8 @@ use spur_proto::history::{HistoryJob, HistoryQuery};
 use spur_proto::step::{StepGrant, StepInfo, StepRequest};
 use spur_proto::{
     ArrayTasks, ClientRequest, ClientResponse, ConfigInfo, ErrorCode, JobDesc, JobInfo, JobUpdate,
-    NodeInfo, NodeUpdate, PartitionInfo, ProtoError, RequeueHold, SignalTarget, WillRun,
+    NodeInfo, NodeUpdate, PartitionInfo, ProtoError, RequeueHold, SignalTarget, TokenRequest,
+    WillRun,
 };
 
 use crate::{Controller, RequestError};
@@ -233,6 +234,14 @@ pub trait Api: Controller {
     fn split_array_tasks(&mut self, tasks: ArrayTasks) -> Result<Vec<(u32, u32)>, RequestError> {
         match self.request(&ClientRequest::SplitArrayTasks(tasks))? {
             ClientResponse::ArrayTaskJobs(pairs) => Ok(pairs),
+            _ => Err(unexpected()),
+        }
+    }
+
+    /// `scontrol token`: a JSON Web Token.
+    fn token(&mut self, asked: TokenRequest) -> Result<String, RequestError> {
+        match self.request(&ClientRequest::Token(asked))? {
+            ClientResponse::Token(token) => Ok(token),
             _ => Err(unexpected()),
         }
     }

@@ -5,10 +5,13 @@
 //! out a controller restart for MessageTimeout, and returns typed errors
 //! that carry Slurm's error number. Blocking on purpose: a command makes a
 //! handful of round trips and should start in a millisecond, without a
-//! runtime.
+//! runtime. A server acting for many callers (the REST server) takes
+//! sessions from a [`Pool`] and makes each request with the caller's
+//! [`Credential`].
 
-use std::io::Write;
-use std::os::fd::AsRawFd;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -17,12 +20,15 @@ use std::time::{Duration, Instant};
 use spur_conf::{ConfFile, SlurmConf};
 use spur_proto::frame::{self, FrameError};
 use spur_proto::{
-    ClientRequest, ClientResponse, ErrorCode, Hello, ProtoError, Role, PROTOCOL_VERSION,
+    Authenticated, ClientRequest, ClientResponse, Credential, ErrorCode, Hello, ProtoError, Role,
+    PROTOCOL_VERSION,
 };
 use thiserror::Error;
 
 pub mod api;
+pub mod pool;
 pub use api::{Api, Listing, PerTarget, StepCreated, Submitted};
+pub use pool::Pool;
 
 /// Why the controller could not be asked.
 #[derive(Debug, Error)]
@@ -40,7 +46,7 @@ pub enum ClientError {
     /// The controller is not listening.
     #[error("Unable to contact slurm controller (connect failure)")]
     Connect {
-        /// The socket tried.
+        /// The socket tried (or `host:port`).
         socket: PathBuf,
         /// Why.
         #[source]
@@ -141,18 +147,66 @@ impl Controller for Process {
     }
 }
 
+/// A controller reached with a credential: every request is made as the
+/// user the credential names (the controller checks it).
+pub struct WithCredential<'a, C: Controller + ?Sized> {
+    /// The way to the controller.
+    pub controller: &'a mut C,
+    /// Who makes the requests.
+    pub credential: &'a Credential,
+}
+
+impl<C: Controller + ?Sized> Controller for WithCredential<'_, C> {
+    fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, RequestError> {
+        let wrapped = ClientRequest::Authenticated(Box::new(Authenticated {
+            credential: self.credential.clone(),
+            request: req.clone(),
+        }));
+        self.controller.request(&wrapped)
+    }
+}
+
+/// A session is a controller: an error answer is
+/// [`RequestError::Refused`].
+impl Controller for Session {
+    fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, RequestError> {
+        match Session::request(self, req)? {
+            ClientResponse::Error(e) => Err(RequestError::Refused(e)),
+            other => Ok(other),
+        }
+    }
+}
+
 /// A connection to the controller of one slurm.conf, made when first
 /// needed and kept for the next request.
 #[derive(Debug)]
 pub struct Session {
     conf: SlurmConf,
     conn: Option<Client>,
+    /// Whether SlurmctldPort may be used when no socket on this host leads
+    /// to the controller (requests that carry tokens need no socket).
+    tcp: bool,
 }
 
 impl Session {
     /// A session with the controller of `conf` (nothing is connected yet).
     pub fn new(conf: SlurmConf) -> Session {
-        Session { conf, conn: None }
+        Session {
+            conf,
+            conn: None,
+            tcp: false,
+        }
+    }
+
+    /// A session whose requests carry credentials, so that it may reach
+    /// the controller over TCP (SlurmctldHost and SlurmctldPort) from a
+    /// host without an agent or relay.
+    pub fn for_credentials(conf: SlurmConf) -> Session {
+        Session {
+            conf,
+            conn: None,
+            tcp: true,
+        }
     }
 
     /// The configuration the session reads.
@@ -198,7 +252,11 @@ impl Session {
             }
         }
         self.conn = None;
-        let mut conn = Client::connect_with(&self.conf)?;
+        let mut conn = if self.tcp {
+            Client::connect_any(&self.conf)?
+        } else {
+            Client::connect_with(&self.conf)?
+        };
         conn.send(req)?;
         self.conn = Some(conn);
         self.receive()
@@ -290,10 +348,35 @@ pub fn relay_socket_path() -> PathBuf {
         )
 }
 
+/// What a connection runs over.
+#[derive(Debug)]
+enum Stream {
+    Unix(UnixStream),
+    Tcp(TcpStream),
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Unix(s) => s.read(buf),
+            Stream::Tcp(s) => s.read(buf),
+        }
+    }
+}
+
+impl AsRawFd for Stream {
+    fn as_raw_fd(&self) -> RawFd {
+        match self {
+            Stream::Unix(s) => s.as_raw_fd(),
+            Stream::Tcp(s) => s.as_raw_fd(),
+        }
+    }
+}
+
 /// A connection to the controller.
 #[derive(Debug)]
 pub struct Client {
-    stream: UnixStream,
+    stream: Stream,
 }
 
 impl Client {
@@ -313,16 +396,54 @@ impl Client {
         Client::connect(&controller)
     }
 
+    /// Connects to the controller of `conf` as [`Client::connect_with`]
+    /// does, and over TCP to SlurmctldHost's SlurmctldPort when no socket
+    /// on this host leads to it. Over TCP only requests with a token are
+    /// taken.
+    pub fn connect_any(conf: &SlurmConf) -> Result<Client, ClientError> {
+        let local = [
+            Some(socket_path(conf)),
+            agent_socket_path(conf),
+            Some(relay_socket_path()),
+        ];
+        if local.iter().flatten().any(|p| p.exists()) {
+            return Client::connect_with(conf);
+        }
+        Client::connect_tcp(conf)
+    }
+
+    /// Connects over TCP to SlurmctldHost's SlurmctldPort.
+    pub fn connect_tcp(conf: &SlurmConf) -> Result<Client, ClientError> {
+        let host = conf.slurmctld_hosts.first();
+        let addr = host.map_or("localhost", |h| h.addr.as_deref().unwrap_or(&h.name));
+        let port = conf.slurmctld_port.first;
+        let unreachable = |source| ClientError::Connect {
+            socket: PathBuf::from(format!("{addr}:{port}")),
+            source,
+        };
+        let stream = TcpStream::connect((addr, port)).map_err(unreachable)?;
+        let _ = stream.set_nodelay(true);
+        Client::handshake(Stream::Tcp(stream))
+    }
+
     /// Connects to the socket at `path`.
     pub fn connect(path: &Path) -> Result<Client, ClientError> {
-        let mut stream = UnixStream::connect(path).map_err(|source| ClientError::Connect {
+        let stream = UnixStream::connect(path).map_err(|source| ClientError::Connect {
             socket: path.to_owned(),
             source,
         })?;
+        Client::handshake(Stream::Unix(stream))
+    }
+
+    fn handshake(mut stream: Stream) -> Result<Client, ClientError> {
         // A controller that accepts but never answers must not hang a
         // pipeline forever.
         let limit = Some(Duration::from_secs(60));
-        stream.set_read_timeout(limit).map_err(FrameError::Io)?;
+        match &stream {
+            Stream::Unix(s) => s.set_read_timeout(limit),
+            Stream::Tcp(s) => s.set_read_timeout(limit),
+        }
+        .map_err(FrameError::Io)?;
         frame::write_sync(
             &mut NoSigpipe(&stream),
             &Hello {
@@ -367,10 +488,10 @@ impl Client {
     }
 }
 
-/// Writes to a unix socket with MSG_NOSIGNAL.
-struct NoSigpipe<'a>(&'a UnixStream);
+/// Writes to a socket with MSG_NOSIGNAL.
+struct NoSigpipe<'a, S: AsRawFd>(&'a S);
 
-impl Write for NoSigpipe<'_> {
+impl<S: AsRawFd> Write for NoSigpipe<'_, S> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         // SAFETY: `buf` is valid for its length; the fd is the stream's.
         let n = unsafe {

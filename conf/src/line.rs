@@ -172,7 +172,7 @@ fn strip_comment(line: &str) -> &str {
     let mut backslashes = 0usize;
     for (i, c) in line.char_indices() {
         match c {
-            '#' if backslashes % 2 == 0 => return &line[..i],
+            '#' if backslashes.is_multiple_of(2) => return &line[..i],
             '\\' => backslashes += 1,
             _ => backslashes = 0,
         }

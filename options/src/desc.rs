@@ -89,6 +89,26 @@ pub fn build(
     Ok(b.finish())
 }
 
+/// The job that options alone describe, each word `--long[=value]`, with
+/// no directives and no input variables: how slurmrestd's v0.0.38 reads a
+/// job's properties (by option, through slurm_opt.c).
+pub fn from_words(words: &[String], ctx: &Context<'_>) -> Result<Built, SbatchError> {
+    let cmd = crate::args::command();
+    let mut line = vec![std::ffi::OsString::from("sbatch")];
+    line.extend(words.iter().map(std::ffi::OsString::from));
+    let cmdline = crate::layer::parse(&cmd, &line)?;
+    let none = crate::layer::parse(&cmd, &line[..1])?;
+    let layers = Layers {
+        directives: none.clone(),
+        env: none,
+        cmdline,
+    };
+    let all = <SbatchArgs as clap::FromArgMatches>::from_arg_matches(&layers.cmdline)
+        .expect("matches come from this command");
+    let unacted = unacted::given(&layers.cmdline, unacted::BATCH);
+    build(&all, &layers, unacted, ctx)
+}
+
 /// Options whose effect spur does not have yet and must not ignore.
 fn reject_unsupported(a: &SbatchArgs) -> Result<(), SbatchError> {
     if a.external {
@@ -350,7 +370,7 @@ impl Builder {
                 .max_nodes
                 .filter(|_| self.size_list)
                 .unwrap_or(min);
-            if nodes > seg && nodes % seg != 0 {
+            if nodes > seg && !nodes.is_multiple_of(seg) {
                 return Err(Fatal::Segment {
                     segment: seg,
                     nodes,

@@ -110,6 +110,13 @@ pub enum ErrorCode {
     /// A value no option can take (a signal number that is no signal, a
     /// NUL in a path).
     InvalidArgument,
+    /// ESLURM_AUTH_CRED_INVALID: a token that is missing, expired, badly
+    /// signed or signed with a key the controller does not hold, or a
+    /// request that must carry one and does not.
+    AuthCredInvalid,
+    /// ESLURM_USER_ID_MISSING: a user name the controller's host does not
+    /// know, or a token asked for another user by someone who may not.
+    UserIdMissing,
 }
 
 impl ErrorCode {
@@ -163,6 +170,8 @@ impl ErrorCode {
         ErrorCode::InvalidTimeValue,
         ErrorCode::EnvironmentMissing,
         ErrorCode::InvalidArgument,
+        ErrorCode::AuthCredInvalid,
+        ErrorCode::UserIdMissing,
     ];
 
     /// Slurm's error number for the code (`slurm_get_errno()`, REST's
@@ -224,6 +233,8 @@ impl ErrorCode {
             ErrorCode::InvalidTimeValue => ("ESLURM_INVALID_TIME_VALUE", 2054),
             ErrorCode::EnvironmentMissing => ("ESLURM_ENVIRONMENT_MISSING", 2127),
             ErrorCode::InvalidArgument => ("EINVAL", 22),
+            ErrorCode::AuthCredInvalid => ("ESLURM_AUTH_CRED_INVALID", 6000),
+            ErrorCode::UserIdMissing => ("ESLURM_USER_ID_MISSING", 2010),
             ErrorCode::BatchScriptInvalid | ErrorCode::Unspecified => ("SLURM_ERROR", -1),
         }
     }
@@ -295,6 +306,8 @@ impl ErrorCode {
             ErrorCode::InvalidTimeValue => "Invalid time specified",
             ErrorCode::EnvironmentMissing => "Environment is missing in job",
             ErrorCode::InvalidArgument => "Invalid argument",
+            ErrorCode::AuthCredInvalid => "Invalid authentication credential",
+            ErrorCode::UserIdMissing => "Invalid user id",
         }
     }
 }
@@ -367,7 +380,7 @@ mod tests {
             .take_while(|i| bincode::deserialize::<ErrorCode>(&i.to_le_bytes()).is_ok())
             .count();
         assert_eq!(ErrorCode::ALL.len(), variants);
-        assert_eq!(variants, 48);
+        assert_eq!(variants, 50);
     }
 
     /// Where Slurm 22.05's header and a C compiler are installed

@@ -8,6 +8,7 @@
 //! Nothing here knows the scheduling core: the controller converts.
 #![warn(missing_docs)]
 
+pub mod auth;
 pub mod counts;
 pub mod error;
 pub mod frame;
@@ -18,6 +19,7 @@ pub mod node;
 pub mod pattern;
 pub mod step;
 
+pub use auth::{Authenticated, Credential, TokenRequest};
 pub use error::{ErrorCode, ExitCode, ProtoError};
 pub use frame::{FrameError, MAX_FRAME};
 pub use history::{AcctState, HistoryJob, HistoryQuery, HistoryStep, JobSelector, StepId, Tres};
@@ -37,7 +39,7 @@ pub use step::{
 
 /// The protocol version spoken by this build. A peer with another version is
 /// refused at the hello.
-pub const PROTOCOL_VERSION: u16 = 6;
+pub const PROTOCOL_VERSION: u16 = 7;
 
 /// The signal an end by the out-of-memory killer reports, in every exit
 /// status on the wire: Slurm's SIG_OOM (253) read as a wait status. No

@@ -13,7 +13,9 @@ use crate::node::{ConfigInfo, NodeInfo, PartitionInfo};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Role {
     /// A command or library acting for the user on the other end of a
-    /// local socket (identified by its peer credentials).
+    /// local socket (identified by its peer credentials). Over TCP it
+    /// proves nothing, so each of its requests must be
+    /// [`ClientRequest::Authenticated`] with a token.
     Client,
     /// A node agent, proving it holds the cluster key.
     Agent(AgentHello),
@@ -153,6 +155,12 @@ pub enum ClientRequest {
     /// taking each task still pending in the array's record out into a
     /// job of its own first, as slurmctld does before it acts on one task.
     SplitArrayTasks(ArrayTasks),
+    /// A request made with a credential (a REST server passing a caller's
+    /// token on), answered as the request inside it is.
+    Authenticated(Box<crate::auth::Authenticated>),
+    /// `scontrol token`: a JSON Web Token signed with the cluster's
+    /// AuthAltParameters key.
+    Token(crate::auth::TokenRequest),
 }
 
 /// What `scancel` asks for one or more jobs.
@@ -322,6 +330,8 @@ pub enum ClientResponse {
     /// task first, as slurmctld's job_array_resp_msg groups them: the
     /// tasks as `8_0,2-9`, and what came of them.
     PerTasks(Vec<(String, Result<(), ProtoError>)>),
+    /// Answer to Token: the token.
+    Token(String),
     /// Refused.
     Error(ProtoError),
 }

@@ -63,7 +63,7 @@ impl SegmentPolicy {
             SegmentPolicy::Nvidia => 1,
             SegmentPolicy::Fixed(size) => size,
         };
-        (nodes > wanted && nodes % wanted == 0).then_some(wanted)
+        (nodes > wanted && nodes.is_multiple_of(wanted)).then_some(wanted)
     }
 }
 

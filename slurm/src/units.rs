@@ -26,7 +26,7 @@ pub fn convert_num_unit(value: u64, unit: Unit, no_convert: bool) -> String {
     let mut num = value as f64;
     let mut at = unit as usize;
     if !no_convert {
-        while num >= 1024.0 && (num as u64) % 512 == 0 && at + 1 < UNITS.len() {
+        while num >= 1024.0 && (num as u64).is_multiple_of(512) && at + 1 < UNITS.len() {
             num /= 1024.0;
             at += 1;
         }
@@ -47,7 +47,7 @@ pub fn memory(mib: u64, no_convert: bool) -> String {
 /// Memory in MiB as Slurm's TRES strings print it: whole gibibytes as
 /// `8G`, anything else in MiB (`880000M`, `1536M`).
 pub fn tres_memory(mib: u64) -> String {
-    if mib > 0 && mib % 1024 == 0 {
+    if mib > 0 && mib.is_multiple_of(1024) {
         format!("{}G", mib / 1024)
     } else {
         format!("{mib}M")

@@ -1,8 +1,10 @@
 //! `spurd dev`: the embedded default cluster. It writes a slurm.conf, a
 //! topology.conf (one block per NVL72 domain of 18 nodes) and a cluster key
 //! into a folder, links the Slurm command names to spurctl in DIR/bin, and
-//! runs a controller and one agent per emulated node in this process. The
-//! man pages and shell completions go into DIR/share.
+//! runs a controller, one agent per emulated node and a REST server on a
+//! loopback port in this process. The man pages and shell completions go
+//! into DIR/share. The controller takes JSON Web Tokens (auth/jwt with a
+//! key of its own in DIR), so `scontrol token` gives one for the REST API.
 
 use std::fmt::Write as _;
 use std::os::unix::fs::PermissionsExt;
@@ -27,6 +29,9 @@ pub struct DevOpts {
     #[arg(long, env = "SPUR_DEV_NODES", default_value_t = 36)]
     nodes: u32,
 }
+
+/// The daemons spurd answers to.
+const DAEMONS: &[&str] = &["spurd", "slurmrestd"];
 
 /// The Slurm commands spurctl answers to.
 const COMMANDS: &[&str] = &[
@@ -54,6 +59,14 @@ pub async fn run(opts: DevOpts, shutdown: impl std::future::Future<Output = ()>)
         tracing::warn!(error = %format!("{e:#}"), "man pages and completions not installed");
     }
     let site = controller::Site::load(&conf_path, &key_file)?;
+    let rest_opts = crate::rest::RestOpts::loopback(&conf_path);
+    let rest_listeners = crate::rest::bind(&rest_opts).await?;
+    let rest_url = rest_listeners.first().map(|l| l.url()).unwrap_or_default();
+    let jwt_on = site
+        .conf
+        .other
+        .get("authalttypes")
+        .is_some_and(|t| t.contains("auth/jwt"));
     let names: Vec<String> = site.conf.nodes.iter().map(|n| n.name.clone()).collect();
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut agents = Vec::new();
@@ -78,7 +91,16 @@ pub async fn run(opts: DevOpts, shutdown: impl std::future::Future<Output = ()>)
     println!("  export SLURM_CONF={}", conf_path.display());
     // The trailing colon keeps man's own search path after this one.
     println!("  export MANPATH={}:$MANPATH", share.join("man").display());
+    if jwt_on {
+        println!("REST API at {rest_url}/slurm/v0.0.44/ (a token for it: scontrol token)");
+    } else {
+        println!("REST API at {rest_url}/slurm/v0.0.44/ (this slurm.conf has no auth/jwt; delete it to regenerate)");
+    }
     println!("Press Ctrl-C to stop.");
+    let mut rx = stop_rx.clone();
+    let rest = tokio::spawn(crate::rest::serve(rest_opts, rest_listeners, async move {
+        let _ = rx.wait_for(|s| *s).await;
+    }));
     let mut rx = stop_rx.clone();
     let ctld = controller::run(site, async move {
         let _ = rx.wait_for(|s| *s).await;
@@ -94,6 +116,11 @@ pub async fn run(opts: DevOpts, shutdown: impl std::future::Future<Output = ()>)
     let _ = stop_tx.send(true);
     for a in agents {
         let _ = a.await;
+    }
+    match rest.await {
+        Ok(Err(e)) => tracing::warn!(error = %format!("{e:#}"), "REST server failed"),
+        Err(e) => tracing::warn!(error = %e, "REST server task failed"),
+        Ok(Ok(())) => {}
     }
     match early {
         Some(r) => r.context("controller task")?,
@@ -155,6 +182,14 @@ fn write_config(dir: &Path, nodes: u32) -> Result<()> {
         conf,
         "DefMemPerCPU=4096\nGresTypes=gpu\nTopologyPlugin=topology/block"
     )?;
+    let jwt_key = dir.join("jwt_hs256.key");
+    writeln!(
+        conf,
+        "AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key={}",
+        jwt_key.display()
+    )?;
+    std::fs::write(&jwt_key, random_key()?)?;
+    std::fs::set_permissions(&jwt_key, std::fs::Permissions::from_mode(0o600))?;
     let mut topo = String::from("# One block per NVL72 domain.\n");
     let domains = nodes.div_ceil(DOMAIN_NODES);
     for d in 0..domains {
@@ -220,8 +255,10 @@ fn link_commands(dir: &Path) -> Result<()> {
         std::os::unix::fs::symlink(&spurctl, &link)
             .with_context(|| format!("while linking {}", link.display()))?;
     }
-    let link = bin.join("spurd");
-    let _ = std::fs::remove_file(&link);
-    std::os::unix::fs::symlink(&exe, &link)?;
+    for daemon in DAEMONS {
+        let link = bin.join(daemon);
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&exe, &link)?;
+    }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! spurd: `spurd controller`, `spurd agent`, `spurd dev`, `spurd relay`,
-//! `spurd install-docs`, and the per-job processes the agent starts
-//! (`spurd supervise` and `spurd step`, internal).
+//! `spurd rest` (also run as `slurmrestd`), `spurd install-docs`, and the
+//! per-job processes the agent starts (`spurd supervise` and `spurd step`,
+//! internal).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,6 +13,7 @@ mod controller;
 mod credential;
 mod dev;
 mod login;
+mod rest;
 
 /// The spur daemon.
 #[derive(Debug, Parser)]
@@ -35,6 +37,9 @@ enum Cmd {
     Dev(dev::DevOpts),
     /// Relay the commands of a host without an agent (a login node).
     Relay(login::RelayOpts),
+    /// Serve Slurm's REST API (slurmrestd's command line; also run as
+    /// `slurmrestd`).
+    Rest(rest::RestOpts),
     /// Write the man pages and shell completions of spurd and the Slurm
     /// commands under a share folder (DIR/man/man1, DIR/bash-completion,
     /// DIR/zsh, DIR/fish).
@@ -95,9 +100,9 @@ pub(crate) fn command() -> clap::Command {
     Opts::command()
 }
 
-fn init_tracing() {
+fn init_tracing(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
@@ -106,8 +111,35 @@ fn init_tracing() {
         .init();
 }
 
+/// slurmrestd's command line, when spurd runs under that name.
+#[derive(Debug, Parser)]
+#[command(
+    name = "slurmrestd",
+    version,
+    about = "Slurm's REST API, served by spur"
+)]
+struct SlurmrestdOpts {
+    #[command(flatten)]
+    rest: rest::RestOpts,
+}
+
+/// The command the program's name or first argument picks.
+fn parse() -> Opts {
+    let argv0 = std::env::args_os().next().unwrap_or_default();
+    let name = std::path::Path::new(&argv0)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name == "slurmrestd" {
+        return Opts {
+            command: Cmd::Rest(SlurmrestdOpts::parse().rest),
+        };
+    }
+    Opts::parse()
+}
+
 fn main() -> ExitCode {
-    let opts = Opts::parse();
+    let opts = parse();
     match &opts.command {
         // No runtime, no threads: these fork.
         Cmd::Supervise { dir } => return agent::supervisor::run(dir),
@@ -123,7 +155,12 @@ fn main() -> ExitCode {
         }
         _ => {}
     }
-    init_tracing();
+    let level = match &opts.command {
+        Cmd::Rest(r) if r.verbose >= 2 => "trace",
+        Cmd::Rest(r) if r.verbose == 1 => "debug",
+        _ => "info",
+    };
+    init_tracing(level);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -146,6 +183,7 @@ fn main() -> ExitCode {
             }
             Cmd::Dev(d) => dev::run(d, shutdown_signal()).await,
             Cmd::Relay(r) => login::run(r, shutdown_signal()).await,
+            Cmd::Rest(r) => rest::run(r, shutdown_signal()).await,
             Cmd::Supervise { .. } | Cmd::Step { .. } | Cmd::InstallDocs { .. } => {
                 unreachable!("handled before the runtime starts")
             }
@@ -196,6 +234,7 @@ mod tests {
                 "spurd-agent.1",
                 "spurd-dev.1",
                 "spurd-relay.1",
+                "spurd-rest.1",
                 "spurd-install-docs.1"
             ]
         );

@@ -36,6 +36,9 @@ pub struct Options {
     pub inactive_limit: u32,
     /// More slurm.conf lines, appended as written.
     pub extra_conf: &'static str,
+    /// auth/jwt on, with an HS256 key (mode 0600) in the cluster folder,
+    /// `jwt.key`.
+    pub jwt: bool,
 }
 
 impl Default for Options {
@@ -50,6 +53,7 @@ impl Default for Options {
             memory_cgroup_in: None,
             inactive_limit: 0,
             extra_conf: "",
+            jwt: false,
         }
     }
 }
@@ -103,6 +107,15 @@ impl Cluster {
             opts.slurmd_timeout, opts.min_job_age, opts.kill_wait, opts.inactive_limit
         );
         conf.push_str(opts.extra_conf);
+        if opts.jwt {
+            let key = dir.path().join("jwt.key");
+            std::fs::write(&key, b"an HS256 key for this test cluster only").expect("jwt key");
+            std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+            conf.push_str(&format!(
+                "AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key={}\n",
+                key.display()
+            ));
+        }
         for i in 1..=n {
             // Each node its own address and port, as several slurmds on one
             // host have; the port is ephemeral so that clusters never meet.
@@ -220,6 +233,53 @@ impl Cluster {
         let path = self.dir.path().join(name);
         std::fs::write(&path, moved).expect("writes");
         path
+    }
+
+    /// Starts a REST server (`spurd rest`, as slurmrestd) with `args`
+    /// before its listen address, on a free loopback port; returns where
+    /// it listens, once it answers.
+    pub fn start_rest(&mut self, args: &[&str]) -> crate::http::Target {
+        let addr = format!("127.0.0.1:{}", free_port());
+        let mut all = vec!["rest"];
+        all.extend_from_slice(args);
+        all.push(&addr);
+        let child = self.spurd(&all, "rest");
+        self.others.push(("rest".into(), child));
+        let target = crate::http::Target::Tcp(addr.clone());
+        self.wait_for(Duration::from_secs(20), "the REST server", |_| {
+            std::net::TcpStream::connect(&addr).is_ok()
+        });
+        target
+    }
+
+    /// Starts a REST server on a unix socket in the cluster folder with
+    /// `args` before it; returns the socket once it answers.
+    pub fn start_rest_unix(&mut self, args: &[&str]) -> crate::http::Target {
+        let path = self.dir.path().join("rest.sock");
+        let spec = format!("unix:{}", path.display());
+        let mut all = vec!["rest"];
+        all.extend_from_slice(args);
+        all.push(&spec);
+        let child = self.spurd(&all, "rest-unix");
+        self.others.push(("rest-unix".into(), child));
+        self.wait_for(Duration::from_secs(20), "the REST server's socket", |_| {
+            std::os::unix::net::UnixStream::connect(&path).is_ok()
+        });
+        crate::http::Target::Unix(path)
+    }
+
+    /// `scontrol token` with `args`: the token.
+    pub fn token(&self, args: &[&str]) -> String {
+        let mut all = vec!["token"];
+        all.extend_from_slice(args);
+        let out = self.run("scontrol", &all);
+        let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        assert!(
+            out.status.success() && text.starts_with("SLURM_JWT="),
+            "scontrol token: {text} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text["SLURM_JWT=".len()..].to_string()
     }
 
     /// Starts `spurd relay` listening on `socket`.

@@ -7,14 +7,19 @@ use spur_proto::{ExclusiveMode, JobInfo, JobStateName, MemSpec};
 use spur_slurm::openapi::v0038::{AllocNode, Job, Jobs, Resources};
 use spur_slurm::openapi::Meta;
 
-/// `squeue --json` for `rows`, `cluster` being the ClusterName.
-pub fn render_json(rows: &[JobInfo], cluster: &str) -> String {
-    let doc = Jobs {
+/// The document for `rows` (slurmrestd's v0.0.38 `/jobs/` answer),
+/// `cluster` being the ClusterName.
+pub fn document<'a>(rows: &'a [JobInfo], cluster: &'a str) -> Jobs<'a> {
+    Jobs {
         meta: Meta::v0038(spur_proto::SLURM_COMPAT_VERSION),
         errors: Vec::new(),
         jobs: rows.iter().map(|j| job(j, cluster)).collect(),
-    };
-    spur_slurm::openapi::document_text(&doc)
+    }
+}
+
+/// `squeue --json` for `rows`, `cluster` being the ClusterName.
+pub fn render_json(rows: &[JobInfo], cluster: &str) -> String {
+    spur_slurm::openapi::document_text(&document(rows, cluster))
 }
 
 fn job<'a>(j: &'a JobInfo, cluster: &'a str) -> Job<'a> {

@@ -33,6 +33,30 @@ pub fn version(s: &mut Session<'_>) {
         .push_str(&format!("slurm {}\n", spur_proto::SLURM_COMPAT_VERSION));
 }
 
+/// `token [lifespan=S] [username=U]`: prints `SLURM_JWT=...` as
+/// `_fetch_token` does.
+pub fn token(s: &mut Session<'_>, words: &[String]) {
+    let mut asked = spur_proto::TokenRequest::default();
+    for word in &words[1..] {
+        let key = |k: &str| starts_with_ci(word, k);
+        if key("lifespan=") {
+            let n = spur_slurm::number::strtol_or_zero(&word["lifespan=".len()..]).0;
+            asked.lifespan = u32::try_from(n).ok().filter(|&n| n > 0);
+        } else if key("username=") {
+            asked.user_name = Some(word["username=".len()..].to_string());
+        } else {
+            s.fail(&format!("Invalid option: `{word}`\n"));
+            return;
+        }
+    }
+    match s.ask.token(asked) {
+        Ok(token) => s.out.push_str(&format!("SLURM_JWT={token}\n")),
+        Err(e) => s.fail(&format!(
+            "scontrol: error: slurm_fetch_token: error with request: {e}\nError fetching token\n"
+        )),
+    }
+}
+
 /// `reconfigure`.
 pub fn reconfigure(s: &mut Session<'_>) {
     if let Err(e) = s.ask.reconfigure() {

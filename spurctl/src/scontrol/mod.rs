@@ -50,6 +50,7 @@ enum Cmd {
     Update,
     Verbose,
     Version,
+    Token,
     Cluster,
     /// A Slurm command spur does not have.
     Unsupported,
@@ -85,7 +86,7 @@ const KEYWORDS: [(&str, usize, Cmd); 40] = [
     ("suspend", 2, Cmd::Unsupported),
     ("resume", 3, Cmd::Unsupported),
     ("top", 3, Cmd::Unsupported),
-    ("token", 3, Cmd::Unsupported),
+    ("token", 3, Cmd::Token),
     ("wait_job", 2, Cmd::Unsupported),
     ("setdebugflags", 9, Cmd::Unsupported),
     ("fsdampeningfactor", 3, Cmd::Unsupported),
@@ -187,6 +188,7 @@ pub fn process(s: &mut Session<'_>, words: &[String]) {
         Cmd::Show => show::show(s, words),
         Cmd::Update => act::update(s, words),
         Cmd::Version => act::version(s),
+        Cmd::Token => act::token(s, words),
         Cmd::Unsupported => s.fail(&format!(
             "scontrol: error: {tag} is not supported by spur\n"
         )),

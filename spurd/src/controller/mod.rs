@@ -8,6 +8,7 @@ mod array;
 mod convert;
 pub mod env;
 mod history;
+pub mod jwt;
 mod node_link;
 mod reconfig;
 mod registry;
@@ -238,6 +239,11 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
     let state_dir = PathBuf::from(&site.conf.state_save_location);
     std::fs::create_dir_all(&state_dir)
         .with_context(|| format!("while creating {}", state_dir.display()))?;
+    // Before anything listens: a key others can read stops the start.
+    let jwt = jwt::JwtKeys::load(&site.conf).context("while loading auth/jwt's keys")?;
+    if let Some(keys) = &jwt {
+        info!(?keys, "auth/jwt on");
+    }
     let started = std::time::Instant::now();
     let mut store = Store::open(&state_dir).context("while opening the state database")?;
     let (core, metas) = restore(&site, &mut store)?;
@@ -294,7 +300,15 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
         .spawn(move || controller.run(rx))
         .context("while starting the controller thread")?;
     info!(socket = %socket.display(), port = site.conf.slurmctld_port.first, "controller ready");
-    server::serve(client_listener, agent_listener, tx.clone(), site, shutdown).await;
+    server::serve(
+        client_listener,
+        agent_listener,
+        tx.clone(),
+        site,
+        jwt,
+        shutdown,
+    )
+    .await;
     // Connection tasks may still hold senders; tell the actor directly.
     let _ = tx.send(actor::Command::Shutdown);
     let _ = std::fs::remove_file(&socket);

@@ -1,28 +1,33 @@
 //! The controller's sockets. Clients come on a local unix socket and are
 //! known by its peer credentials (a uid the client claims is never used);
-//! agents come over TCP and must present the cluster key. Each connection is
-//! a task that forwards to the actor and writes back what it answers.
+//! agents and relays come over TCP and must present the cluster key, and
+//! a client over TCP (a REST server on another host) proves nothing, so
+//! each of its requests must carry a token. Each connection is a task that
+//! hands requests to the [`Gateway`] and writes back what it answers.
 
+use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
 use tokio::sync::{mpsc, oneshot, Notify};
 use tracing::{debug, info, warn};
 
 use spur_proto::frame;
 use spur_proto::{
-    ClientRequest, ClientResponse, ErrorCode, FromAgent, Hello, ProtoError, Role, ToAgent,
-    PROTOCOL_VERSION,
+    Authenticated, ClientRequest, ClientResponse, Credential, ErrorCode, FromAgent, Hello,
+    ProtoError, Role, ToAgent, TokenRequest, PROTOCOL_VERSION,
 };
 
 use super::actor::{Command, Reply, ReplyTo};
 use super::history::History;
+use super::jwt::JwtKeys;
 use super::registry::AgentLink;
 use super::Site;
 
@@ -47,26 +52,34 @@ fn hello() -> Hello {
     }
 }
 
-/// Accepts clients and agents until `shutdown` resolves.
+/// Accepts clients and agents until `shutdown` resolves. `jwt` holds
+/// auth/jwt's keys when slurm.conf turns it on.
 pub async fn serve(
     clients: UnixListener,
     agents: TcpListener,
     actor: Sender<Command>,
     site: Site,
+    jwt: Option<JwtKeys>,
     shutdown: impl std::future::Future<Output = ()>,
 ) {
     let key: Arc<Vec<u8>> = Arc::new(site.key.clone());
     let conns = Arc::new(AtomicU64::new(1));
-    let history = History::new(site.conf.state_save_location.clone().into());
+    let gateway = Arc::new(Gateway {
+        actor,
+        history: History::new(site.conf.state_save_location.clone().into()),
+        jwt,
+        slurm_user_uid: site.slurm_user_uid,
+        uids: Mutex::new(HashMap::new()),
+    });
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
             () = &mut shutdown => break,
             accepted = clients.accept() => match accepted {
                 Ok((stream, _)) => {
-                    let (actor, history) = (actor.clone(), history.clone());
+                    let gateway = gateway.clone();
                     tokio::spawn(async move {
-                        if let Err(e) = client_conn(stream, actor, history).await {
+                        if let Err(e) = local_client_conn(stream, gateway).await {
                             debug!(error = %e, "client connection ended");
                         }
                     });
@@ -76,11 +89,11 @@ pub async fn serve(
             accepted = agents.accept() => match accepted {
                 Ok((stream, peer)) => {
                     let _ = stream.set_nodelay(true);
-                    let (actor, key, history) = (actor.clone(), key.clone(), history.clone());
+                    let (gateway, key) = (gateway.clone(), key.clone());
                     let conn = conns.fetch_add(1, Ordering::Relaxed);
                     tokio::spawn(async move {
-                        if let Err(e) = agent_conn(stream, conn, actor, &key, history).await {
-                            info!(%peer, error = %e, "agent connection ended");
+                        if let Err(e) = tcp_conn(stream, conn, gateway, &key).await {
+                            info!(%peer, error = %e, "connection on SlurmctldPort ended");
                         }
                     });
                 }
@@ -90,11 +103,9 @@ pub async fn serve(
     }
 }
 
-async fn client_conn(
-    mut stream: UnixStream,
-    actor: Sender<Command>,
-    history: Arc<History>,
-) -> Result<()> {
+/// A command or library on this host: the socket's peer credentials say
+/// who it is.
+async fn local_client_conn(mut stream: UnixStream, gateway: Arc<Gateway>) -> Result<()> {
     let uid = stream
         .peer_cred()
         .context("while reading peer credentials")?
@@ -104,6 +115,16 @@ async fn client_conn(
     if theirs.version != PROTOCOL_VERSION {
         bail!("client speaks protocol {}", theirs.version);
     }
+    client_requests(stream, Some(uid), &gateway).await
+}
+
+/// Requests and answers, one at a time, on a client's connection after
+/// the hello; `caller` is who the transport vouches for (None over TCP).
+async fn client_requests<S: AsyncRead + AsyncWrite + Unpin>(
+    mut stream: S,
+    caller: Option<u32>,
+    gateway: &Gateway,
+) -> Result<()> {
     loop {
         let req: ClientRequest = match frame::read(&mut stream).await {
             Ok(r) => r,
@@ -116,7 +137,7 @@ async fn client_conn(
             Err(e) => return Err(e.into()),
         };
         let (reply, answer) = oneshot::channel();
-        if !dispatch(uid, req, ReplyTo::Local(reply), (&actor, &history)) {
+        if !gateway.dispatch(caller, req, ReplyTo::Local(reply)) {
             // The request was not taken: say so, so that the client waits
             // for the next controller instead of taking it as lost.
             let resp = ClientResponse::Error(ProtoError::new(ErrorCode::ControllerUnreachable));
@@ -138,27 +159,47 @@ fn same_key(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// A connection on SlurmctldPort: an agent, a relay, or a client that
+/// proves nothing (every request of it must carry a token).
+async fn tcp_conn(
+    mut stream: TcpStream,
+    conn: u64,
+    gateway: Arc<Gateway>,
+    key: &[u8],
+) -> Result<()> {
+    let theirs: Hello = frame::read(&mut stream).await?;
+    let agent = match theirs.role {
+        Role::Agent(agent) => agent,
+        Role::Relay(relay) => {
+            let (rd, wr) = stream.into_split();
+            return relay_conn(rd, wr, theirs.version, relay, &gateway, key).await;
+        }
+        Role::Client => {
+            frame::write(&mut stream, &hello()).await?;
+            if theirs.version != PROTOCOL_VERSION {
+                bail!("client speaks protocol {}", theirs.version);
+            }
+            return client_requests(stream, None, &gateway).await;
+        }
+        Role::Launcher => bail!("a launcher connected to SlurmctldPort"),
+    };
+    agent_conn(stream, conn, agent, theirs.version, &gateway, key).await
+}
+
 /// One agent's connection. The actor knows it by `conn` and decides which
 /// node it serves, so that a reconfigure may renumber the nodes under it.
 async fn agent_conn(
     stream: TcpStream,
     conn: u64,
-    actor: Sender<Command>,
+    agent: spur_proto::AgentHello,
+    version: u16,
+    gateway: &Gateway,
     key: &[u8],
-    history: Arc<History>,
 ) -> Result<()> {
     let (mut rd, mut wr) = stream.into_split();
-    let theirs: Hello = frame::read(&mut rd).await?;
-    let agent = match theirs.role {
-        Role::Agent(agent) => agent,
-        Role::Relay(relay) => {
-            let links = (actor, history);
-            return relay_conn(rd, wr, theirs.version, relay, links, key).await;
-        }
-        Role::Client | Role::Launcher => bail!("a client connected to the agent port"),
-    };
-    if theirs.version != PROTOCOL_VERSION {
-        bail!("agent {} speaks protocol {}", agent.node, theirs.version);
+    let actor = &gateway.actor;
+    if version != PROTOCOL_VERSION {
+        bail!("agent {} speaks protocol {version}", agent.node);
     }
     if !same_key(&agent.key, key) {
         bail!("agent {} presented a wrong cluster key", agent.node);
@@ -201,7 +242,7 @@ async fn agent_conn(
         };
         match read {
             Ok(FromAgent::Relay { tag, uid, req }) => {
-                if !forward(tag, uid, *req, (&actor, &history), &relay_tx) {
+                if !forward(tag, uid, *req, gateway, &relay_tx) {
                     break Ok(());
                 }
             }
@@ -219,25 +260,195 @@ async fn agent_conn(
     result
 }
 
-/// The one way in for a client's request, however it came (the local
-/// socket, or an agent or relay passing it on), made by `uid`: accounting
-/// history is read from the store beside the actor, never by it; every
-/// other request is the actor's. The answer goes to `reply`. False when
-/// the controller is stopping.
-pub(super) fn dispatch(
-    uid: u32,
-    req: ClientRequest,
-    reply: ReplyTo,
-    (actor, history): (&Sender<Command>, &Arc<History>),
-) -> bool {
-    if let ClientRequest::History(query) = req {
-        let history = history.clone();
-        tokio::spawn(async move {
-            reply.send(Reply::Response(history.answer(query).await));
-        });
-        return true;
+/// How long a user name's uid is trusted before the passwd database is
+/// asked again.
+const UID_CACHE_TTL: Duration = Duration::from_secs(60);
+
+/// The one way in for a client's request, however it came: the local
+/// socket, an agent or relay passing it on, or a client over TCP (a REST
+/// server). It settles who makes the request (the caller the transport
+/// vouches for, or the user a credential names), answers what needs no
+/// actor (accounting history, read from the store beside it; tokens), and
+/// hands the rest to the actor.
+pub(super) struct Gateway {
+    actor: Sender<Command>,
+    history: Arc<History>,
+    jwt: Option<JwtKeys>,
+    slurm_user_uid: Option<u32>,
+    /// User names recently resolved, with when.
+    uids: Mutex<HashMap<String, (u32, Instant)>>,
+}
+
+impl Gateway {
+    /// Hands `req` in, made by `caller` (None: the transport vouches for
+    /// no one); the answer goes to `reply`. False when the controller is
+    /// stopping.
+    pub(super) fn dispatch(&self, caller: Option<u32>, req: ClientRequest, reply: ReplyTo) -> bool {
+        let (uid, req) = match self.identify(caller, req) {
+            Ok(who) => who,
+            Err(e) => {
+                reply.send(Reply::Response(ClientResponse::Error(e)));
+                return true;
+            }
+        };
+        match req {
+            ClientRequest::History(query) => {
+                let history = self.history.clone();
+                tokio::spawn(async move {
+                    reply.send(Reply::Response(history.answer(query).await));
+                });
+                true
+            }
+            ClientRequest::Token(asked) => {
+                reply.send(Reply::Response(self.token(uid, asked)));
+                true
+            }
+            req => self.actor.send(Command::Client { uid, req, reply }).is_ok(),
+        }
     }
-    actor.send(Command::Client { uid, req, reply }).is_ok()
+
+    fn is_operator(&self, uid: u32) -> bool {
+        uid == 0 || Some(uid) == self.slurm_user_uid
+    }
+
+    /// Who makes `req` and what it asks: the caller, or the user its
+    /// credential names.
+    fn identify(
+        &self,
+        caller: Option<u32>,
+        req: ClientRequest,
+    ) -> Result<(u32, ClientRequest), ProtoError> {
+        let ClientRequest::Authenticated(auth) = req else {
+            let uid = caller.ok_or_else(|| {
+                ProtoError::with_detail(
+                    ErrorCode::AuthCredInvalid,
+                    "a request over TCP must carry a token",
+                )
+            })?;
+            return Ok((uid, req));
+        };
+        let Authenticated {
+            credential,
+            request,
+        } = *auth;
+        if matches!(request, ClientRequest::Authenticated(_)) {
+            return Err(ProtoError::with_detail(
+                ErrorCode::AuthCredInvalid,
+                "nested credentials",
+            ));
+        }
+        let uid = match credential {
+            Credential::Token { token, user_name } => {
+                self.token_user(&token, user_name.as_deref())?
+            }
+            Credential::As { user_name } => {
+                let caller = caller.ok_or_else(|| {
+                    ProtoError::with_detail(ErrorCode::AuthCredInvalid, "no caller to act for")
+                })?;
+                if !self.is_operator(caller) {
+                    warn!(uid = caller, user = %user_name, "attempt to act as another user");
+                    return Err(ProtoError::with_detail(
+                        ErrorCode::AuthCredInvalid,
+                        "only root and SlurmUser may act as another user",
+                    ));
+                }
+                self.uid_of(&user_name)?
+            }
+        };
+        Ok((uid, request))
+    }
+
+    /// The uid a token makes a request as: its user, or, for a token of
+    /// root or SlurmUser, the user named beside it (auth/jwt's rule).
+    fn token_user(&self, token: &str, named: Option<&str>) -> Result<u32, ProtoError> {
+        let Some(keys) = &self.jwt else {
+            return Err(ProtoError::with_detail(
+                ErrorCode::AuthCredInvalid,
+                "auth/jwt is not configured (AuthAltTypes)",
+            ));
+        };
+        let user = keys.verify(token, super::actor::now()).map_err(|e| {
+            info!(error = %e, "token refused");
+            ProtoError::with_detail(ErrorCode::AuthCredInvalid, e.to_string())
+        })?;
+        let uid = self.uid_of(&user)?;
+        match named {
+            Some(name) if name != user => {
+                if !self.is_operator(uid) {
+                    warn!(token_user = %user, named = %name, "attempt to authenticate as another user");
+                    return Err(ProtoError::with_detail(
+                        ErrorCode::AuthCredInvalid,
+                        format!("a token of {user} cannot act as {name}"),
+                    ));
+                }
+                self.uid_of(name)
+            }
+            _ => Ok(uid),
+        }
+    }
+
+    /// A user name's uid (cached for a minute), or Slurm's "Invalid user
+    /// id".
+    fn uid_of(&self, name: &str) -> Result<u32, ProtoError> {
+        let mut cache = self.uids.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&(uid, at)) = cache.get(name) {
+            if at.elapsed() < UID_CACHE_TTL {
+                return Ok(uid);
+            }
+        }
+        let uid = spur_sys::users::uid_of(name).ok_or_else(|| {
+            ProtoError::with_detail(ErrorCode::UserIdMissing, format!("unknown user {name}"))
+        })?;
+        if cache.len() > 4096 {
+            cache.clear();
+        }
+        cache.insert(name.to_string(), (uid, Instant::now()));
+        Ok(uid)
+    }
+
+    /// `scontrol token`, as slurmctld's `_slurm_rpc_auth_token` answers it.
+    fn token(&self, uid: u32, asked: TokenRequest) -> ClientResponse {
+        let refuse =
+            |code, detail: String| ClientResponse::Error(ProtoError::with_detail(code, detail));
+        let Some(keys) = &self.jwt else {
+            return refuse(
+                ErrorCode::NotSupported,
+                "auth/jwt is not configured (AuthAltTypes)".into(),
+            );
+        };
+        let operator = self.is_operator(uid);
+        if !keys.may_create(operator) {
+            return refuse(ErrorCode::AccessDenied, "token creation is disabled".into());
+        }
+        let own = spur_sys::users::user(uid).name;
+        let user = match asked.user_name {
+            Some(name) if operator || name == own => name,
+            Some(name) => {
+                warn!(uid, user = %name, "attempt to get a token for another user");
+                return refuse(
+                    ErrorCode::UserIdMissing,
+                    format!("uid {uid} may not get a token for {name}"),
+                );
+            }
+            None => own,
+        };
+        let lifespan = match keys.lifespan(asked.lifespan, operator) {
+            Ok(l) => l,
+            Err(max) => {
+                return refuse(
+                    ErrorCode::InvalidTimeLimit,
+                    format!("lifespan exceeds max_token_lifespan={max}"),
+                )
+            }
+        };
+        match keys.issue(&user, lifespan, super::actor::now()) {
+            Ok(token) => {
+                info!(user = %user, lifespan, "created token");
+                ClientResponse::Token(token)
+            }
+            Err(e) => refuse(ErrorCode::NotSupported, e.to_string()),
+        }
+    }
 }
 
 /// Hands a relayed request in, as made by `uid`; the answer goes back with
@@ -246,14 +457,14 @@ fn forward(
     tag: u64,
     uid: u32,
     req: ClientRequest,
-    gateway: (&Sender<Command>, &Arc<History>),
+    gateway: &Gateway,
     replies: &mpsc::UnboundedSender<ToAgent>,
 ) -> bool {
     let reply = ReplyTo::Relay {
         tag,
         to: replies.clone(),
     };
-    dispatch(uid, req, reply, gateway)
+    gateway.dispatch(Some(uid), req, reply)
 }
 
 /// A login node's relay: it only forwards commands.
@@ -262,7 +473,7 @@ async fn relay_conn(
     mut wr: tokio::net::tcp::OwnedWriteHalf,
     version: u16,
     relay: spur_proto::RelayHello,
-    (actor, history): (Sender<Command>, Arc<History>),
+    gateway: &Gateway,
     key: &[u8],
 ) -> Result<()> {
     if version != PROTOCOL_VERSION {
@@ -284,7 +495,7 @@ async fn relay_conn(
     let result = loop {
         match frame::read::<FromAgent, _>(&mut rd).await {
             Ok(FromAgent::Relay { tag, uid, req }) => {
-                if !forward(tag, uid, *req, (&actor, &history), &tx) {
+                if !forward(tag, uid, *req, gateway, &tx) {
                     break Ok(());
                 }
             }

@@ -11,7 +11,12 @@ fn job(id: u32, submit: u64, start: Option<u64>, end: Option<u64>, state: JobSta
         spec: JobSpec {
             user: Uid(1000 + id % 2),
             name: format!("job{id}"),
-            partitions: vec![if id % 3 == 0 { "debug" } else { "batch" }.into()],
+            partitions: vec![if id.is_multiple_of(3) {
+                "debug"
+            } else {
+                "batch"
+            }
+            .into()],
             ..Default::default()
         },
         state,

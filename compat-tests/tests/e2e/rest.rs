@@ -1,0 +1,462 @@
+//! The REST server (`spurd rest`, as slurmrestd) against a real cluster:
+//! authentication as slurmrestd and auth/jwt do it, and v0.0.38's paths
+//! agreeing with what the commands say of the same jobs.
+
+use std::time::Duration;
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use base64::Engine as _;
+use hmac::{Hmac, Mac};
+use serde_json::Value;
+use sha2::Sha256;
+
+use crate::harness::{Cluster, Options};
+use crate::http::{request, Answer, Target};
+use crate::text;
+
+fn jwt_cluster() -> Cluster {
+    Cluster::start(Options {
+        nodes: 2,
+        jwt: true,
+        ..Options::default()
+    })
+}
+
+fn get(t: &Target, path: &str, headers: &[(&str, &str)]) -> Answer {
+    request(t, "GET", path, headers, None)
+}
+
+/// An HS256 token made as a site's own tooling makes one.
+fn site_token(key: &[u8], header: &str, claims: &str) -> String {
+    let signing = format!(
+        "{}.{}",
+        B64.encode(header.as_bytes()),
+        B64.encode(claims.as_bytes())
+    );
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("any key length");
+    mac.update(signing.as_bytes());
+    format!("{signing}.{}", B64.encode(mac.finalize().into_bytes()))
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs()
+}
+
+fn assert_refused(a: &Answer, what: &str) {
+    assert_eq!(
+        (a.status, a.body.as_str()),
+        (401, "Authentication failure"),
+        "{what}"
+    );
+}
+
+#[test]
+fn rest_authenticates_as_slurmrestd_and_auth_jwt_do() {
+    let mut c = jwt_cluster();
+    let t = c.start_rest(&[]);
+    let ping = "/slurm/v0.0.38/ping";
+    assert_refused(&get(&t, ping, &[]), "no credentials");
+    // Authentication comes before the path is looked at.
+    assert_refused(
+        &get(&t, "/slurm/v0.0.99/ping", &[]),
+        "unknown path, no credentials",
+    );
+
+    let token = c.token(&[]);
+    let a = get(
+        &t,
+        ping,
+        &[
+            ("X-SLURM-USER-NAME", "root"),
+            ("X-SLURM-USER-TOKEN", &token),
+        ],
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(a.header("content-type"), Some("application/json"));
+    assert_eq!(a.json()["pings"][0]["ping"], "UP");
+    let bearer = format!("Bearer {token}");
+    let a = get(&t, ping, &[("Authorization", &bearer)]);
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_refused(
+        &get(
+            &t,
+            ping,
+            &[("X-SLURM-USER-TOKEN", &token), ("Authorization", &bearer)],
+        ),
+        "both token headers",
+    );
+    assert_refused(
+        &get(&t, ping, &[("X-SLURM-USER-NAME", "root")]),
+        "a name alone",
+    );
+    assert_refused(
+        &get(&t, ping, &[("X-SLURM-USER-TOKEN", "garbage")]),
+        "garbage",
+    );
+
+    // A token the site's own tooling made with the cluster's key works;
+    // one made with another key, or unsigned, does not.
+    let key = std::fs::read(c.dir.path().join("jwt.key")).expect("key");
+    let claims = format!(r#"{{"iat":{},"exp":{},"sun":"root"}}"#, now(), now() + 300);
+    let site = site_token(&key, r#"{"alg":"HS256","typ":"JWT"}"#, &claims);
+    assert_eq!(get(&t, ping, &[("X-SLURM-USER-TOKEN", &site)]).status, 200);
+    let other = site_token(
+        b"not the cluster's key",
+        r#"{"alg":"HS256","typ":"JWT"}"#,
+        &claims,
+    );
+    assert_refused(
+        &get(&t, ping, &[("X-SLURM-USER-TOKEN", &other)]),
+        "another key",
+    );
+    let none = format!(
+        "{}.{}.",
+        B64.encode(br#"{"alg":"none","typ":"JWT"}"#),
+        B64.encode(claims.as_bytes())
+    );
+    assert_refused(&get(&t, ping, &[("X-SLURM-USER-TOKEN", &none)]), "alg none");
+    let old = format!(
+        r#"{{"iat":{},"exp":{},"sun":"root"}}"#,
+        now() - 600,
+        now() - 300
+    );
+    let expired = site_token(&key, r#"{"alg":"HS256","typ":"JWT"}"#, &old);
+    assert_refused(
+        &get(&t, ping, &[("X-SLURM-USER-TOKEN", &expired)]),
+        "expired",
+    );
+    let short = c.token(&["lifespan=1"]);
+    std::thread::sleep(Duration::from_millis(2100));
+    assert_refused(
+        &get(&t, ping, &[("X-SLURM-USER-TOKEN", &short)]),
+        "lifespan=1, 2 s later",
+    );
+
+    // A user's token cannot act as someone else; root's can.
+    let nobody = c.token(&["username=nobody"]);
+    assert_eq!(
+        get(&t, ping, &[("X-SLURM-USER-TOKEN", &nobody)]).status,
+        200
+    );
+    assert_refused(
+        &get(
+            &t,
+            ping,
+            &[
+                ("X-SLURM-USER-NAME", "root"),
+                ("X-SLURM-USER-TOKEN", &nobody),
+            ],
+        ),
+        "nobody's token as root",
+    );
+    let a = get(
+        &t,
+        ping,
+        &[
+            ("X-SLURM-USER-NAME", "nobody"),
+            ("X-SLURM-USER-TOKEN", &token),
+        ],
+    );
+    assert_eq!(a.status, 200, "root's token as nobody: {}", a.body);
+
+    // The router's own refusals, with a credential.
+    let a = get(&t, "/slurm/v0.0.99/ping", &[("X-SLURM-USER-TOKEN", &token)]);
+    assert_eq!(a.status, 404);
+    assert_eq!(
+        a.body,
+        "Unable find requested URL. Please view /openapi/v3 for API reference."
+    );
+    let a = request(
+        &t,
+        "PUT",
+        ping,
+        &[("X-SLURM-USER-TOKEN", &token)],
+        Some("{}"),
+    );
+    assert_eq!(a.status, 405, "{}", a.body);
+    let a = request(
+        &t,
+        "DELETE",
+        "/slurm/v0.0.38/job/1",
+        &[("X-SLURM-USER-TOKEN", &token)],
+        Some("x"),
+    );
+    assert_eq!(
+        (a.status, a.body.as_str()),
+        (400, "Unexpected http body provided for non-POST method")
+    );
+}
+
+#[test]
+fn scontrol_token_is_for_oneself_unless_root_or_slurmuser() {
+    let c = jwt_cluster();
+    let token = c.token(&["lifespan=600"]);
+    assert_eq!(token.split('.').count(), 3, "{token}");
+    // root may have a token made for anyone.
+    assert_eq!(c.token(&["username=nobody"]).split('.').count(), 3);
+    let out = c.run("scontrol", &["token", "bogus=1"]);
+    assert_eq!(text(&out.stderr), "Invalid option: `bogus=1`\n");
+    assert!(!out.status.success());
+    // An ordinary user may not (run as nobody where the test can).
+    // SAFETY: getuid has no preconditions.
+    if unsafe { libc::getuid() } != 0 {
+        eprintln!("skipped the unprivileged half: the test does not run as root");
+        return;
+    }
+    use std::os::unix::process::CommandExt;
+    let out = c
+        .command("scontrol", &["token", "username=root"])
+        .uid(65534)
+        .gid(65534)
+        .current_dir("/")
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.ends_with("Error fetching token\n"), "{err}");
+    assert!(err.contains("Invalid user id"), "{err}");
+    let out = c
+        .command("scontrol", &["token"])
+        .uid(65534)
+        .gid(65534)
+        .current_dir("/")
+        .output()
+        .expect("runs");
+    assert!(
+        text(&out.stdout).starts_with("SLURM_JWT="),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn a_jwt_key_other_users_can_read_stops_the_controller_at_start() {
+    let mut c = jwt_cluster();
+    let key = c.dir.path().join("jwt.key");
+    c.kill_controller();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let out = std::process::Command::new(crate::harness::bin_dir().join("spurd"))
+        .arg("controller")
+        .env("SLURM_CONF", &c.conf)
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("has mode 0644"), "{err}");
+    assert!(err.contains("chmod it to 0600"), "{err}");
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    c.start_controller();
+}
+
+#[test]
+fn rest_auth_local_acts_as_the_server_on_its_unix_socket_only() {
+    let mut c = jwt_cluster();
+    let unix = c.start_rest_unix(&["-a", "rest_auth/local"]);
+    let a = get(&unix, "/slurm/v0.0.38/ping", &[]);
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(a.json()["pings"][0]["ping"], "UP");
+    // Over TCP the local plugin takes nothing.
+    let tcp = c.start_rest(&["-a", "rest_auth/local"]);
+    assert_refused(&get(&tcp, "/slurm/v0.0.38/ping", &[]), "local over TCP");
+}
+
+fn submit_body(job: Value) -> String {
+    serde_json::json!({"job": job, "script": "#!/bin/bash\nsleep 300\n"}).to_string()
+}
+
+#[test]
+fn v0038_jobs_submit_list_update_and_cancel_as_the_commands_see_them() {
+    let mut c = jwt_cluster();
+    let t = c.start_rest(&[]);
+    let token = c.token(&[]);
+    let auth = [
+        ("X-SLURM-USER-NAME", "root"),
+        ("X-SLURM-USER-TOKEN", token.as_str()),
+    ];
+    let cwd = c.dir.path().display().to_string();
+    let body = submit_body(serde_json::json!({
+        "name": "rest-job", "partition": "batch", "gpus_per_node": "1", "time_limit": 10,
+        "current_working_directory": cwd, "environment": {"PATH": "/usr/bin:/bin"},
+    }));
+    let a = request(&t, "POST", "/slurm/v0.0.38/job/submit", &auth, Some(&body));
+    assert_eq!(a.status, 200, "{}", a.body);
+    let doc = a.json();
+    assert_eq!(doc["errors"], serde_json::json!([]));
+    assert_eq!(doc["step_id"], "BATCH");
+    let id = doc["job_id"].as_u64().expect("a job id") as u32;
+    c.wait_state(id, "RUNNING");
+    let out = c.run(
+        "squeue",
+        &["-h", "-j", &id.to_string(), "-o", "%j %P %l %b"],
+    );
+    assert_eq!(text(&out.stdout).trim(), "rest-job batch 10:00 gres:gpu:1");
+
+    let a = get(&t, "/slurm/v0.0.38/jobs", &auth);
+    assert_eq!(a.status, 200);
+    let jobs = a.json();
+    let job = jobs["jobs"]
+        .as_array()
+        .expect("jobs")
+        .iter()
+        .find(|j| j["job_id"] == id)
+        .expect("the job is listed")
+        .clone();
+    assert_eq!(job["name"], "rest-job");
+    assert_eq!(job["job_state"], "RUNNING");
+    assert_eq!(job["time_limit"], 10);
+    // The listing is squeue --json's document.
+    let squeue: Value =
+        serde_json::from_str(&text(&c.run("squeue", &["--json"]).stdout)).expect("json");
+    let from_squeue = squeue["jobs"]
+        .as_array()
+        .expect("jobs")
+        .iter()
+        .find(|j| j["job_id"] == id)
+        .expect("squeue lists it");
+    assert_eq!(from_squeue["nodes"], job["nodes"]);
+    assert_eq!(from_squeue["tres_req_str"], job["tres_req_str"]);
+
+    let a = get(&t, &format!("/slurm/v0.0.38/job/{id}"), &auth);
+    assert_eq!(a.json()["jobs"][0]["job_id"], id);
+
+    let a = request(
+        &t,
+        "POST",
+        &format!("/slurm/v0.0.38/job/{id}"),
+        &auth,
+        Some(r#"{"time_limit":5,"environment":{}}"#),
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    let out = c.run("scontrol", &["show", "job", &id.to_string()]);
+    assert!(
+        text(&out.stdout).contains("TimeLimit=00:05:00"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    // Another user's job is not theirs to cancel.
+    let nobody = c.token(&["username=nobody"]);
+    let a = request(
+        &t,
+        "DELETE",
+        &format!("/slurm/v0.0.38/job/{id}"),
+        &[("X-SLURM-USER-TOKEN", &nobody)],
+        None,
+    );
+    assert_eq!(a.status, 500, "{}", a.body);
+    assert_eq!(a.json()["errors"][0]["error_number"], 2002, "{}", a.body);
+    assert_eq!(c.state(id).as_deref(), Some("RUNNING"));
+
+    let a = request(
+        &t,
+        "DELETE",
+        &format!("/slurm/v0.0.38/job/{id}?signal=KILL"),
+        &auth,
+        None,
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    c.wait_state(id, "CANCELLED");
+
+    let a = get(&t, "/slurm/v0.0.38/job/999999", &auth);
+    assert_eq!(a.status, 500);
+    let e = &a.json()["errors"][0];
+    assert_eq!(e["description"], "Unable to find JobId=999999");
+    assert_eq!(e["error_number"], 2017);
+    assert_eq!(e["error"], "Invalid job id specified");
+    assert_eq!(e["source"], "slurm_load_job");
+}
+
+#[test]
+fn v0038_refuses_bad_submissions_as_slurmrestd_2205_does() {
+    let mut c = jwt_cluster();
+    let t = c.start_rest(&[]);
+    let token = c.token(&[]);
+    let auth = [("X-SLURM-USER-TOKEN", token.as_str())];
+    let submit = |body: &str| request(&t, "POST", "/slurm/v0.0.38/job/submit", &auth, Some(body));
+
+    let a = submit(&submit_body(serde_json::json!({
+        "partition": "nosuch", "current_working_directory": "/tmp", "environment": {"PATH": "/bin"},
+    })));
+    assert_eq!(a.status, 500, "{}", a.body);
+    assert_eq!(
+        a.json()["errors"],
+        serde_json::json!([{"error_code": 2000, "error": "Invalid partition name specified"}])
+    );
+
+    let a = submit(&submit_body(
+        serde_json::json!({"current_working_directory": "/tmp"}),
+    ));
+    assert_eq!(a.status, 400, "{}", a.body);
+    assert_eq!(
+        a.json()["errors"],
+        serde_json::json!([
+            {"error": "environment must be set", "error_code": 2127},
+            {"error_code": 9001, "error": "Failure during parsing"}
+        ])
+    );
+
+    let a = submit(r#"{"job": {"#);
+    assert_eq!((a.status, a.body.as_str()), (400, "Unable to parse query."));
+
+    let a = submit(&submit_body(
+        serde_json::json!({"environment": {"A": "1"}, "bogus": 1}),
+    ));
+    assert_eq!(a.status, 400);
+    assert_eq!(a.json()["errors"][0]["error"], "Unknown key \"bogus\"");
+
+    let a = submit(&submit_body(
+        serde_json::json!({"environment": {"A": "1"}, "time_limit": "abc"}),
+    ));
+    assert_eq!(a.status, 400, "{}", a.body);
+    assert_eq!(a.json()["errors"][1]["error_code"], 9001);
+
+    // Nothing was submitted by any of them.
+    let out = c.run("squeue", &["-h", "-t", "all"]);
+    assert_eq!(text(&out.stdout), "");
+}
+
+#[test]
+fn v0038_nodes_and_partitions_agree_with_sinfo() {
+    let mut c = jwt_cluster();
+    let t = c.start_rest(&[]);
+    let token = c.token(&[]);
+    let auth = [("X-SLURM-USER-TOKEN", token.as_str())];
+    let a = get(&t, "/slurm/v0.0.38/nodes", &auth);
+    assert_eq!(a.status, 200);
+    let names: Vec<String> = a.json()["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .map(|n| n["name"].as_str().expect("name").to_string())
+        .collect();
+    assert_eq!(names, ["n01", "n02"]);
+    let sinfo: Value =
+        serde_json::from_str(&text(&c.run("sinfo", &["--json"]).stdout)).expect("json");
+    assert_eq!(sinfo["nodes"][0]["tres"], a.json()["nodes"][0]["tres"]);
+    let a = get(&t, "/slurm/v0.0.38/node/n02", &auth);
+    assert_eq!(a.json()["nodes"][0]["name"], "n02");
+    let a = get(&t, "/slurm/v0.0.38/node/nosuch", &auth);
+    assert_eq!(a.status, 500);
+
+    let a = get(&t, "/slurm/v0.0.38/partitions", &auth);
+    let parts = a.json();
+    let batch = &parts["partitions"][0];
+    assert_eq!(batch["name"], "batch");
+    assert_eq!(batch["nodes"], "n[01-02]");
+    assert_eq!(batch["flags"], serde_json::json!(["default"]));
+    assert_eq!(batch["total_cpus"], 16);
+    let out = c.run("scontrol", &["show", "partition", "batch"]);
+    let tres = text(&out.stdout)
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("TRES=").map(str::to_string))
+        .expect("a TRES line");
+    assert_eq!(batch["tres"], tres);
+    let a = get(&t, "/slurm/v0.0.38/partition/short", &auth);
+    assert_eq!(a.json()["partitions"][0]["max_time_limit"], 1);
+    let a = get(&t, "/slurm/v0.0.38/licenses", &auth);
+    assert_eq!(a.json()["licenses"], serde_json::json!([]));
+}

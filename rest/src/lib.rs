@@ -1,0 +1,124 @@
+//! spur-rest: slurmrestd's REST API on axum. It keeps no state and holds no
+//! trust: each request is authenticated as slurmrestd's rest_auth plugins
+//! do ([`auth`]), then asked of the controller through spur-client's one
+//! typed API with the caller's credential, which the controller checks.
+//! Answers take Slurm's shapes for each API version: Slurm 22.05's
+//! `openapi/v0.0.38` ([`v0038`]) and the data_parser versions.
+
+pub mod auth;
+pub mod listen;
+pub mod reply;
+mod server;
+pub mod v0038;
+
+use std::sync::Arc;
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use spur_client::{Controller, Pool, RequestError, WithCredential};
+use spur_conf::SlurmConf;
+use spur_proto::{Credential, ErrorCode};
+
+pub use server::{router, serve};
+
+use auth::{Caller, OwnIdentity, Plugin};
+use reply::Style;
+
+/// How the server runs.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The authentication plugins, in the order they are tried.
+    pub plugins: Vec<Plugin>,
+    /// How the server itself reaches the controller.
+    pub own: OwnIdentity,
+    /// How answers are written.
+    pub style: Style,
+    /// The largest request body taken, in bytes.
+    pub max_body: usize,
+    /// Connections to the controller kept open between requests.
+    pub connections: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            plugins: Plugin::ALL.to_vec(),
+            own: OwnIdentity::Uid(spur_sys::users::current_uid()),
+            style: Style { pretty: true },
+            max_body: 64 << 20,
+            connections: 32,
+        }
+    }
+}
+
+/// What every request handler shares.
+#[derive(Debug)]
+pub struct State {
+    /// How the server runs.
+    pub settings: Settings,
+    /// Sessions with the controller.
+    pub pool: Pool,
+    /// The cluster's name (slurm.conf's ClusterName).
+    pub cluster: String,
+}
+
+impl State {
+    /// The state for the cluster of `conf`.
+    pub fn new(conf: SlurmConf, settings: Settings) -> Arc<State> {
+        let cluster = conf
+            .cluster_name
+            .clone()
+            .unwrap_or_else(|| "cluster".into());
+        let keep = settings.connections;
+        Arc::new(State {
+            settings,
+            pool: Pool::new(conf, keep),
+            cluster,
+        })
+    }
+
+    /// Runs `f` against the controller as `caller`, off the async
+    /// threads (the client blocks). A credential the controller refused
+    /// ends the request as a missing one would: [`Unauthorized`].
+    pub async fn ask<T: Send + 'static>(
+        self: &Arc<Self>,
+        caller: &Caller,
+        f: impl FnOnce(&mut dyn Controller) -> Result<T, RequestError> + Send + 'static,
+    ) -> Result<Result<T, RequestError>, Unauthorized> {
+        let state = self.clone();
+        let credential: Option<Credential> = caller.credential.clone();
+        let task = tokio::task::spawn_blocking(move || {
+            state.pool.with(|session| match &credential {
+                Some(credential) => f(&mut WithCredential {
+                    controller: session,
+                    credential,
+                }),
+                None => f(session),
+            })
+        });
+        match task.await {
+            Err(e) if !e.is_panic() => {
+                Ok(Err(RequestError::Refused(ErrorCode::Unspecified.into())))
+            }
+            Ok(Err(e)) if e.code() == ErrorCode::AuthCredInvalid => {
+                tracing::info!(error = ?e, "the controller refused the caller's credential");
+                Err(Unauthorized)
+            }
+            Ok(out) => Ok(out),
+            // The closure panicked: let the connection's task fail with it
+            // (hyper answers 500 and the server stays up).
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
+    }
+}
+
+/// A caller no authentication plugin took, or whose credential the
+/// controller refused: 401 with slurmrestd's "Authentication failure".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unauthorized;
+
+impl IntoResponse for Unauthorized {
+    fn into_response(self) -> Response {
+        reply::plain(StatusCode::UNAUTHORIZED, reply::text::AUTH_FAILURE)
+    }
+}

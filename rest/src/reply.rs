@@ -1,0 +1,272 @@
+//! What every answer is wrapped in: the API version's `meta`, the
+//! `errors` and `warnings` lists, the HTTP status slurmrestd gives an error
+//! (22.05's rules for v0.0.38, 25.11's for v0.0.41 and later), and the
+//! plain-text refusals of slurmrestd's router. JSON is written by serde,
+//! pretty (slurmrestd's default) or compact (`SLURMRESTD_JSON=compact`).
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use spur_proto::{ErrorCode, ProtoError};
+
+/// An API version spur serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Version {
+    /// Slurm 22.05's `openapi/v0.0.38`.
+    V0038,
+    /// `data_parser/v0.0.41` (Slurm 24.05 to 25.11).
+    V0041,
+    /// `data_parser/v0.0.42`.
+    V0042,
+    /// `data_parser/v0.0.43`.
+    V0043,
+    /// `data_parser/v0.0.44` (Slurm 25.11, 26.05).
+    V0044,
+    /// `data_parser/v0.0.45` (Slurm 26.05).
+    V0045,
+}
+
+impl Version {
+    /// The versions of the data_parser family, oldest first.
+    pub const PARSERS: [Version; 5] = [
+        Version::V0041,
+        Version::V0042,
+        Version::V0043,
+        Version::V0044,
+        Version::V0045,
+    ];
+
+    /// `v0.0.44`.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Version::V0038 => "v0.0.38",
+            Version::V0041 => "v0.0.41",
+            Version::V0042 => "v0.0.42",
+            Version::V0043 => "v0.0.43",
+            Version::V0044 => "v0.0.44",
+            Version::V0045 => "v0.0.45",
+        }
+    }
+
+    /// The `meta` of an answer from the slurmctld paths (`slurmdb`: of the
+    /// slurmdbd paths), for a cluster named `cluster` and a caller named
+    /// `user`.
+    pub fn meta(self, slurmdb: bool, cluster: &str, user: Option<&str>) -> Value {
+        let release = spur_proto::SLURM_COMPAT_VERSION;
+        let mut parts = release.split('.');
+        let mut next = || parts.next().unwrap_or("0").to_string();
+        let (major, minor, micro) = (next(), next(), next());
+        if self == Version::V0038 {
+            let number = |s: &str| s.parse::<i64>().unwrap_or(0);
+            let (kind, name) = if slurmdb {
+                ("openapi/dbv0.0.38", "Slurm OpenAPI DB v0.0.38")
+            } else {
+                ("openapi/v0.0.38", "Slurm OpenAPI v0.0.38")
+            };
+            return json!({
+                "plugin": {"type": kind, "name": name},
+                "Slurm": {
+                    "version": {"major": number(&major), "micro": number(&micro), "minor": number(&minor)},
+                    "release": release,
+                }
+            });
+        }
+        let (kind, name) = if slurmdb {
+            ("openapi/slurmdbd", "Slurm OpenAPI slurmdbd")
+        } else {
+            ("openapi/slurmctld", "Slurm OpenAPI slurmctld")
+        };
+        let mut client = Map::new();
+        client.insert("source".into(), "spur".into());
+        if let Some(user) = user {
+            client.insert("user".into(), user.into());
+        }
+        json!({
+            "plugin": {
+                "type": kind,
+                "name": name,
+                "data_parser": format!("data_parser/{}", self.tag()),
+                "accounting_storage": "",
+            },
+            "client": client,
+            "command": [],
+            "slurm": {
+                "version": {"major": major, "micro": micro, "minor": minor},
+                "release": release,
+                "cluster": cluster,
+            }
+        })
+    }
+
+    /// The HTTP status of an answer whose error is `code`: slurmrestd
+    /// 22.05 answers 500 for every failure of an operation; 25.11 maps
+    /// some errors to their own status (`http_status_from_error`).
+    pub fn status_of(self, code: ErrorCode) -> StatusCode {
+        if self == Version::V0038 {
+            return StatusCode::INTERNAL_SERVER_ERROR;
+        }
+        match code {
+            ErrorCode::InvalidJobId => StatusCode::NOT_FOUND,
+            ErrorCode::AuthCredInvalid => StatusCode::UNAUTHORIZED,
+            ErrorCode::ControllerUnreachable | ErrorCode::ConnectionLost => StatusCode::BAD_GATEWAY,
+            _ => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+/// slurmrestd's error numbers of its own (`slurm_errno.h`).
+pub mod rest_errno {
+    /// ESLURM_REST_INVALID_QUERY.
+    pub const INVALID_QUERY: i32 = 9000;
+    /// ESLURM_REST_FAIL_PARSING: "Failure during parsing".
+    pub const FAIL_PARSING: i32 = 9001;
+    /// ESLURM_REST_INVALID_JOBS_DESC.
+    pub const INVALID_JOBS_DESC: i32 = 9002;
+    /// ESLURM_REST_EMPTY_RESULT.
+    pub const EMPTY_RESULT: i32 = 9003;
+    /// ESLURM_DATA_PATH_NOT_FOUND.
+    pub const DATA_PATH_NOT_FOUND: i32 = 9200;
+    /// ESLURM_DATA_CONV_FAILED.
+    pub const DATA_CONV_FAILED: i32 = 9202;
+}
+
+/// The text of one of slurmrestd's own error numbers.
+pub fn rest_error_text(errno: i32) -> &'static str {
+    match errno {
+        rest_errno::INVALID_QUERY => "Query empty or not RFC7320 compliant",
+        rest_errno::FAIL_PARSING => "Failure during parsing",
+        rest_errno::INVALID_JOBS_DESC => {
+            "Jobs description entry not found, empty or not dictionary or list"
+        }
+        rest_errno::EMPTY_RESULT => "Nothing found with query",
+        rest_errno::DATA_PATH_NOT_FOUND => "Unable to resolve path",
+        rest_errno::DATA_CONV_FAILED => "Unable to convert Data type",
+        _ => "Unspecified error",
+    }
+}
+
+/// One entry of `errors`, as slurmrestd's `resp_error` writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorEntry {
+    /// `description`: what failed, in detail.
+    pub description: Option<String>,
+    /// `error_number`.
+    pub errno: i32,
+    /// `error`: the error number's text.
+    pub text: String,
+    /// `source`: the function that failed.
+    pub source: String,
+}
+
+impl ErrorEntry {
+    /// The entry for a controller's refusal, from `source`.
+    pub fn refused(e: &ProtoError, source: &str) -> ErrorEntry {
+        ErrorEntry {
+            description: e.detail.clone(),
+            errno: e.code.errno(),
+            text: e.code.text().to_string(),
+            source: source.to_string(),
+        }
+    }
+
+    /// An entry of one of slurmrestd's own numbers.
+    pub fn rest(errno: i32, description: impl Into<String>, source: &str) -> ErrorEntry {
+        ErrorEntry {
+            description: Some(description.into()),
+            errno,
+            text: rest_error_text(errno).to_string(),
+            source: source.to_string(),
+        }
+    }
+
+    /// The entry as JSON, keys in slurmrestd's order.
+    pub fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        if let Some(d) = &self.description {
+            m.insert("description".into(), d.clone().into());
+        }
+        m.insert("error_number".into(), self.errno.into());
+        m.insert("error".into(), self.text.clone().into());
+        m.insert("source".into(), self.source.clone().into());
+        Value::Object(m)
+    }
+}
+
+/// One entry of `warnings`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// `description`.
+    pub description: String,
+    /// `source`.
+    pub source: String,
+}
+
+impl Warning {
+    /// The entry as JSON.
+    pub fn to_value(&self) -> Value {
+        json!({"description": self.description, "source": self.source})
+    }
+}
+
+/// How answers are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    /// Pretty JSON (slurmrestd's default) or compact.
+    pub pretty: bool,
+}
+
+impl Style {
+    /// A JSON answer with `status`.
+    pub fn json(self, status: StatusCode, body: &impl Serialize) -> Response {
+        let text = if self.pretty {
+            serde_json::to_vec_pretty(body)
+        } else {
+            serde_json::to_vec(body)
+        };
+        match text {
+            Ok(bytes) => (
+                status,
+                [(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                )],
+                bytes,
+            )
+                .into_response(),
+            Err(e) => {
+                tracing::error!(error = %e, "answer does not serialize");
+                plain(StatusCode::INTERNAL_SERVER_ERROR, "Internal error")
+            }
+        }
+    }
+}
+
+/// One of slurmrestd's plain-text refusals (`_operations_router_reject`).
+pub fn plain(status: StatusCode, text: &'static str) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"))],
+        text,
+    )
+        .into_response()
+}
+
+/// The router's texts, as slurmrestd writes them.
+pub mod text {
+    /// No authentication plugin took the request.
+    pub const AUTH_FAILURE: &str = "Authentication failure";
+    /// No path matches.
+    pub const UNKNOWN_PATH: &str =
+        "Unable find requested URL. Please view /openapi/v3 for API reference.";
+    /// The path has no such method.
+    pub const UNKNOWN_METHOD: &str =
+        "Requested REST method is not defined at URL. Please view /openapi/v3 for API reference.";
+    /// The body (or query) is not the content type it claims.
+    pub const BAD_QUERY: &str = "Unable to parse query.";
+    /// A body on a method that takes none.
+    pub const UNEXPECTED_BODY: &str = "Unexpected http body provided for non-POST method";
+    /// An `Accept` that is not JSON.
+    pub const UNKNOWN_ACCEPT: &str = "Accept content type is unknown";
+}

@@ -1,0 +1,131 @@
+//! The HTTP side: the routes of every version, the checks slurmrestd's
+//! router makes before an operation runs (authentication first, then the
+//! path, the method and the body), and the listeners served until
+//! shutdown.
+
+use std::sync::Arc;
+
+use axum::extract::connect_info::Connected;
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State as AxState};
+use axum::http::{Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::serve::IncomingStream;
+use axum::Router;
+use tokio::net::{TcpListener, UnixListener};
+use tracing::{info, warn};
+
+use crate::auth::{self, Peer};
+use crate::listen::Listener;
+use crate::reply::{plain, text};
+use crate::{v0038, State};
+
+impl Connected<IncomingStream<'_, TcpListener>> for Peer {
+    fn connect_info(_: IncomingStream<'_, TcpListener>) -> Peer {
+        Peer { uid: None }
+    }
+}
+
+impl Connected<IncomingStream<'_, UnixListener>> for Peer {
+    fn connect_info(stream: IncomingStream<'_, UnixListener>) -> Peer {
+        Peer {
+            uid: stream.io().peer_cred().ok().map(|c| c.uid()),
+        }
+    }
+}
+
+/// Every path spur serves, behind slurmrestd's checks.
+pub fn router(state: Arc<State>) -> Router {
+    let max_body = state.settings.max_body;
+    Router::new()
+        .merge(v0038::routes())
+        .fallback(unknown_path)
+        .method_not_allowed_fallback(unknown_method)
+        .layer(middleware::from_fn_with_state(state.clone(), admit))
+        .layer(DefaultBodyLimit::max(max_body))
+        .with_state(state)
+}
+
+async fn unknown_path() -> Response {
+    plain(StatusCode::NOT_FOUND, text::UNKNOWN_PATH)
+}
+
+async fn unknown_method() -> Response {
+    plain(StatusCode::METHOD_NOT_ALLOWED, text::UNKNOWN_METHOD)
+}
+
+/// slurmrestd's checks before routing: who the caller is (a request no
+/// plugin takes is refused before its path is looked at), and that a
+/// method without a body carries none.
+async fn admit(AxState(state): AxState<Arc<State>>, mut req: Request, next: Next) -> Response {
+    let peer = req
+        .extensions()
+        .get::<ConnectInfo<Peer>>()
+        .map_or(Peer { uid: None }, |c| c.0);
+    let caller = match auth::authenticate(
+        &state.settings.plugins,
+        req.headers(),
+        peer,
+        &state.settings.own,
+    ) {
+        Ok(caller) => caller,
+        Err(refusal) => {
+            info!(path = %req.uri().path(), %refusal, "authentication failed");
+            return plain(StatusCode::UNAUTHORIZED, text::AUTH_FAILURE);
+        }
+    };
+    let has_body = req
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .is_some_and(|n| n > 0);
+    if has_body && !matches!(*req.method(), Method::POST | Method::PUT) {
+        return plain(StatusCode::BAD_REQUEST, text::UNEXPECTED_BODY);
+    }
+    req.extensions_mut().insert(caller);
+    next.run(req).await
+}
+
+/// Serves `listeners` until `shutdown` resolves.
+pub async fn serve(
+    listeners: Vec<Listener>,
+    state: Arc<State>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = router(state);
+    let (stop, _) = tokio::sync::broadcast::channel::<()>(1);
+    let mut tasks = Vec::new();
+    for listener in listeners {
+        info!(url = %listener.url(), "listening");
+        let mut rx = stop.subscribe();
+        let done = async move {
+            let _ = rx.recv().await;
+        };
+        let app = app.clone();
+        tasks.push(tokio::spawn(async move {
+            match listener {
+                Listener::Tcp(l) => {
+                    axum::serve(l, app.into_make_service_with_connect_info::<Peer>())
+                        .with_graceful_shutdown(done)
+                        .await
+                }
+                Listener::Unix(l) => {
+                    axum::serve(l, app.into_make_service_with_connect_info::<Peer>())
+                        .with_graceful_shutdown(done)
+                        .await
+                }
+            }
+        }));
+    }
+    shutdown.await;
+    let _ = stop.send(());
+    for task in tasks {
+        match task.await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => warn!(error = %e, "listener failed"),
+            Err(e) => warn!(error = %e, "listener task failed"),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,657 @@
+//! Slurm 22.05's `openapi/v0.0.38`: its paths, its answers' shapes (the
+//! same documents `squeue --json` and `sinfo --json` print, from
+//! spur-report), its error entries and its statuses (every failed
+//! operation is a 500 in 22.05). Jobs are submitted with the options
+//! their properties name ([`props`]).
+
+pub mod props;
+
+use std::sync::Arc;
+
+use axum::extract::{Path, Query, State as AxState};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::{Extension, Router};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use spur_client::{Api, PerTarget, RequestError};
+use spur_proto::{JobInfo, JobUpdate, NodeInfo, PartitionInfo, ProtoError, SignalTarget};
+use spur_slurm::locale::Locale;
+
+use crate::auth::Caller;
+use crate::reply::{plain, text, Version};
+use crate::State;
+
+const V: Version = Version::V0038;
+
+/// The controller's answer, or the request ends with 401 when it refused
+/// the caller's credential.
+macro_rules! ask {
+    ($call:expr) => {
+        match $call {
+            Ok(answer) => answer,
+            Err(unauthorized) => return axum::response::IntoResponse::into_response(unauthorized),
+        }
+    };
+}
+
+/// The routes of v0.0.38.
+pub fn routes() -> Router<Arc<State>> {
+    let base = "/slurm/v0.0.38";
+    Router::new()
+        .route(&format!("{base}/ping"), get(ping))
+        .route(&format!("{base}/jobs"), get(jobs))
+        .route(&format!("{base}/job/submit"), post(submit))
+        .route(
+            &format!("{base}/job/{{job_id}}"),
+            get(job).post(update).delete(cancel),
+        )
+        .route(&format!("{base}/nodes"), get(nodes))
+        .route(&format!("{base}/node/{{node_name}}"), get(node))
+        .route(&format!("{base}/partitions"), get(partitions))
+        .route(
+            &format!("{base}/partition/{{partition_name}}"),
+            get(partition),
+        )
+        .route(&format!("{base}/licenses"), get(licenses))
+        .route(&format!("{base}/reservations"), get(reservations))
+        .route(
+            &format!("{base}/reservation/{{reservation_name}}"),
+            get(reservation),
+        )
+}
+
+/// An answer: `meta`, `errors`, then the document's own keys.
+fn answer(
+    state: &State,
+    status: StatusCode,
+    errors: Vec<Value>,
+    rest: Map<String, Value>,
+) -> Response {
+    let mut doc = Map::new();
+    doc.insert("meta".into(), V.meta(false, &state.cluster, None));
+    doc.insert("errors".into(), Value::Array(errors));
+    doc.extend(rest);
+    state.settings.style.json(status, &Value::Object(doc))
+}
+
+fn ok(state: &State, rest: Map<String, Value>) -> Response {
+    answer(state, StatusCode::OK, Vec::new(), rest)
+}
+
+fn keys(pairs: Vec<(&str, Value)>) -> Map<String, Value> {
+    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+/// The error entry most v0.0.38 operations write (`resp_error`).
+fn entry(description: &str, e: &RequestError, source: &str) -> Value {
+    let mut m = Map::new();
+    m.insert("description".into(), description.into());
+    m.insert("error_number".into(), e.errno().into());
+    m.insert("error".into(), e.to_string().into());
+    m.insert("source".into(), source.into());
+    Value::Object(m)
+}
+
+/// A failed operation: 500 (22.05 has no other status for them).
+fn failed(state: &State, errors: Vec<Value>, rest: Map<String, Value>) -> Response {
+    answer(state, StatusCode::INTERNAL_SERVER_ERROR, errors, rest)
+}
+
+async fn ping(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+) -> Response {
+    let answer = ask!(state.ask(&caller, |c| c.ping()).await);
+    let host = state
+        .pool
+        .conf()
+        .slurmctld_hosts
+        .first()
+        .map(|h| h.name.clone())
+        .or_else(|| answer.as_ref().ok().cloned())
+        .unwrap_or_default();
+    let (word, status) = match &answer {
+        Ok(_) => ("UP", 0),
+        Err(e) => ("DOWN", e.errno()),
+    };
+    let pings = json!([{"hostname": host, "ping": word, "status": status, "mode": "primary"}]);
+    ok(&state, keys(vec![("pings", pings)]))
+}
+
+/// `update_time`: jobs changed since then. spur does not track a job's
+/// last change, so every job is listed (a superset, as Slurm lists every
+/// job when anything changed).
+#[derive(Debug, Deserialize)]
+struct JobsQuery {
+    #[allow(dead_code)]
+    update_time: Option<String>,
+}
+
+async fn jobs(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Query(_q): Query<JobsQuery>,
+) -> Response {
+    match ask!(
+        state
+            .ask(&caller, |c| c.jobs(Vec::new(), true, false))
+            .await
+    ) {
+        Ok(listing) => jobs_doc(&state, &listing.items),
+        Err(e) => failed(
+            &state,
+            vec![entry("slurm_load_jobs error", &e, "slurm_load_jobs")],
+            keys(vec![("jobs", json!([]))]),
+        ),
+    }
+}
+
+fn jobs_doc(state: &State, jobs: &[JobInfo]) -> Response {
+    let doc = spur_report::squeue::json::document(jobs, &state.cluster);
+    state.settings.style.json(StatusCode::OK, &doc)
+}
+
+/// A job id of a path: `N`, or an array task `N_T`.
+fn job_ref(text: &str) -> Option<(u32, Option<u32>)> {
+    match text.split_once('_') {
+        Some((job, task)) => Some((job.parse().ok()?, Some(task.parse().ok()?))),
+        None => Some((text.parse().ok()?, None)),
+    }
+}
+
+fn not_found(state: &State, id: &str, source: &str) -> Response {
+    let e = RequestError::Refused(ProtoError::new(spur_proto::ErrorCode::InvalidJobId));
+    failed(
+        state,
+        vec![entry(&format!("Unable to find JobId={id}"), &e, source)],
+        keys(vec![("jobs", json!([]))]),
+    )
+}
+
+async fn job(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Response {
+    let Some((job_id, task)) = job_ref(&id) else {
+        return not_found(&state, &id, "slurm_xlate_job_id");
+    };
+    let answer = ask!(
+        state
+            .ask(&caller, move |c| c.jobs(vec![job_id], true, false))
+            .await
+    );
+    match answer {
+        Ok(listing) => {
+            let found: Vec<JobInfo> = listing
+                .items
+                .into_iter()
+                .filter(|j| task.is_none_or(|t| j.array_task_id == Some(t)))
+                .collect();
+            if found.is_empty() {
+                return not_found(&state, &id, "slurm_load_job");
+            }
+            jobs_doc(&state, &found)
+        }
+        Err(e) => failed(
+            &state,
+            vec![entry(
+                &format!("Unable to find JobId={id}"),
+                &e,
+                "slurm_load_job",
+            )],
+            keys(vec![("jobs", json!([]))]),
+        ),
+    }
+}
+
+/// `signal`: a name (`KILL`, `SIGUSR1`) or a number.
+#[derive(Debug, Deserialize)]
+struct CancelQuery {
+    signal: Option<String>,
+}
+
+async fn cancel(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    Query(q): Query<CancelQuery>,
+) -> Response {
+    let signal = match q.signal.as_deref() {
+        None => libc_sigkill(),
+        Some(name) => match spur_slurm::signal::name2num(name) {
+            Some(n) => n,
+            None => {
+                let e =
+                    RequestError::Refused(ProtoError::new(spur_proto::ErrorCode::InvalidArgument));
+                return failed(
+                    &state,
+                    vec![entry(
+                        &format!("Unknown signal: {name}"),
+                        &e,
+                        "sig_name2num",
+                    )],
+                    Map::new(),
+                );
+            }
+        },
+    };
+    let Some((job_id, task)) = job_ref(&id) else {
+        return not_found(&state, &id, "slurm_kill_job");
+    };
+    let target = SignalTarget {
+        jobs: if task.is_none() {
+            vec![job_id]
+        } else {
+            Vec::new()
+        },
+        array_tasks: task
+            .map(|t| spur_proto::ArrayTasks {
+                array_job_id: job_id,
+                tasks: t.to_string(),
+            })
+            .into_iter()
+            .collect(),
+        // slurm_kill_job with SIGKILL is a cancel.
+        signal: (signal != libc_sigkill()).then_some(signal),
+        batch_only: false,
+        full: false,
+    };
+    let result = ask!(state.ask(&caller, move |c| c.signal(target)).await);
+    match first_failure(result) {
+        None => ok(&state, Map::new()),
+        Some(e) => failed(
+            &state,
+            vec![entry(
+                &format!("unable to kill JobId={id} with signal {signal}: {e}"),
+                &e,
+                "slurm_kill_job",
+            )],
+            Map::new(),
+        ),
+    }
+}
+
+fn libc_sigkill() -> i32 {
+    9
+}
+
+/// The first refusal of a request that acted on several jobs.
+fn first_failure(result: Result<PerTarget, RequestError>) -> Option<RequestError> {
+    match result {
+        Err(e) => Some(e),
+        Ok(PerTarget::Done) => None,
+        Ok(PerTarget::Jobs(r)) => r
+            .into_iter()
+            .find_map(|(_, r)| r.err().map(RequestError::Refused)),
+        Ok(PerTarget::Tasks(r)) => r
+            .into_iter()
+            .find_map(|(_, r)| r.err().map(RequestError::Refused)),
+    }
+}
+
+/// The job properties an update may carry, and what they become.
+fn job_update(job_id: u32, body: &Value) -> Result<JobUpdate, String> {
+    let Value::Object(map) = body else {
+        return Err("job description is not a dictionary".into());
+    };
+    let mut u = JobUpdate {
+        job_id,
+        ..JobUpdate::default()
+    };
+    for (key, value) in map {
+        let lower = key.to_ascii_lowercase();
+        let text = || match value {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        };
+        let bad = || format!("Unable to process key \"{lower}\"");
+        match lower.as_str() {
+            "time_limit" => {
+                let t = text().ok_or_else(bad)?;
+                let limit = spur_conf::parse_time_minutes(&t).map_err(|_| bad())?;
+                u.time_limit = Some(limit.map(|m| m * 60));
+            }
+            "partition" => u.partition = Some(text().ok_or_else(bad)?),
+            "name" | "job_name" => u.name = Some(text().ok_or_else(bad)?),
+            "nice" => u.nice = Some(text().ok_or_else(bad)?.parse().map_err(|_| bad())?),
+            "priority" => u.priority = Some(text().ok_or_else(bad)?.parse().map_err(|_| bad())?),
+            "comment" => u.comment = Some(text().ok_or_else(bad)?),
+            "dependency" => u.dependency = Some(text().ok_or_else(bad)?),
+            // slurmctld's update_job leaves a submitted job's environment
+            // as it is; the generated clients always send one.
+            "environment" => {}
+            other if props::keys().any(|k| k == other) => {
+                return Err(format!("Updating \"{other}\" is not supported by spur"))
+            }
+            other => return Err(format!("Unknown key \"{other}\"")),
+        }
+    }
+    Ok(u)
+}
+
+async fn update(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    body: axum::body::Bytes,
+) -> Response {
+    let Ok(body) = serde_json::from_slice::<Value>(&body) else {
+        return plain(StatusCode::BAD_REQUEST, text::BAD_QUERY);
+    };
+    let Some((job_id, None)) = job_ref(&id) else {
+        return not_found(&state, &id, "_parse_job_list");
+    };
+    let update = match job_update(job_id, &body) {
+        Ok(u) => u,
+        Err(description) => {
+            let e = RequestError::Refused(ProtoError::new(spur_proto::ErrorCode::NotSupported));
+            return failed(
+                &state,
+                vec![entry(&description, &e, "_parse_job_list")],
+                Map::new(),
+            );
+        }
+    };
+    let result = ask!(state.ask(&caller, move |c| c.update_job(update)).await);
+    match first_failure(result) {
+        None => ok(&state, Map::new()),
+        Some(e) => failed(
+            &state,
+            vec![entry(
+                &format!("job update of JobId={id} failed"),
+                &e,
+                "_parse_job_list",
+            )],
+            Map::new(),
+        ),
+    }
+}
+
+/// A submission error as v0.0.38's submit writes it.
+fn submit_error(code: i32, text: &str) -> Value {
+    json!({"error_code": code, "error": text})
+}
+
+/// A request body that is not a job: 400, with the reason and
+/// "Failure during parsing".
+fn parse_failure(state: &State, errno: i32, why: &str) -> Response {
+    let reason = {
+        let mut m = Map::new();
+        m.insert("error".into(), why.into());
+        m.insert("error_code".into(), errno.into());
+        Value::Object(m)
+    };
+    answer(
+        state,
+        StatusCode::BAD_REQUEST,
+        vec![reason, submit_error(9001, "Failure during parsing")],
+        Map::new(),
+    )
+}
+
+async fn submit(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    body: axum::body::Bytes,
+) -> Response {
+    let Ok(body) = serde_json::from_slice::<Value>(&body) else {
+        return plain(StatusCode::BAD_REQUEST, text::BAD_QUERY);
+    };
+    if body.get("jobs").is_some() {
+        // sbatch refuses heterogeneous jobs too.
+        let e = ProtoError::new(spur_proto::ErrorCode::NotSupported);
+        return parse_failure(
+            &state,
+            e.code.errno(),
+            "heterogeneous jobs are not supported by spur",
+        );
+    }
+    let Some(job) = body.get("job") else {
+        return parse_failure(&state, 9002, "Unable to find job description");
+    };
+    let props = match props::read(job) {
+        Ok(p) => p,
+        Err(e) => return parse_failure(&state, 9001, &e.to_string()),
+    };
+    let Some(mut env) = props.environment.clone() else {
+        return parse_failure(&state, 2127, "environment must be set");
+    };
+    if let Some(umask) = &props.umask {
+        env.retain(|(k, _)| k != "SLURM_UMASK");
+        env.push(("SLURM_UMASK".into(), umask.clone()));
+    }
+    let script = body
+        .get("script")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let ctx = spur_options::desc::Context {
+        script,
+        script_path: None,
+        wrap: false,
+        argv: props.argv.clone(),
+        env: &env,
+        cwd: props.cwd.clone().unwrap_or_else(|| "/tmp".into()),
+        hostname: spur_sys::short_hostname(),
+        now,
+    };
+    let built = match spur_options::desc::from_words(&props.words, &ctx) {
+        Ok(b) => b,
+        Err(e) => {
+            let text = e.to_string();
+            let text = text.trim_end().replace("sbatch: ", "");
+            return parse_failure(&state, 9001, &text);
+        }
+    };
+    let desc = built.desc;
+    match ask!(state.ask(&caller, move |c| c.submit(desc)).await) {
+        Ok(s) => ok(
+            &state,
+            keys(vec![
+                ("job_id", s.job_id.into()),
+                ("step_id", "BATCH".into()),
+                ("job_submit_user_msg", "".into()),
+            ]),
+        ),
+        Err(e) => failed(
+            &state,
+            vec![submit_error(e.errno(), &e.to_string())],
+            Map::new(),
+        ),
+    }
+}
+
+async fn nodes(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+) -> Response {
+    match ask!(state.ask(&caller, |c| c.nodes()).await) {
+        Ok(listing) => nodes_doc(&state, &listing.items),
+        Err(e) => failed(
+            &state,
+            vec![entry("slurm_load_node error", &e, "slurm_load_node")],
+            keys(vec![("nodes", json!([]))]),
+        ),
+    }
+}
+
+fn nodes_doc(state: &State, nodes: &[NodeInfo]) -> Response {
+    let locale = Locale::local(spur_sys::users::name_of);
+    let doc = spur_report::sinfo::json::document(nodes, &locale);
+    state.settings.style.json(StatusCode::OK, &doc)
+}
+
+async fn node(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path(name): Path<String>,
+) -> Response {
+    match ask!(state.ask(&caller, |c| c.nodes()).await) {
+        Ok(listing) => {
+            let found: Vec<NodeInfo> = listing
+                .items
+                .into_iter()
+                .filter(|n| n.name == name)
+                .collect();
+            if found.is_empty() {
+                let e =
+                    RequestError::Refused(ProtoError::new(spur_proto::ErrorCode::InvalidNodeName));
+                return failed(
+                    &state,
+                    vec![entry(
+                        &format!("Unable to find node {name}"),
+                        &e,
+                        "slurm_load_node_single",
+                    )],
+                    keys(vec![("nodes", json!([]))]),
+                );
+            }
+            nodes_doc(&state, &found)
+        }
+        Err(e) => failed(
+            &state,
+            vec![entry("slurm_load_node error", &e, "slurm_load_node")],
+            keys(vec![("nodes", json!([]))]),
+        ),
+    }
+}
+
+/// NO_VAL-style numbers of v0.0.38: null when unset, -1 when unlimited.
+fn limit_minutes(secs: Option<u64>) -> Value {
+    secs.map_or(json!(-1), |s| json!(s / 60))
+}
+
+fn partition_doc(p: &PartitionInfo, nodes: &[NodeInfo]) -> Value {
+    let list = |l: &Option<Vec<String>>| l.as_ref().map_or(String::new(), |v| v.join(","));
+    json!({
+        "flags": if p.is_default { json!(["default"]) } else { json!([]) },
+        // 22.05 names PreemptMode=OFF "disabled".
+        "preemption_mode": [match p.preempt_mode.to_ascii_lowercase().as_str() {
+            "off" => "disabled".to_string(),
+            other => other.to_string(),
+        }],
+        "allowed_allocation_nodes": "",
+        "allowed_accounts": list(&p.allow_accounts),
+        "allowed_groups": list(&p.allow_groups),
+        "allowed_qos": "",
+        "alternative": "",
+        "billing_weights": "",
+        "default_memory_per_cpu": p.def_mem_per_cpu,
+        "default_memory_per_node": null,
+        "default_time_limit": p.default_time.map(|s| s / 60),
+        "denied_accounts": "",
+        "denied_qos": "",
+        "preemption_grace_time": 0,
+        "maximum_cpus_per_node": -1,
+        "maximum_memory_per_cpu": null,
+        "maximum_memory_per_node": p.max_mem_per_node,
+        "maximum_nodes_per_job": p.max_nodes.map_or(json!(-1), |n| json!(n)),
+        "max_time_limit": limit_minutes(p.max_time),
+        "min nodes per job": p.min_nodes,
+        "name": p.name,
+        "nodes": p.nodes,
+        "over_time_limit": null,
+        "priority_job_factor": p.priority_job_factor,
+        "priority_tier": p.priority_tier,
+        "qos": "",
+        "state": p.state,
+        "total_cpus": p.total_cpus,
+        "total_nodes": p.total_nodes,
+        "tres": spur_report::show::node::partition_tres(p, nodes),
+    })
+}
+
+async fn partitions(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+) -> Response {
+    partitions_named(&state, &caller, None).await
+}
+
+async fn partition(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path(name): Path<String>,
+) -> Response {
+    partitions_named(&state, &caller, Some(name)).await
+}
+
+async fn partitions_named(state: &Arc<State>, caller: &Caller, name: Option<String>) -> Response {
+    let answer = ask!(
+        state
+            .ask(caller, |c| Ok::<_, RequestError>((
+                c.partitions()?,
+                c.nodes()?.items
+            )))
+            .await
+    );
+    match answer {
+        Ok((parts, nodes)) => {
+            let chosen: Vec<Value> = parts
+                .iter()
+                .filter(|p| name.as_ref().is_none_or(|n| *n == p.name))
+                .map(|p| partition_doc(p, &nodes))
+                .collect();
+            if chosen.is_empty() {
+                if let Some(name) = name {
+                    let e = RequestError::Refused(ProtoError::new(
+                        spur_proto::ErrorCode::InvalidPartitionName,
+                    ));
+                    return failed(
+                        state,
+                        vec![entry(
+                            &format!("Unable to find partition {name}"),
+                            &e,
+                            "slurm_load_partitions",
+                        )],
+                        keys(vec![("partitions", json!([]))]),
+                    );
+                }
+            }
+            ok(state, keys(vec![("partitions", Value::Array(chosen))]))
+        }
+        Err(e) => failed(
+            state,
+            vec![entry(
+                "slurm_load_partitions error",
+                &e,
+                "slurm_load_partitions",
+            )],
+            keys(vec![("partitions", json!([]))]),
+        ),
+    }
+}
+
+/// spur has no licenses: the list is empty (as Slurm's is without any).
+async fn licenses(AxState(state): AxState<Arc<State>>) -> Response {
+    ok(&state, keys(vec![("licenses", json!([]))]))
+}
+
+/// spur has no reservations: the list is empty.
+async fn reservations(AxState(state): AxState<Arc<State>>) -> Response {
+    ok(&state, keys(vec![("reservations", json!([]))]))
+}
+
+async fn reservation(AxState(state): AxState<Arc<State>>, Path(name): Path<String>) -> Response {
+    let e = RequestError::Refused(ProtoError::with_detail(
+        spur_proto::ErrorCode::NotSupported,
+        "spur has no reservations",
+    ));
+    failed(
+        &state,
+        vec![entry(
+            &format!("Unable to find reservation {name}"),
+            &e,
+            "slurm_load_reservations",
+        )],
+        keys(vec![("reservations", json!([]))]),
+    )
+}
