@@ -4,12 +4,11 @@
 //! folder, shared by the tests of one build and guarded by a lock). Where
 //! the package registry cannot be reached, each test says so and returns.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::harness::{Cluster, Options};
 use crate::text;
+use crate::venv::{self, client, run_python};
 
 /// The packages, pinned; the environment is rebuilt when this changes.
 const REQUIREMENTS: &str = "submitit==1.5.4\n\
@@ -18,99 +17,10 @@ const REQUIREMENTS: &str = "submitit==1.5.4\n\
                             snakemake-executor-plugin-slurm-jobstep==0.6.1\n\
                             psij-python==0.9.11\n";
 
-/// The virtualenv's folder, beside the workspace's binaries.
-fn venv_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("test binary lives in target/<profile>/deps")
-        .join("real-clients")
-}
-
-/// The virtualenv's python, built once per requirements; None (after
-/// saying why) when it cannot be built, as without the registry.
+/// The clients' virtualenv's python (None, after saying why, without the
+/// package registry).
 fn clients() -> Option<PathBuf> {
-    let dir = venv_dir();
-    std::fs::create_dir_all(dir.parent().expect("has a parent")).ok()?;
-    let lock = std::fs::File::create(dir.with_extension("lock")).ok()?;
-    use std::os::fd::AsRawFd;
-    // SAFETY: flock on a descriptor we own; released when `lock` drops.
-    unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) };
-    let python = dir.join("bin/python");
-    let stamp = dir.join("requirements.txt");
-    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(REQUIREMENTS) && python.exists() {
-        return Some(python);
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    let made = Command::new("python3")
-        .args(["-m", "venv"])
-        .arg(&dir)
-        .output();
-    if !made.as_ref().is_ok_and(|o| o.status.success()) {
-        eprintln!("skipped: python3 -m venv failed: {made:?}");
-        return None;
-    }
-    let wanted = dir.join("wanted.txt");
-    std::fs::write(&wanted, REQUIREMENTS).ok()?;
-    let pip = Command::new(&python)
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--disable-pip-version-check",
-            "-r",
-        ])
-        .arg(&wanted)
-        .output()
-        .ok()?;
-    if !pip.status.success() {
-        eprintln!(
-            "skipped: the package registry could not be reached to install the real clients:\n{}",
-            text(&pip.stderr)
-        );
-        let _ = std::fs::remove_dir_all(&dir);
-        return None;
-    }
-    std::fs::write(&stamp, REQUIREMENTS).ok()?;
-    Some(python)
-}
-
-/// `program` of the clients' virtualenv with `args`, in the cluster's
-/// folder and environment, the cluster's commands and the virtualenv's
-/// first on PATH.
-fn client(c: &Cluster, python: &Path, program: &Path, args: &[&str]) -> Command {
-    let venv_bin = python.parent().expect("venv bin");
-    let mut cmd = c.command(program.to_str().expect("utf-8 path"), args);
-    cmd.env(
-        "PATH",
-        format!(
-            "{}:{}:/usr/bin:/bin",
-            c.dir.path().join("bin").display(),
-            venv_bin.display()
-        ),
-    );
-    cmd
-}
-
-/// Runs `script` with the clients' python in the cluster's folder and
-/// environment; returns its stdout, failing the test on a non-zero exit.
-fn run_python(c: &Cluster, python: &Path, name: &str, script: &str) -> String {
-    let path = c.dir.path().join(name);
-    std::fs::File::create(&path)
-        .and_then(|mut f| f.write_all(script.as_bytes()))
-        .expect("script written");
-    let out = client(c, python, python, &[path.to_str().expect("utf-8 path")])
-        .output()
-        .expect("python runs");
-    assert!(
-        out.status.success(),
-        "{name} failed:\n{}\n{}\n{}",
-        text(&out.stdout),
-        text(&out.stderr),
-        c.logs()
-    );
-    text(&out.stdout)
+    venv::python("real-clients", REQUIREMENTS)
 }
 
 /// A cluster whose requeued jobs wait 6 s rather than 121 s.

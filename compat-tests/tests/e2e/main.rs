@@ -12,9 +12,11 @@ mod patterns;
 mod requests;
 mod requeue;
 mod rest;
+mod rest_clients;
 mod sacct;
 mod steps;
 mod tools;
+mod venv;
 
 use std::time::Duration;
 

@@ -322,9 +322,13 @@ fn job_update(job_id: u32, body: &Value) -> Result<JobUpdate, String> {
             "priority" => u.priority = Some(text().ok_or_else(bad)?.parse().map_err(|_| bad())?),
             "comment" => u.comment = Some(text().ok_or_else(bad)?),
             "dependency" => u.dependency = Some(text().ok_or_else(bad)?),
-            // slurmctld's update_job leaves a submitted job's environment
-            // as it is; the generated clients always send one.
-            "environment" => {}
+            // slurmctld's update_job leaves these as they were submitted;
+            // the generated client always sends them (open_mode with its
+            // default, "append").
+            "environment" | "argv" | "open_mode" => {}
+            // A switch given as false asks for nothing (the generated
+            // client sends oversubscribe=false by default).
+            other if props::is_switch(other) && value == &Value::Bool(false) => {}
             other if props::keys().any(|k| k == other) => {
                 return Err(format!("Updating \"{other}\" is not supported by spur"))
             }

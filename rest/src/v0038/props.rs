@@ -362,6 +362,12 @@ fn exclusive(v: &Value) -> Option<String> {
     })
 }
 
+/// Whether `key` is a switch (true sets it, false asks for nothing).
+pub fn is_switch(key: &str) -> bool {
+    KEYS.iter()
+        .any(|(k, kind)| *k == key && matches!(kind, Flag(_)))
+}
+
 /// The keys' names (for the document and the tests).
 pub fn keys() -> impl Iterator<Item = &'static str> {
     KEYS.iter().map(|(k, _)| *k)
