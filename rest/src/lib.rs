@@ -6,6 +6,7 @@
 //! `openapi/v0.0.38` ([`v0038`]) and the data_parser versions.
 
 pub mod auth;
+pub mod dp;
 pub mod listen;
 pub mod reply;
 mod server;

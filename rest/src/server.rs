@@ -18,7 +18,7 @@ use tracing::{info, warn};
 use crate::auth::{self, Peer};
 use crate::listen::Listener;
 use crate::reply::{plain, text};
-use crate::{v0038, State};
+use crate::{dp, v0038, State};
 
 impl Connected<IncomingStream<'_, TcpListener>> for Peer {
     fn connect_info(_: IncomingStream<'_, TcpListener>) -> Peer {
@@ -39,6 +39,7 @@ pub fn router(state: Arc<State>) -> Router {
     let max_body = state.settings.max_body;
     Router::new()
         .merge(v0038::routes())
+        .merge(dp::routes())
         .fallback(unknown_path)
         .method_not_allowed_fallback(unknown_method)
         .layer(middleware::from_fn_with_state(state.clone(), admit))

@@ -1,0 +1,853 @@
+//! slurmrestd's data_parser versions, v0.0.41 to v0.0.45 (Slurm 24.05 to
+//! 26.05): one set of handlers for the paths they share, each answer in
+//! its version's shape ([`job`], [`node`]), job descriptions read as the
+//! data_parser reads them ([`desc`]), with `meta`, `errors` and
+//! `warnings` on every answer and 25.11's statuses for errors.
+
+pub mod desc;
+pub mod job;
+pub mod node;
+pub mod value;
+
+use std::sync::Arc;
+
+use axum::extract::{Path, Query, State as AxState};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post, MethodRouter};
+use axum::{Extension, Router};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use spur_client::{Api, PerTarget, RequestError};
+use spur_options::fields::Request;
+use spur_proto::{ErrorCode, JobUpdate, NodeStateRequest, NodeUpdate, ProtoError, SignalTarget};
+
+use crate::auth::Caller;
+use crate::reply::{plain, rest_errno, text, ErrorEntry, Version, Warning};
+use crate::State;
+
+/// The version a path's first segment names, among those served here.
+fn version(tag: &str) -> Option<Version> {
+    Version::PARSERS.into_iter().find(|v| v.tag() == tag)
+}
+
+/// A route at `path` and at `path/` (slurmrestd ignores a trailing slash).
+fn both(router: Router<Arc<State>>, path: &str, m: MethodRouter<Arc<State>>) -> Router<Arc<State>> {
+    let bare = path.trim_end_matches('/');
+    router.route(bare, m.clone()).route(&format!("{bare}/"), m)
+}
+
+/// The routes of every data_parser version.
+pub fn routes() -> Router<Arc<State>> {
+    let mut r = Router::new();
+    let base = "/slurm/{version}";
+    r = both(r, &format!("{base}/ping"), get(ping));
+    r = both(r, &format!("{base}/jobs"), get(jobs));
+    r = both(r, &format!("{base}/jobs/state"), get(jobs));
+    r = both(r, &format!("{base}/job/submit"), post(submit));
+    r = both(
+        r,
+        &format!("{base}/job/{{job_id}}"),
+        get(job).post(update).delete(cancel),
+    );
+    r = both(r, &format!("{base}/nodes"), get(nodes));
+    r = both(
+        r,
+        &format!("{base}/node/{{node_name}}"),
+        get(node).post(update_node),
+    );
+    r = both(r, &format!("{base}/partitions"), get(partitions));
+    r = both(
+        r,
+        &format!("{base}/partition/{{partition_name}}"),
+        get(partition),
+    );
+    r = both(r, &format!("{base}/licenses"), get(licenses));
+    r = both(r, &format!("{base}/reservations"), get(reservations));
+    r
+}
+
+/// An answer under construction.
+struct Doc {
+    v: Version,
+    keys: Map<String, Value>,
+    errors: Vec<ErrorEntry>,
+    warnings: Vec<Warning>,
+    status: StatusCode,
+}
+
+impl Doc {
+    fn new(v: Version) -> Doc {
+        Doc {
+            v,
+            keys: Map::new(),
+            errors: Vec::new(),
+            warnings: Vec::new(),
+            status: StatusCode::OK,
+        }
+    }
+
+    fn put(mut self, key: &str, value: Value) -> Doc {
+        self.keys.insert(key.to_string(), value);
+        self
+    }
+
+    fn error(mut self, e: &RequestError, description: impl Into<String>, source: &str) -> Doc {
+        let (code, detail) = match e {
+            RequestError::Refused(p) => (p.code, p.detail.clone()),
+            RequestError::Unreachable(u) => (u.code(), None),
+        };
+        self.status = self.v.status_of(code);
+        let description = match detail {
+            Some(d) => format!("{}: {d}", description.into()),
+            None => description.into(),
+        };
+        self.errors.push(ErrorEntry {
+            description: Some(description),
+            errno: e.errno(),
+            text: e.to_string(),
+            source: source.to_string(),
+        });
+        self
+    }
+
+    fn rest_error(
+        mut self,
+        status: StatusCode,
+        errno: i32,
+        description: String,
+        source: &str,
+    ) -> Doc {
+        self.status = status;
+        self.errors
+            .push(ErrorEntry::rest(errno, description, source));
+        self
+    }
+
+    fn answer(self, state: &State, caller_name: Option<&str>) -> Response {
+        let mut doc = self.keys;
+        doc.insert(
+            "meta".into(),
+            self.v.meta(false, &state.cluster, caller_name),
+        );
+        doc.insert(
+            "errors".into(),
+            Value::Array(self.errors.iter().map(ErrorEntry::to_value).collect()),
+        );
+        doc.insert(
+            "warnings".into(),
+            Value::Array(self.warnings.iter().map(Warning::to_value).collect()),
+        );
+        state.settings.style.json(self.status, &Value::Object(doc))
+    }
+}
+
+/// The controller's answer, or the request ends with 401 when it refused
+/// the caller's credential.
+macro_rules! ask {
+    ($call:expr) => {
+        match $call {
+            Ok(answer) => answer,
+            Err(unauthorized) => return unauthorized.into_response(),
+        }
+    };
+}
+
+/// The version of a path, or slurmrestd's "no such path".
+macro_rules! version_or_404 {
+    ($tag:expr) => {
+        match version(&$tag) {
+            Some(v) => v,
+            None => return plain(StatusCode::NOT_FOUND, text::UNKNOWN_PATH),
+        }
+    };
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+async fn ping(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path(tag): Path<String>,
+) -> Response {
+    let v = version_or_404!(tag);
+    let started = std::time::Instant::now();
+    let answer = ask!(state.ask(&caller, |c| c.ping()).await);
+    let latency = started.elapsed().as_micros() as u64;
+    let host = state
+        .pool
+        .conf()
+        .slurmctld_hosts
+        .first()
+        .map(|h| h.name.clone())
+        .or_else(|| answer.as_ref().ok().cloned())
+        .unwrap_or_default();
+    let up = answer.is_ok();
+    let mut p = Map::new();
+    p.insert("hostname".into(), host.into());
+    if v <= Version::V0044 {
+        p.insert("pinged".into(), if up { "UP" } else { "DOWN" }.into());
+    }
+    if v >= Version::V0042 {
+        p.insert("responding".into(), up.into());
+    }
+    p.insert("latency".into(), latency.into());
+    if v <= Version::V0044 {
+        p.insert("mode".into(), "primary".into());
+    }
+    if v >= Version::V0042 {
+        p.insert("primary".into(), true.into());
+    }
+    if v >= Version::V0045 {
+        p.insert("status".into(), if up { "UP" } else { "DOWN" }.into());
+    }
+    let mut doc = Doc::new(v).put("pings", json!([Value::Object(p)]));
+    if let Err(e) = &answer {
+        doc = doc.error(e, "unable to ping the controller", "slurm_ping");
+    }
+    doc.answer(&state, None)
+}
+
+/// `GET jobs`' query: `update_time` and `flags`. spur keeps no time of
+/// each job's last change, so every job is listed (Slurm lists them all
+/// too once anything has changed); a warning says so.
+#[derive(Debug, Deserialize)]
+struct JobsQuery {
+    update_time: Option<String>,
+    #[allow(dead_code)]
+    flags: Option<String>,
+}
+
+async fn jobs(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path(tag): Path<String>,
+    Query(q): Query<JobsQuery>,
+) -> Response {
+    let v = version_or_404!(tag);
+    let answer = ask!(
+        state
+            .ask(&caller, |c| c.jobs(Vec::new(), true, false))
+            .await
+    );
+    let mut doc = Doc::new(v);
+    if q.update_time.is_some() {
+        doc.warnings.push(Warning {
+            description: "update_time: spur lists every job".into(),
+            source: "slurm_load_jobs".into(),
+        });
+    }
+    match answer {
+        Ok(listing) => {
+            let items: Vec<Value> = listing
+                .items
+                .iter()
+                .map(|j| job::job_info(j, &state.cluster, v))
+                .collect();
+            doc.put("jobs", Value::Array(items))
+                .put("last_backfill", value::set(0))
+                .put("last_update", value::set(listing.now))
+                .answer(&state, None)
+        }
+        Err(e) => doc
+            .put("jobs", json!([]))
+            .put("last_backfill", value::unset())
+            .put("last_update", value::unset())
+            .error(&e, "unable to list jobs", "slurm_load_jobs")
+            .answer(&state, None),
+    }
+}
+
+/// `N` or `N_T`.
+fn job_ref(text: &str) -> Option<(u32, Option<u32>)> {
+    match text.split_once('_') {
+        Some((job, task)) => Some((job.parse().ok()?, Some(task.parse().ok()?))),
+        None => Some((text.parse().ok()?, None)),
+    }
+}
+
+fn invalid_job() -> RequestError {
+    RequestError::Refused(ProtoError::new(ErrorCode::InvalidJobId))
+}
+
+async fn job(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path((tag, id)): Path<(String, String)>,
+) -> Response {
+    let v = version_or_404!(tag);
+    let doc = Doc::new(v);
+    let empty = |doc: Doc| {
+        doc.put("jobs", json!([]))
+            .put("last_backfill", value::unset())
+            .put("last_update", value::unset())
+    };
+    let Some((job_id, task)) = job_ref(&id) else {
+        return empty(doc)
+            .error(
+                &invalid_job(),
+                format!("Unable to find JobId={id}"),
+                "slurm_xlate_job_id",
+            )
+            .answer(&state, None);
+    };
+    let answer = ask!(
+        state
+            .ask(&caller, move |c| c.jobs(vec![job_id], true, false))
+            .await
+    );
+    match answer {
+        Ok(listing) => {
+            let found: Vec<Value> = listing
+                .items
+                .iter()
+                .filter(|j| task.is_none_or(|t| j.array_task_id == Some(t)))
+                .map(|j| job::job_info(j, &state.cluster, v))
+                .collect();
+            if found.is_empty() {
+                return empty(doc)
+                    .error(
+                        &invalid_job(),
+                        format!("Unable to query JobId={id}"),
+                        "slurm_load_job",
+                    )
+                    .answer(&state, None);
+            }
+            doc.put("jobs", Value::Array(found))
+                .put("last_backfill", value::set(0))
+                .put("last_update", value::set(listing.now))
+                .answer(&state, None)
+        }
+        Err(e) => empty(doc)
+            .error(&e, format!("Unable to query JobId={id}"), "slurm_load_job")
+            .answer(&state, None),
+    }
+}
+
+/// `signal` (a name or number) and `flags` of a cancel.
+#[derive(Debug, Deserialize)]
+struct CancelQuery {
+    signal: Option<String>,
+    flags: Option<String>,
+}
+
+async fn cancel(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path((tag, id)): Path<(String, String)>,
+    Query(q): Query<CancelQuery>,
+) -> Response {
+    let v = version_or_404!(tag);
+    let mut doc = Doc::new(v);
+    let signal = match q.signal.as_deref() {
+        None => 9,
+        Some(name) => match spur_slurm::signal::name2num(name) {
+            Some(n) => n,
+            None => {
+                return doc
+                    .rest_error(
+                        StatusCode::BAD_REQUEST,
+                        rest_errno::DATA_CONV_FAILED,
+                        format!("Unable to parse signal \"{name}\""),
+                        "signal",
+                    )
+                    .answer(&state, None)
+            }
+        },
+    };
+    let (batch_only, full) = match q.flags.as_deref() {
+        Some("BATCH_JOB") => (true, false),
+        Some("FULL_JOB") | Some("FULL_STEPS_ONLY") => (false, true),
+        None => (false, false),
+        Some(other) => {
+            doc.warnings.push(Warning {
+                description: format!(
+                    "flags={other} is accepted for compatibility; spur does not act on it"
+                ),
+                source: "slurm_kill_job".into(),
+            });
+            (false, false)
+        }
+    };
+    let Some((job_id, task)) = job_ref(&id) else {
+        return doc
+            .error(
+                &invalid_job(),
+                format!("Unable to find JobId={id}"),
+                "slurm_xlate_job_id",
+            )
+            .answer(&state, None);
+    };
+    let target = SignalTarget {
+        jobs: if task.is_none() {
+            vec![job_id]
+        } else {
+            Vec::new()
+        },
+        array_tasks: task
+            .map(|t| spur_proto::ArrayTasks {
+                array_job_id: job_id,
+                tasks: t.to_string(),
+            })
+            .into_iter()
+            .collect(),
+        // A SIGKILL of the whole job is a cancel, as scancel's.
+        signal: (signal != 9 || batch_only || full).then_some(signal),
+        batch_only,
+        full,
+    };
+    let result = ask!(state.ask(&caller, move |c| c.signal(target)).await);
+    let failure = first_failure(result);
+    if v >= Version::V0042 {
+        let (code, string, message) = match &failure {
+            None => (0, "".to_string(), "".to_string()),
+            Some(e) => (e.errno(), e.to_string(), e.to_string()),
+        };
+        doc = doc.put(
+            "status",
+            json!([{
+                "error": {"string": string, "code": code, "message": message},
+                "step_id": "",
+                "job_id": value::set(job_id),
+                "federation": {"sibling": ""},
+            }]),
+        );
+    }
+    if let Some(e) = failure {
+        doc = doc.error(
+            &e,
+            format!("unable to signal JobId={id} with signal {signal}"),
+            "slurm_kill_job",
+        );
+    }
+    doc.answer(&state, None)
+}
+
+/// The first refusal of a request that acted on several jobs.
+fn first_failure(result: Result<PerTarget, RequestError>) -> Option<RequestError> {
+    match result {
+        Err(e) => Some(e),
+        Ok(PerTarget::Done) => None,
+        Ok(PerTarget::Jobs(r)) => r
+            .into_iter()
+            .find_map(|(_, r)| r.err().map(RequestError::Refused)),
+        Ok(PerTarget::Tasks(r)) => r
+            .into_iter()
+            .find_map(|(_, r)| r.err().map(RequestError::Refused)),
+    }
+}
+
+/// A body that is not JSON: 400, as slurmrestd's router answers it.
+fn unparsable() -> Response {
+    plain(StatusCode::BAD_REQUEST, text::BAD_QUERY)
+}
+
+async fn submit(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path(tag): Path<String>,
+    body: axum::body::Bytes,
+) -> Response {
+    let v = version_or_404!(tag);
+    let Ok(body) = serde_json::from_slice::<Value>(&body) else {
+        return unparsable();
+    };
+    let mut doc = Doc::new(v);
+    let parse_failure = |doc: Doc, description: String| {
+        doc.rest_error(
+            StatusCode::BAD_REQUEST,
+            rest_errno::FAIL_PARSING,
+            description,
+            "job_submit_req",
+        )
+    };
+    if !body.is_object() {
+        return parse_failure(doc, "the request is not a dictionary".into()).answer(&state, None);
+    }
+    if body.get("jobs").is_some_and(|j| !j.is_null()) {
+        // sbatch refuses heterogeneous jobs too.
+        let e = RequestError::Refused(ProtoError::with_detail(
+            ErrorCode::NotSupported,
+            "heterogeneous jobs are not supported by spur",
+        ));
+        return doc
+            .error(&e, "unable to submit a heterogeneous job", "job_submit_req")
+            .answer(&state, None);
+    }
+    let Some(job) = body.get("job") else {
+        return doc
+            .rest_error(
+                StatusCode::BAD_REQUEST,
+                rest_errno::INVALID_JOBS_DESC,
+                "Unable to find job description: expected \"job\"".into(),
+                "job_submit_req",
+            )
+            .answer(&state, None);
+    };
+    let read = match desc::read(job, "job") {
+        Ok(r) => r,
+        Err(e) => return parse_failure(doc, e.to_string()).answer(&state, None),
+    };
+    doc.warnings.extend(read.warnings);
+    let mut fields = read.fields;
+    if fields.script.is_none() {
+        fields.script = body
+            .get("script")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+    }
+    if fields.alloc_node.is_none() {
+        fields.alloc_node = Some(spur_sys::short_hostname());
+    }
+    let desc = match fields.job_desc(Request::Batch) {
+        Ok(d) => d,
+        Err(e) => {
+            return doc
+                .error(
+                    &RequestError::Refused(e),
+                    "invalid job description",
+                    "job_submit_req",
+                )
+                .answer(&state, None)
+        }
+    };
+    match ask!(state.ask(&caller, move |c| c.submit(desc)).await) {
+        Ok(s) => {
+            doc = doc
+                .put("job_id", s.job_id.into())
+                .put("step_id", "batch".into())
+                .put("job_submit_user_msg", "".into());
+            if v == Version::V0041 {
+                doc = doc.put(
+                    "result",
+                    json!({"job_id": s.job_id, "step_id": "batch", "error_code": 0, "error": "", "job_submit_user_msg": ""}),
+                );
+            }
+            doc.answer(&state, None)
+        }
+        Err(e) => doc
+            .error(&e, "unable to submit the job", "slurm_submit_batch_job")
+            .answer(&state, None),
+    }
+}
+
+/// What a job description asks of an existing job.
+fn job_update(job_id: u32, body: &Value, warnings: &mut Vec<Warning>) -> Result<JobUpdate, String> {
+    let Value::Object(map) = body else {
+        return Err("the job description is not a dictionary".into());
+    };
+    let read = desc::read(body, "job").map_err(|e| e.to_string())?;
+    let f = read.fields;
+    let mut u = JobUpdate {
+        job_id,
+        ..JobUpdate::default()
+    };
+    for key in map.keys() {
+        match key.as_str() {
+            "time_limit" => {
+                u.time_limit = Some(match f.time_limit {
+                    Some(0 | spur_options::fields::INFINITE) | None => None,
+                    Some(m) => Some(u64::from(m) * 60),
+                })
+            }
+            "partition" => u.partition = f.partition.clone(),
+            "name" => u.name = f.name.clone(),
+            "nice" => u.nice = f.nice,
+            "priority" => u.priority = f.priority,
+            "comment" => u.comment = f.comment.clone(),
+            "dependency" => u.dependency = f.dependency.clone(),
+            // slurmctld's update_job leaves these as submitted.
+            "environment" | "argv" | "script" | "open_mode" => {}
+            other => return Err(format!("updating {other} is not supported by spur")),
+        }
+    }
+    warnings.extend(read.warnings);
+    Ok(u)
+}
+
+async fn update(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path((tag, id)): Path<(String, String)>,
+    body: axum::body::Bytes,
+) -> Response {
+    let v = version_or_404!(tag);
+    let Ok(body) = serde_json::from_slice::<Value>(&body) else {
+        return unparsable();
+    };
+    let mut doc = Doc::new(v);
+    let Some((job_id, None)) = job_ref(&id) else {
+        return doc
+            .error(
+                &invalid_job(),
+                format!("Unable to find JobId={id}"),
+                "slurm_xlate_job_id",
+            )
+            .answer(&state, None);
+    };
+    let update = match job_update(job_id, &body, &mut doc.warnings) {
+        Ok(u) => u,
+        Err(why) => {
+            let e = RequestError::Refused(ProtoError::with_detail(ErrorCode::NotSupported, why));
+            return doc
+                .error(
+                    &e,
+                    format!("job update of JobId={id} refused"),
+                    "slurm_update_job",
+                )
+                .answer(&state, None);
+        }
+    };
+    let failure = first_failure(ask!(
+        state.ask(&caller, move |c| c.update_job(update)).await
+    ));
+    let (code, error) = match &failure {
+        None => (0, String::new()),
+        Some(e) => (e.errno(), e.to_string()),
+    };
+    doc = doc.put(
+        "results",
+        json!([{"job_id": job_id, "step_id": "", "error": error, "error_code": code, "why": ""}]),
+    );
+    if v == Version::V0041 {
+        doc = doc
+            .put("job_id", id.clone().into())
+            .put("step_id", "".into())
+            .put("job_submit_user_msg", "".into());
+    }
+    if let Some(e) = failure {
+        doc = doc.error(
+            &e,
+            format!("job update of JobId={id} failed"),
+            "slurm_update_job",
+        );
+    }
+    doc.answer(&state, None)
+}
+
+async fn nodes(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path(tag): Path<String>,
+) -> Response {
+    let v = version_or_404!(tag);
+    nodes_named(&state, &caller, v, None).await
+}
+
+async fn node(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path((tag, name)): Path<(String, String)>,
+) -> Response {
+    let v = version_or_404!(tag);
+    nodes_named(&state, &caller, v, Some(name)).await
+}
+
+async fn nodes_named(
+    state: &Arc<State>,
+    caller: &Caller,
+    v: Version,
+    name: Option<String>,
+) -> Response {
+    let answer = ask!(state.ask(caller, |c| c.nodes()).await);
+    let doc = Doc::new(v);
+    match answer {
+        Ok(listing) => {
+            let chosen: Vec<Value> = listing
+                .items
+                .iter()
+                .filter(|n| name.as_ref().is_none_or(|want| *want == n.name))
+                .map(|n| node::node(n, &state.cluster, v, spur_sys::users::name_of))
+                .collect();
+            let doc = doc
+                .put("nodes", Value::Array(chosen.clone()))
+                .put("last_update", value::set(listing.now));
+            match name {
+                Some(name) if chosen.is_empty() => {
+                    let e = RequestError::Refused(ProtoError::new(ErrorCode::InvalidNodeName));
+                    doc.error(
+                        &e,
+                        format!("Unable to query node {name}"),
+                        "slurm_load_node_single",
+                    )
+                    .answer(state, None)
+                }
+                _ => doc.answer(state, None),
+            }
+        }
+        Err(e) => doc
+            .put("nodes", json!([]))
+            .put("last_update", value::unset())
+            .error(&e, "unable to list nodes", "slurm_load_node")
+            .answer(state, None),
+    }
+}
+
+async fn update_node(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path((tag, name)): Path<(String, String)>,
+    body: axum::body::Bytes,
+) -> Response {
+    let v = version_or_404!(tag);
+    let Ok(body) = serde_json::from_slice::<Value>(&body) else {
+        return unparsable();
+    };
+    let doc = Doc::new(v);
+    let Some(map) = body.as_object() else {
+        return doc
+            .rest_error(
+                StatusCode::BAD_REQUEST,
+                rest_errno::FAIL_PARSING,
+                "the node update is not a dictionary".into(),
+                "update_node_msg",
+            )
+            .answer(&state, None);
+    };
+    let mut update = NodeUpdate {
+        nodes: spur_conf::hostlist::expand(&name).unwrap_or_else(|_| vec![name.clone()]),
+        state: None,
+        reason: None,
+    };
+    let mut doc = doc;
+    for (key, value) in map {
+        match key.as_str() {
+            "state" => {
+                let states: Vec<String> = match value {
+                    Value::Array(items) => items
+                        .iter()
+                        .filter_map(|i| i.as_str().map(str::to_string))
+                        .collect(),
+                    Value::String(s) => vec![s.clone()],
+                    _ => Vec::new(),
+                };
+                for s in states {
+                    update.state = Some(match s.to_ascii_uppercase().as_str() {
+                        "DRAIN" => NodeStateRequest::Drain,
+                        "RESUME" | "IDLE" => NodeStateRequest::Resume,
+                        "DOWN" => NodeStateRequest::Down,
+                        "UNDRAIN" => NodeStateRequest::Undrain,
+                        other => {
+                            let e = RequestError::Refused(ProtoError::with_detail(
+                                ErrorCode::InvalidNodeState,
+                                other.to_string(),
+                            ));
+                            return doc
+                                .error(
+                                    &e,
+                                    format!("unable to set node {name} to {other}"),
+                                    "slurm_update_node",
+                                )
+                                .answer(&state, None);
+                        }
+                    });
+                }
+            }
+            "reason" => update.reason = value.as_str().map(str::to_string),
+            "reason_uid" => {}
+            other => doc.warnings.push(Warning {
+                description: format!(
+                    "{other} is accepted for compatibility; spur does not act on it"
+                ),
+                source: "update_node_msg".into(),
+            }),
+        }
+    }
+    match ask!(state.ask(&caller, move |c| c.update_node(update)).await) {
+        Ok(()) => doc.answer(&state, None),
+        Err(e) => doc
+            .error(
+                &e,
+                format!("unable to update node {name}"),
+                "slurm_update_node",
+            )
+            .answer(&state, None),
+    }
+}
+
+async fn partitions(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path(tag): Path<String>,
+) -> Response {
+    let v = version_or_404!(tag);
+    partitions_named(&state, &caller, v, None).await
+}
+
+async fn partition(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path((tag, name)): Path<(String, String)>,
+) -> Response {
+    let v = version_or_404!(tag);
+    partitions_named(&state, &caller, v, Some(name)).await
+}
+
+async fn partitions_named(
+    state: &Arc<State>,
+    caller: &Caller,
+    v: Version,
+    name: Option<String>,
+) -> Response {
+    let answer = ask!(
+        state
+            .ask(caller, |c| Ok::<_, RequestError>((
+                c.partitions()?,
+                c.nodes()?
+            )))
+            .await
+    );
+    let doc = Doc::new(v);
+    match answer {
+        Ok((parts, nodes)) => {
+            let chosen: Vec<Value> = parts
+                .iter()
+                .filter(|p| name.as_ref().is_none_or(|want| *want == p.name))
+                .map(|p| node::partition(p, &nodes.items, &state.cluster, v))
+                .collect();
+            let doc = doc
+                .put("partitions", Value::Array(chosen.clone()))
+                .put("last_update", value::set(nodes.now));
+            match name {
+                Some(name) if chosen.is_empty() => {
+                    let e = RequestError::Refused(ProtoError::new(ErrorCode::InvalidPartitionName));
+                    doc.error(
+                        &e,
+                        format!("Unable to query partition {name}"),
+                        "slurm_load_partitions",
+                    )
+                    .answer(state, None)
+                }
+                _ => doc.answer(state, None),
+            }
+        }
+        Err(e) => doc
+            .put("partitions", json!([]))
+            .put("last_update", value::unset())
+            .error(&e, "unable to list partitions", "slurm_load_partitions")
+            .answer(state, None),
+    }
+}
+
+/// spur has no licenses: an empty list, as Slurm's without any.
+async fn licenses(AxState(state): AxState<Arc<State>>, Path(tag): Path<String>) -> Response {
+    let v = version_or_404!(tag);
+    Doc::new(v)
+        .put("licenses", json!([]))
+        .put("last_update", value::set(now()))
+        .answer(&state, None)
+}
+
+/// spur has no reservations: an empty list.
+async fn reservations(AxState(state): AxState<Arc<State>>, Path(tag): Path<String>) -> Response {
+    let v = version_or_404!(tag);
+    Doc::new(v)
+        .put("reservations", json!([]))
+        .put("last_update", value::set(now()))
+        .answer(&state, None)
+}
