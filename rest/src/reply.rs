@@ -220,11 +220,19 @@ pub struct Style {
 impl Style {
     /// A JSON answer with `status`.
     pub fn json(self, status: StatusCode, body: &impl Serialize) -> Response {
+        self.json_sized(status, body, 1024)
+    }
+
+    /// A JSON answer with `status`, written into a buffer of `hint`
+    /// bytes to start with (a large listing grows it less often).
+    pub fn json_sized(self, status: StatusCode, body: &impl Serialize, hint: usize) -> Response {
+        let mut bytes = Vec::with_capacity(hint);
         let text = if self.pretty {
-            serde_json::to_vec_pretty(body)
+            serde_json::to_writer_pretty(&mut bytes, body)
         } else {
-            serde_json::to_vec(body)
-        };
+            serde_json::to_writer(&mut bytes, body)
+        }
+        .map(|()| bytes);
         match text {
             Ok(bytes) => (
                 status,

@@ -8,6 +8,7 @@ mod environment;
 mod harness;
 mod http;
 mod memory;
+mod openapi;
 mod patterns;
 mod requests;
 mod requeue;

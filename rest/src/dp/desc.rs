@@ -200,12 +200,7 @@ impl Reader<'_> {
     }
 
     /// One of `allowed` (a string, or a list of one).
-    fn one_of(
-        &self,
-        key: &str,
-        v: &Value,
-        allowed: &[&str],
-    ) -> Result<Vec<String>, FieldError> {
+    fn one_of(&self, key: &str, v: &Value, allowed: &[&str]) -> Result<Vec<String>, FieldError> {
         let items = self.list(key, v)?;
         for item in &items {
             if !allowed.iter().any(|a| a.eq_ignore_ascii_case(item)) {

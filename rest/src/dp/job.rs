@@ -4,15 +4,32 @@
 //! Slurm writes for an unset field. The versions differ in a handful of
 //! keys, each decided here.
 
-use serde_json::{json, Map, Value};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use serde_json::{json, Value};
 
 use spur_proto::{ExclusiveMode, JobInfo, JobStateName, MemSpec};
 
-use super::value::{limit, maybe, set, unset};
+use super::value::Wrapped as W;
 use crate::reply::Version;
 
+/// `process_exit_code_verbose`.
+#[derive(Debug, Serialize)]
+pub struct ExitCode {
+    status: [&'static str; 1],
+    return_code: W,
+    signal: ExitSignal,
+}
+
+/// `process_exit_code_verbose.signal`.
+#[derive(Debug, Serialize)]
+struct ExitSignal {
+    id: W,
+    name: String,
+}
+
 /// `process_exit_code_verbose` of a wait status's parts.
-pub fn exit_code(code: i32, signal: i32, ended: bool) -> Value {
+pub fn exit_code(code: i32, signal: i32, ended: bool) -> ExitCode {
     let status = if !ended {
         "PENDING"
     } else if signal != 0 {
@@ -22,16 +39,36 @@ pub fn exit_code(code: i32, signal: i32, ended: bool) -> Value {
     } else {
         "SUCCESS"
     };
-    let signal_part = if signal != 0 {
-        json!({"id": set(signal), "name": spur_slurm::signal::num2name(signal)})
-    } else {
-        json!({"id": unset(), "name": ""})
-    };
-    json!({
-        "status": [status],
-        "return_code": if ended { set(code) } else { unset() },
-        "signal": signal_part,
-    })
+    ExitCode {
+        status: [status],
+        return_code: if ended { W::of(code) } else { W::unset() },
+        signal: if signal != 0 {
+            ExitSignal {
+                id: W::of(signal),
+                name: spur_slurm::signal::num2name(signal),
+            }
+        } else {
+            ExitSignal {
+                id: W::unset(),
+                name: String::new(),
+            }
+        },
+    }
+}
+
+/// `power` (no power management).
+#[derive(Debug, Serialize)]
+struct Power {
+    flags: [&'static str; 0],
+}
+
+/// `slurm_step_id` of a job.
+#[derive(Debug, Serialize)]
+struct StepId {
+    sluid: &'static str,
+    job_id: W,
+    step_het_component: W,
+    step_id: &'static str,
 }
 
 fn is_ended(state: JobStateName) -> bool {
@@ -42,17 +79,17 @@ fn is_ended(state: JobStateName) -> bool {
 }
 
 /// `shared`: what `--exclusive`/`--oversubscribe` left.
-fn shared(mode: ExclusiveMode) -> Value {
+fn shared(mode: ExclusiveMode) -> &'static [&'static str] {
     match mode {
-        ExclusiveMode::No => json!([]),
-        ExclusiveMode::Node => json!(["none"]),
-        ExclusiveMode::User => json!(["user"]),
-        ExclusiveMode::Topo => json!(["topo"]),
+        ExclusiveMode::No => &[],
+        ExclusiveMode::Node => &["none"],
+        ExclusiveMode::User => &["user"],
+        ExclusiveMode::Topo => &["topo"],
     }
 }
 
 /// `job_resources`, for a job that holds nodes.
-fn resources(j: &JobInfo) -> Value {
+fn resources(j: &JobInfo, v: Version) -> Value {
     let names = spur_conf::hostlist::expand(&j.nodes).unwrap_or_default();
     let allocation: Vec<Value> = names
         .iter()
@@ -76,7 +113,7 @@ fn resources(j: &JobInfo) -> Value {
         })
         .collect();
     json!({
-        "select_type": ["CORE"],
+        "select_type": if v >= Version::V0045 { json!(["CR_CORE_MEMORY"]) } else { json!(["CORE"]) },
         "nodes": {
             "count": names.len(),
             "select_type": ["AVAILABLE"],
@@ -85,7 +122,7 @@ fn resources(j: &JobInfo) -> Value {
             "allocation": allocation,
         },
         "cpus": j.num_cpus,
-        "threads_per_core": set(1),
+        "threads_per_core": W::of(1),
     })
 }
 
@@ -93,9 +130,41 @@ fn minutes(secs: Option<u64>) -> Option<u64> {
     secs.map(|s| s / 60)
 }
 
-/// Builds one job's `job_info` for version `v`.
+/// One job's `job_info` in version `v`, written straight to the
+/// serializer (a listing of 10,000 jobs builds no JSON tree).
+#[derive(Debug, Clone, Copy)]
+pub struct JobInfoDoc<'a> {
+    /// The job.
+    pub job: &'a JobInfo,
+    /// The cluster's name.
+    pub cluster: &'a str,
+    /// The version.
+    pub v: Version,
+}
+
+impl Serialize for JobInfoDoc<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut m = serializer.serialize_map(None)?;
+        write(&mut m, self.job, self.cluster, self.v)?;
+        m.end()
+    }
+}
+
+/// Builds one job's `job_info` for version `v` as a JSON value.
 pub fn job_info(j: &JobInfo, cluster: &str, v: Version) -> Value {
-    let s = |o: &Option<String>| o.clone().unwrap_or_default();
+    serde_json::to_value(JobInfoDoc { job: j, cluster, v }).expect("plain data serializes")
+}
+
+#[allow(clippy::too_many_lines)]
+fn write<M: SerializeMap>(
+    m: &mut M,
+    j: &JobInfo,
+    cluster: &str,
+    v: Version,
+) -> Result<(), M::Error> {
+    fn s(o: &Option<String>) -> &str {
+        o.as_deref().unwrap_or("")
+    }
     let started = !j.nodes.is_empty() && j.state != JobStateName::Pending;
     let ended = is_ended(j.state);
     let tres = j.tres.map(|t| t.job_text()).unwrap_or_default();
@@ -115,200 +184,200 @@ pub fn job_info(j: &JobInfo, cluster: &str, v: Version) -> Value {
         .filter(|idx| !idx.is_empty())
         .map(|idx| format!("gpu:{}(IDX:{})", idx.len(), spur_slurm::print::bit_fmt(idx)))
         .collect();
-    let mut m = Map::new();
-    let mut put = |k: &str, val: Value| {
-        m.insert(k.to_string(), val);
-    };
-    put("account", s(&j.account).into());
-    put("accrue_time", set(j.eligible_time));
-    put("admin_comment", "".into());
-    put("allocating_node", j.submit_host.clone().into());
-    put("array_job_id", set(j.array_job_id.unwrap_or(0)));
-    put("array_task_id", maybe(j.array_task_id.map(u64::from)));
-    put("array_max_tasks", set(j.array_task_throttle));
-    put("array_task_string", s(&j.array_task_str).into());
-    put("association_id", 0.into());
-    put("batch_features", "".into());
-    put("batch_flag", j.batch.into());
-    put("batch_host", s(&j.batch_host).into());
-    put(
-        "flags",
-        if started {
-            json!(["JOB_WAS_RUNNING"])
-        } else {
-            json!([])
-        },
-    );
-    put("burst_buffer", "".into());
-    put("burst_buffer_state", "".into());
-    put("cluster", cluster.into());
-    put("cluster_features", "".into());
-    put("command", s(&j.command).into());
-    put("comment", s(&j.comment).into());
-    put("container", "".into());
-    put("container_id", "".into());
-    put("contiguous", j.contiguous.into());
-    put("core_spec", 0.into());
-    put("thread_spec", 0.into());
-    put("cores_per_socket", unset());
-    let billable = j.tres.map_or(j.num_cpus, |t| t.billing);
-    put("billable_tres", set(f64::from(billable)));
-    put("cpus_per_task", set(j.cpus_per_task));
-    put("cpu_frequency_minimum", unset());
-    put("cpu_frequency_maximum", unset());
-    put("cpu_frequency_governor", unset());
-    put("cpus_per_tres", "".into());
-    put("cron", "".into());
-    put("deadline", set(j.deadline.unwrap_or(0)));
-    put("delay_boot", set(0));
-    put("dependency", s(&j.dependency).into());
-    put("derived_exit_code", exit_code(0, 0, ended));
-    put("eligible_time", set(j.eligible_time));
-    put("end_time", set(j.end_time.or(unlimited_end).unwrap_or(0)));
-    put("excluded_nodes", s(&j.exc_nodes).into());
-    put("exit_code", exit_code(j.exit_code, j.exit_signal, ended));
-    put("extra", "".into());
-    put("failed_node", "".into());
-    put("features", s(&j.features).into());
-    put("federation_origin", "".into());
-    put("federation_siblings_active", "".into());
-    put("federation_siblings_viable", "".into());
-    put("gres_detail", gres_detail.into());
-    put("group_id", j.group_id.into());
-    put("group_name", j.group_name.clone().into());
-    put("het_job_id", set(0));
-    put("het_job_id_set", "".into());
-    put("het_job_offset", unset());
-    put("job_id", j.job_id.into());
+    let none: [&str; 0] = [];
+    let empty = "";
+    m.serialize_entry("account", s(&j.account))?;
+    m.serialize_entry("accrue_time", &W::of(j.eligible_time))?;
+    m.serialize_entry("admin_comment", empty)?;
+    m.serialize_entry("allocating_node", &j.submit_host)?;
+    m.serialize_entry("array_job_id", &W::of(j.array_job_id.unwrap_or(0)))?;
+    m.serialize_entry("array_task_id", &W::maybe(j.array_task_id.map(u64::from)))?;
+    m.serialize_entry("array_max_tasks", &W::of(j.array_task_throttle))?;
+    m.serialize_entry("array_task_string", s(&j.array_task_str))?;
+    m.serialize_entry("association_id", &0)?;
+    m.serialize_entry("batch_features", empty)?;
+    m.serialize_entry("batch_flag", &j.batch)?;
+    m.serialize_entry("batch_host", s(&j.batch_host))?;
     if started {
-        put("job_resources", resources(j));
-    }
-    put("job_size_str", json!([]));
-    put("job_state", json!([j.state.as_str()]));
-    put("last_sched_evaluation", set(j.last_sched_eval.unwrap_or(0)));
-    put("licenses", "".into());
-    if v >= Version::V0043 {
-        put("licenses_allocated", "".into());
-    }
-    put("mail_type", json!([]));
-    put("mail_user", "".into());
-    put("max_cpus", set(0));
-    put("max_nodes", set(0));
-    put("mcs_label", "".into());
-    put("memory_per_tres", "".into());
-    put("name", j.name.clone().into());
-    put("network", "".into());
-    put("nodes", j.nodes.clone().into());
-    put("nice", j.nice.into());
-    put("tasks_per_core", unset());
-    put("tasks_per_tres", unset());
-    put(
-        "tasks_per_node",
-        maybe((j.ntasks_per_node > 0).then_some(u64::from(j.ntasks_per_node))),
-    );
-    put("tasks_per_socket", unset());
-    put("tasks_per_board", unset());
-    put("cpus", set(j.num_cpus));
-    put("node_count", set(j.num_nodes));
-    put("tasks", set(j.num_tasks));
-    put("partition", j.partition.clone().into());
-    put("prefer", "".into());
-    put("memory_per_cpu", maybe(mem_cpu));
-    put("memory_per_node", maybe(mem_node));
-    put(
-        "minimum_cpus_per_node",
-        set(j.cpus_per_task.max(1) * j.ntasks_per_node.max(1)),
-    );
-    put("minimum_tmp_disk_per_node", set(0));
-    if v <= Version::V0044 {
-        put("power", json!({"flags": []}));
-    }
-    put("preempt_time", set(0));
-    put("preemptable_time", set(0));
-    put("pre_sus_time", set(0));
-    put("hold", held.into());
-    put("priority", set(j.priority));
-    if v >= Version::V0042 {
-        put("priority_by_partition", json!([]));
-    }
-    put("profile", json!(["NOT_SET"]));
-    put("qos", j.qos.clone().into());
-    put("reboot", false.into());
-    put("required_nodes", s(&j.req_nodes).into());
-    if v >= Version::V0042 {
-        put("required_switches", 0.into());
+        m.serialize_entry("flags", &["JOB_WAS_RUNNING"])?;
     } else {
-        put("minimum_switches", 0.into());
+        m.serialize_entry("flags", &none)?;
     }
-    put("requeue", j.requeue.into());
-    put("resize_time", set(0));
-    put("restart_cnt", j.restarts.into());
-    put("resv_name", "".into());
-    put("scheduled_nodes", s(&j.sched_nodes).into());
+    m.serialize_entry("burst_buffer", empty)?;
+    m.serialize_entry("burst_buffer_state", empty)?;
+    m.serialize_entry("cluster", cluster)?;
+    m.serialize_entry("cluster_features", empty)?;
+    m.serialize_entry("command", s(&j.command))?;
+    m.serialize_entry("comment", s(&j.comment))?;
+    m.serialize_entry("container", empty)?;
+    m.serialize_entry("container_id", empty)?;
+    m.serialize_entry("contiguous", &j.contiguous)?;
+    m.serialize_entry("core_spec", &0)?;
+    m.serialize_entry("thread_spec", &0)?;
+    m.serialize_entry("cores_per_socket", &W::unset())?;
+    let billable = j.tres.map_or(j.num_cpus, |t| t.billing);
+    m.serialize_entry("billable_tres", &W::float(f64::from(billable)))?;
+    m.serialize_entry("cpus_per_task", &W::of(j.cpus_per_task))?;
+    m.serialize_entry("cpu_frequency_minimum", &W::unset())?;
+    m.serialize_entry("cpu_frequency_maximum", &W::unset())?;
+    m.serialize_entry("cpu_frequency_governor", &W::unset())?;
+    m.serialize_entry("cpus_per_tres", empty)?;
+    m.serialize_entry("cron", empty)?;
+    m.serialize_entry("deadline", &W::of(j.deadline.unwrap_or(0)))?;
+    m.serialize_entry("delay_boot", &W::of(0))?;
+    m.serialize_entry("dependency", s(&j.dependency))?;
+    m.serialize_entry("derived_exit_code", &exit_code(0, 0, ended))?;
+    m.serialize_entry("eligible_time", &W::of(j.eligible_time))?;
+    m.serialize_entry(
+        "end_time",
+        &W::of(j.end_time.or(unlimited_end).unwrap_or(0)),
+    )?;
+    m.serialize_entry("excluded_nodes", s(&j.exc_nodes))?;
+    m.serialize_entry("exit_code", &exit_code(j.exit_code, j.exit_signal, ended))?;
+    m.serialize_entry("extra", empty)?;
+    m.serialize_entry("failed_node", empty)?;
+    m.serialize_entry("features", s(&j.features))?;
+    m.serialize_entry("federation_origin", empty)?;
+    m.serialize_entry("federation_siblings_active", empty)?;
+    m.serialize_entry("federation_siblings_viable", empty)?;
+    m.serialize_entry("gres_detail", &gres_detail)?;
+    m.serialize_entry("group_id", &j.group_id)?;
+    m.serialize_entry("group_name", &j.group_name)?;
+    m.serialize_entry("het_job_id", &W::of(0))?;
+    m.serialize_entry("het_job_id_set", empty)?;
+    m.serialize_entry("het_job_offset", &W::unset())?;
+    m.serialize_entry("job_id", &j.job_id)?;
+    if started {
+        m.serialize_entry("job_resources", &resources(j, v))?;
+    }
+    m.serialize_entry("job_size_str", &none)?;
+    m.serialize_entry("job_state", &[j.state.as_str()])?;
+    m.serialize_entry(
+        "last_sched_evaluation",
+        &W::of(j.last_sched_eval.unwrap_or(0)),
+    )?;
+    m.serialize_entry("licenses", empty)?;
     if v >= Version::V0043 {
-        put("segment_size", 0.into());
+        m.serialize_entry("licenses_allocated", empty)?;
     }
-    put("selinux_context", "".into());
-    put("shared", shared(j.exclusive));
+    m.serialize_entry("mail_type", &none)?;
+    m.serialize_entry("mail_user", empty)?;
+    m.serialize_entry("max_cpus", &W::of(0))?;
+    m.serialize_entry("max_nodes", &W::of(0))?;
+    m.serialize_entry("mcs_label", empty)?;
+    m.serialize_entry("memory_per_tres", empty)?;
+    m.serialize_entry("name", &j.name)?;
+    m.serialize_entry("network", empty)?;
+    m.serialize_entry("nodes", &j.nodes)?;
+    m.serialize_entry("nice", &j.nice)?;
+    m.serialize_entry("tasks_per_core", &W::unset())?;
+    m.serialize_entry("tasks_per_tres", &W::unset())?;
+    let per_node = (j.ntasks_per_node > 0).then_some(u64::from(j.ntasks_per_node));
+    m.serialize_entry("tasks_per_node", &W::maybe(per_node))?;
+    m.serialize_entry("tasks_per_socket", &W::unset())?;
+    m.serialize_entry("tasks_per_board", &W::unset())?;
+    m.serialize_entry("cpus", &W::of(j.num_cpus))?;
+    m.serialize_entry("node_count", &W::of(j.num_nodes))?;
+    m.serialize_entry("tasks", &W::of(j.num_tasks))?;
+    m.serialize_entry("partition", &j.partition)?;
+    m.serialize_entry("prefer", empty)?;
+    m.serialize_entry("memory_per_cpu", &W::maybe(mem_cpu))?;
+    m.serialize_entry("memory_per_node", &W::maybe(mem_node))?;
+    let min_cpus = j.cpus_per_task.max(1) * j.ntasks_per_node.max(1);
+    m.serialize_entry("minimum_cpus_per_node", &W::of(min_cpus))?;
+    m.serialize_entry("minimum_tmp_disk_per_node", &W::of(0))?;
+    if v <= Version::V0044 {
+        m.serialize_entry("power", &Power { flags: [] })?;
+    }
+    m.serialize_entry("preempt_time", &W::of(0))?;
+    m.serialize_entry("preemptable_time", &W::of(0))?;
+    m.serialize_entry("pre_sus_time", &W::of(0))?;
+    m.serialize_entry("hold", &held)?;
+    m.serialize_entry("priority", &W::of(j.priority))?;
+    if v >= Version::V0042 {
+        m.serialize_entry("priority_by_partition", &none)?;
+    }
+    m.serialize_entry("profile", &["NOT_SET"])?;
+    m.serialize_entry("qos", &j.qos)?;
+    m.serialize_entry("reboot", &false)?;
+    m.serialize_entry("required_nodes", s(&j.req_nodes))?;
+    if v >= Version::V0042 {
+        m.serialize_entry("required_switches", &0)?;
+    } else {
+        m.serialize_entry("minimum_switches", &0)?;
+    }
+    m.serialize_entry("requeue", &j.requeue)?;
+    m.serialize_entry("resize_time", &W::of(0))?;
+    m.serialize_entry("restart_cnt", &j.restarts)?;
+    m.serialize_entry("resv_name", empty)?;
+    m.serialize_entry("scheduled_nodes", s(&j.sched_nodes))?;
+    if v >= Version::V0043 {
+        m.serialize_entry("segment_size", &0)?;
+    }
+    m.serialize_entry("selinux_context", empty)?;
+    m.serialize_entry("shared", &shared(j.exclusive))?;
     if v == Version::V0041 {
         let exclusive = match j.exclusive {
-            ExclusiveMode::No => json!(["false"]),
-            ExclusiveMode::Node => json!(["true"]),
-            ExclusiveMode::User => json!(["user"]),
-            ExclusiveMode::Topo => json!(["topo"]),
+            ExclusiveMode::No => "false",
+            ExclusiveMode::Node => "true",
+            ExclusiveMode::User => "user",
+            ExclusiveMode::Topo => "topo",
         };
-        put("exclusive", exclusive);
-        put("oversubscribe", (j.exclusive == ExclusiveMode::No).into());
-        put("show_flags", json!(["ALL", "DETAIL", "LOCAL"]));
+        m.serialize_entry("exclusive", &[exclusive])?;
+        m.serialize_entry("oversubscribe", &(j.exclusive == ExclusiveMode::No))?;
+        m.serialize_entry("show_flags", &["ALL", "DETAIL", "LOCAL"])?;
     }
     if v >= Version::V0044 {
-        put(
-            "step_id",
-            json!({"sluid": "", "job_id": set(j.job_id), "step_het_component": unset(), "step_id": ""}),
-        );
+        let step = StepId {
+            sluid: "",
+            job_id: W::of(j.job_id),
+            step_het_component: W::unset(),
+            step_id: "",
+        };
+        m.serialize_entry("step_id", &step)?;
     }
-    put("sockets_per_board", 0.into());
-    put("sockets_per_node", unset());
-    put("start_time", set(j.start_time.unwrap_or(0)));
-    put("state_description", "".into());
-    put("state_reason", j.reason.clone().into());
-    put("standard_input", j.stdin.clone().into());
-    put("standard_output", j.stdout.clone().into());
-    put("standard_error", j.stderr.clone().into());
+    m.serialize_entry("sockets_per_board", &0)?;
+    m.serialize_entry("sockets_per_node", &W::unset())?;
+    m.serialize_entry("start_time", &W::of(j.start_time.unwrap_or(0)))?;
+    m.serialize_entry("state_description", empty)?;
+    m.serialize_entry("state_reason", &j.reason)?;
+    m.serialize_entry("standard_input", &j.stdin)?;
+    m.serialize_entry("standard_output", &j.stdout)?;
+    m.serialize_entry("standard_error", &j.stderr)?;
     if v >= Version::V0043 {
-        put("stdin_expanded", j.stdin.clone().into());
-        put("stdout_expanded", j.stdout.clone().into());
-        put("stderr_expanded", j.stderr.clone().into());
+        m.serialize_entry("stdin_expanded", &j.stdin)?;
+        m.serialize_entry("stdout_expanded", &j.stdout)?;
+        m.serialize_entry("stderr_expanded", &j.stderr)?;
     }
-    put("submit_time", set(j.submit_time));
+    m.serialize_entry("submit_time", &W::of(j.submit_time))?;
     if v >= Version::V0044 {
-        put("submit_line", "".into());
+        m.serialize_entry("submit_line", empty)?;
     }
-    put("suspend_time", set(0));
-    put("system_comment", "".into());
-    put("time_limit", limit(minutes(j.time_limit)));
-    put("time_minimum", set(minutes(j.time_min).unwrap_or(0)));
-    put("threads_per_core", unset());
-    put("tres_bind", "".into());
-    put("tres_freq", "".into());
-    put("tres_per_job", s(&j.tres_per_job).into());
-    put("tres_per_node", s(&j.tres_per_node).into());
-    put("tres_per_socket", "".into());
-    put("tres_per_task", s(&j.tres_per_task).into());
-    put("tres_req_str", tres.clone().into());
-    put(
+    m.serialize_entry("suspend_time", &W::of(0))?;
+    m.serialize_entry("system_comment", empty)?;
+    m.serialize_entry("time_limit", &W::limit(minutes(j.time_limit)))?;
+    m.serialize_entry("time_minimum", &W::of(minutes(j.time_min).unwrap_or(0)))?;
+    m.serialize_entry("threads_per_core", &W::unset())?;
+    m.serialize_entry("tres_bind", empty)?;
+    m.serialize_entry("tres_freq", empty)?;
+    m.serialize_entry("tres_per_job", s(&j.tres_per_job))?;
+    m.serialize_entry("tres_per_node", s(&j.tres_per_node))?;
+    m.serialize_entry("tres_per_socket", empty)?;
+    m.serialize_entry("tres_per_task", s(&j.tres_per_task))?;
+    m.serialize_entry("tres_req_str", &tres)?;
+    m.serialize_entry(
         "tres_alloc_str",
-        if started { tres } else { String::new() }.into(),
-    );
-    put("user_id", j.user_id.into());
-    put("user_name", j.user_name.clone().into());
-    put("maximum_switch_wait_time", 0.into());
-    put("wckey", "".into());
-    put("current_working_directory", j.work_dir.clone().into());
+        if started { tres.as_str() } else { empty },
+    )?;
+    m.serialize_entry("user_id", &j.user_id)?;
+    m.serialize_entry("user_name", &j.user_name)?;
+    m.serialize_entry("maximum_switch_wait_time", &0)?;
+    m.serialize_entry("wckey", empty)?;
+    m.serialize_entry("current_working_directory", &j.work_dir)?;
     if v >= Version::V0045 {
-        put("container_type", "".into());
-        put("memory_update_delay", 0.into());
-        put("memory_update_margin", 0.into());
+        m.serialize_entry("container_type", empty)?;
+        m.serialize_entry("memory_update_delay", &0)?;
+        m.serialize_entry("memory_update_margin", &0)?;
     }
-    Value::Object(m)
+    Ok(())
 }

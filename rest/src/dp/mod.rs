@@ -244,15 +244,16 @@ async fn jobs(
     }
     match answer {
         Ok(listing) => {
-            let items: Vec<Value> = listing
+            let docs = listing
                 .items
                 .iter()
-                .map(|j| job::job_info(j, &state.cluster, v))
+                .map(|j| job::JobInfoDoc {
+                    job: j,
+                    cluster: &state.cluster,
+                    v,
+                })
                 .collect();
-            doc.put("jobs", Value::Array(items))
-                .put("last_backfill", value::set(0))
-                .put("last_update", value::set(listing.now))
-                .answer(&state, None)
+            jobs_answer(&state, v, docs, listing.now, &doc.warnings)
         }
         Err(e) => doc
             .put("jobs", json!([]))
@@ -261,6 +262,40 @@ async fn jobs(
             .error(&e, "unable to list jobs", "slurm_load_jobs")
             .answer(&state, None),
     }
+}
+
+/// `openapi_job_info_resp`, written straight from the jobs.
+#[derive(serde::Serialize)]
+struct JobsAnswer<'a> {
+    jobs: Vec<job::JobInfoDoc<'a>>,
+    last_backfill: value::Wrapped,
+    last_update: value::Wrapped,
+    meta: Value,
+    errors: [(); 0],
+    warnings: Vec<Value>,
+}
+
+fn jobs_answer(
+    state: &State,
+    v: Version,
+    jobs: Vec<job::JobInfoDoc<'_>>,
+    now: u64,
+    warnings: &[Warning],
+) -> Response {
+    let answer = JobsAnswer {
+        jobs,
+        last_backfill: value::Wrapped::of(0),
+        last_update: value::Wrapped::of(now),
+        meta: v.meta(false, &state.cluster, None),
+        errors: [],
+        warnings: warnings.iter().map(Warning::to_value).collect(),
+    };
+    // About 8 KiB a job, pretty.
+    let hint = 4096 + answer.jobs.len() * 8192;
+    state
+        .settings
+        .style
+        .json_sized(StatusCode::OK, &answer, hint)
 }
 
 /// `N` or `N_T`.
@@ -303,11 +338,15 @@ async fn job(
     );
     match answer {
         Ok(listing) => {
-            let found: Vec<Value> = listing
+            let found: Vec<job::JobInfoDoc<'_>> = listing
                 .items
                 .iter()
                 .filter(|j| task.is_none_or(|t| j.array_task_id == Some(t)))
-                .map(|j| job::job_info(j, &state.cluster, v))
+                .map(|j| job::JobInfoDoc {
+                    job: j,
+                    cluster: &state.cluster,
+                    v,
+                })
                 .collect();
             if found.is_empty() {
                 return empty(doc)
@@ -318,10 +357,7 @@ async fn job(
                     )
                     .answer(&state, None);
             }
-            doc.put("jobs", Value::Array(found))
-                .put("last_backfill", value::set(0))
-                .put("last_update", value::set(listing.now))
-                .answer(&state, None)
+            jobs_answer(&state, v, found, listing.now, &[])
         }
         Err(e) => empty(doc)
             .error(&e, format!("Unable to query JobId={id}"), "slurm_load_job")

@@ -3,7 +3,8 @@
 //! slurmrestd writes them and read in every form it takes (a bare number,
 //! a numeric string, `"INFINITE"`, or the wrapper itself).
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::{json, Number, Value};
 
 /// A wrapped number: unset, infinite, or a value.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,6 +26,67 @@ impl NoVal {
             }
             _ => None,
         }
+    }
+}
+
+/// A wrapped number as written: serialized in place, without building a
+/// JSON tree (a job listing writes thirty of them per job).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Wrapped {
+    /// Whether a value is set.
+    pub set: bool,
+    /// INFINITE.
+    pub infinite: bool,
+    /// The value (0 when unset or infinite).
+    pub number: Number,
+}
+
+impl Wrapped {
+    /// A value.
+    pub fn of(n: impl Into<Number>) -> Wrapped {
+        Wrapped {
+            set: true,
+            infinite: false,
+            number: n.into(),
+        }
+    }
+
+    /// A floating-point value.
+    pub fn float(f: f64) -> Wrapped {
+        Wrapped::of(0).with_number(Number::from_f64(f).unwrap_or_else(|| Number::from(0)))
+    }
+
+    fn with_number(mut self, number: Number) -> Wrapped {
+        self.number = number;
+        self
+    }
+
+    /// NO_VAL.
+    pub fn unset() -> Wrapped {
+        Wrapped {
+            set: false,
+            infinite: false,
+            number: Number::from(0),
+        }
+    }
+
+    /// INFINITE.
+    pub fn infinite() -> Wrapped {
+        Wrapped {
+            set: false,
+            infinite: true,
+            number: Number::from(0),
+        }
+    }
+
+    /// A value that may be unset.
+    pub fn maybe(n: Option<u64>) -> Wrapped {
+        n.map_or_else(Wrapped::unset, Wrapped::of)
+    }
+
+    /// A limit: None is INFINITE.
+    pub fn limit(n: Option<u64>) -> Wrapped {
+        n.map_or_else(Wrapped::infinite, Wrapped::of)
     }
 }
 
