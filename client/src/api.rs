@@ -238,6 +238,14 @@ pub trait Api: Controller {
         }
     }
 
+    /// `sdiag`: the controller's counters.
+    fn diag(&mut self) -> Result<spur_proto::Stats, RequestError> {
+        match self.request(&ClientRequest::Diag)? {
+            ClientResponse::Diag(stats) => Ok(*stats),
+            _ => Err(unexpected()),
+        }
+    }
+
     /// `scontrol token`: a JSON Web Token.
     fn token(&mut self, asked: TokenRequest) -> Result<String, RequestError> {
         match self.request(&ClientRequest::Token(asked))? {

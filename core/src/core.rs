@@ -1331,6 +1331,16 @@ impl Core {
         self.pending.iter().filter_map(|id| self.jobs.get(id))
     }
 
+    /// How many jobs are pending.
+    pub fn pending_count(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// How many jobs are running.
+    pub fn running_count(&self) -> usize {
+        self.running.len()
+    }
+
     /// Running jobs, by id.
     pub fn running_jobs(&self) -> impl Iterator<Item = &Job> {
         self.running.iter().filter_map(|id| self.jobs.get(id))

@@ -161,6 +161,8 @@ pub enum ClientRequest {
     /// `scontrol token`: a JSON Web Token signed with the cluster's
     /// AuthAltParameters key.
     Token(crate::auth::TokenRequest),
+    /// `sdiag`: the controller's counters.
+    Diag,
 }
 
 /// What `scancel` asks for one or more jobs.
@@ -332,6 +334,8 @@ pub enum ClientResponse {
     PerTasks(Vec<(String, Result<(), ProtoError>)>),
     /// Answer to Token: the token.
     Token(String),
+    /// Answer to Diag.
+    Diag(Box<crate::stats::Stats>),
     /// Refused.
     Error(ProtoError),
 }

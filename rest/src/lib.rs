@@ -5,6 +5,9 @@
 //! Answers take Slurm's shapes for each API version: Slurm 22.05's
 //! `openapi/v0.0.38` ([`v0038`]) and the data_parser versions.
 
+// The diag documents are single json! literals of some sixty keys.
+#![recursion_limit = "256"]
+
 pub mod auth;
 pub mod dp;
 pub mod listen;

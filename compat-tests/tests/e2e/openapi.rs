@@ -184,6 +184,13 @@ fn every_answer_matches_the_published_schema_of_its_version() {
                 format!("{base}/licenses/"),
                 None,
             ),
+            ("get", "/diag/".into(), format!("{base}/diag/"), None),
+            (
+                "get",
+                "/reconfigure/".into(),
+                format!("{base}/reconfigure/"),
+                None,
+            ),
             (
                 "get",
                 "/reservations/".into(),
@@ -207,6 +214,32 @@ fn every_answer_matches_the_published_schema_of_its_version() {
                 &format!("{method} {path}"),
                 &mut problems,
             );
+        }
+        if *version >= "v0.0.44" {
+            let util = format!("/util/{version}");
+            let names = request(
+                &t,
+                "POST",
+                &format!("{util}/hostnames"),
+                &auth,
+                Some(r#"{"hostlist":"n[01-03],x9"}"#),
+            );
+            assert_eq!(
+                names.json()["hostnames"],
+                serde_json::json!(["n01", "n02", "n03", "x9"])
+            );
+            let schema = answer_schema(doc, &format!("{util}/hostnames"), "post");
+            check(doc, schema, &names.json(), "post hostnames", &mut problems);
+            let list = request(
+                &t,
+                "POST",
+                &format!("{util}/hostlist"),
+                &auth,
+                Some(r#"{"hostnames":["n01","n02","n03","x9"]}"#),
+            );
+            assert_eq!(list.json()["hostlist"], "n[01-03],x9");
+            let schema = answer_schema(doc, &format!("{util}/hostlist"), "post");
+            check(doc, schema, &list.json(), "post hostlist", &mut problems);
         }
         let a = request(
             &t,

@@ -460,3 +460,52 @@ fn v0038_nodes_and_partitions_agree_with_sinfo() {
     let a = get(&t, "/slurm/v0.0.38/licenses", &auth);
     assert_eq!(a.json()["licenses"], serde_json::json!([]));
 }
+
+#[test]
+fn diag_counts_what_the_controller_did() {
+    let mut c = jwt_cluster();
+    let t = c.start_rest(&[]);
+    let token = c.token(&[]);
+    let auth = [("X-SLURM-USER-TOKEN", token.as_str())];
+    let done = c.submit(&["--wrap", "true"], "");
+    let cancelled = c.submit(&["--hold", "--wrap", "true"], "");
+    let failed = c.submit(&["--wrap", "exit 3"], "");
+    c.submit(&["--hold", "--wrap", "true"], "");
+    c.wait_state(done, "COMPLETED");
+    c.wait_state(failed, "FAILED");
+    assert!(c.run("scancel", &[&cancelled.to_string()]).status.success());
+    c.wait_state(cancelled, "CANCELLED");
+    for path in ["/slurm/v0.0.38/diag", "/slurm/v0.0.44/diag/"] {
+        let a = get(&t, path, &auth);
+        assert_eq!(a.status, 200, "{path}: {}", a.body);
+        let s = a.json()["statistics"].clone();
+        assert_eq!(s["jobs_submitted"], 4, "{path}: {s}");
+        assert_eq!(s["jobs_started"], 2, "{path}: {s}");
+        assert_eq!(s["jobs_completed"], 1, "{path}: {s}");
+        assert_eq!(s["jobs_canceled"], 1, "{path}: {s}");
+        assert_eq!(s["jobs_failed"], 1, "{path}: {s}");
+        assert_eq!(s["jobs_pending"], 1, "{path}: {s}");
+        assert_eq!(s["jobs_running"], 0, "{path}: {s}");
+        assert!(
+            s["schedule_cycle_total"].as_u64().unwrap_or(0) >= 1,
+            "{path}: {s}"
+        );
+        let submits = s["rpcs_by_message_type"]
+            .as_array()
+            .expect("a list")
+            .iter()
+            .find(|r| r["message_type"] == "REQUEST_SUBMIT_BATCH_JOB")
+            .expect("submissions are counted")
+            .clone();
+        assert_eq!(submits["type_id"], 4003);
+        assert_eq!(submits["count"], 4);
+        let root = s["rpcs_by_user"]
+            .as_array()
+            .expect("a list")
+            .iter()
+            .find(|u| u["user"] == "root")
+            .expect("root's requests are counted")
+            .clone();
+        assert!(root["count"].as_u64().unwrap_or(0) >= 4, "{root}");
+    }
+}

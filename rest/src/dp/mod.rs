@@ -65,6 +65,11 @@ pub fn routes() -> Router<Arc<State>> {
     );
     r = both(r, &format!("{base}/licenses"), get(licenses));
     r = both(r, &format!("{base}/reservations"), get(reservations));
+    r = both(r, &format!("{base}/reconfigure"), get(reconfigure));
+    r = both(r, &format!("{base}/diag"), get(diag));
+    let util = "/util/{version}";
+    r = both(r, &format!("{util}/hostnames"), post(hostnames));
+    r = both(r, &format!("{util}/hostlist"), post(hostlist));
     r
 }
 
@@ -885,5 +890,196 @@ async fn reservations(AxState(state): AxState<Arc<State>>, Path(tag): Path<Strin
     Doc::new(v)
         .put("reservations", json!([]))
         .put("last_update", value::set(now()))
+        .answer(&state, None)
+}
+
+async fn reconfigure(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path(tag): Path<String>,
+) -> Response {
+    let v = version_or_404!(tag);
+    match ask!(state.ask(&caller, |c| c.reconfigure()).await) {
+        Ok(()) => Doc::new(v).answer(&state, None),
+        Err(e) => Doc::new(v)
+            .error(&e, "unable to reconfigure", "slurm_reconfigure")
+            .answer(&state, None),
+    }
+}
+
+/// The util paths exist from v0.0.44 (slurmrestd's openapi/util).
+fn util_version(tag: &str) -> Option<Version> {
+    version(tag).filter(|&v| v >= Version::V0044)
+}
+
+/// `POST /util/{v}/hostnames`: a hostlist expression's host names.
+async fn hostnames(
+    AxState(state): AxState<Arc<State>>,
+    Path(tag): Path<String>,
+    body: axum::body::Bytes,
+) -> Response {
+    let Some(v) = util_version(&tag) else {
+        return plain(StatusCode::NOT_FOUND, text::UNKNOWN_PATH);
+    };
+    let Ok(body) = serde_json::from_slice::<Value>(&body) else {
+        return unparsable();
+    };
+    let doc = Doc::new(v);
+    let Some(list) = body.get("hostlist").and_then(Value::as_str) else {
+        return doc
+            .rest_error(
+                StatusCode::BAD_REQUEST,
+                rest_errno::FAIL_PARSING,
+                "expected \"hostlist\": a hostlist expression".into(),
+                "openapi_hostlist_req_resp",
+            )
+            .answer(&state, None);
+    };
+    match spur_conf::hostlist::expand(list) {
+        Ok(names) => doc.put("hostnames", json!(names)).answer(&state, None),
+        Err(e) => doc
+            .rest_error(
+                StatusCode::BAD_REQUEST,
+                rest_errno::FAIL_PARSING,
+                format!("invalid hostlist {list:?}: {e}"),
+                "hostlist_create",
+            )
+            .answer(&state, None),
+    }
+}
+
+/// `POST /util/{v}/hostlist`: host names as one hostlist expression.
+async fn hostlist(
+    AxState(state): AxState<Arc<State>>,
+    Path(tag): Path<String>,
+    body: axum::body::Bytes,
+) -> Response {
+    let Some(v) = util_version(&tag) else {
+        return plain(StatusCode::NOT_FOUND, text::UNKNOWN_PATH);
+    };
+    let Ok(body) = serde_json::from_slice::<Value>(&body) else {
+        return unparsable();
+    };
+    let doc = Doc::new(v);
+    let names: Option<Vec<String>> = match body.get("hostnames") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_string))
+            .collect(),
+        Some(Value::String(s)) => Some(
+            s.split(',')
+                .filter(|n| !n.is_empty())
+                .map(str::to_string)
+                .collect(),
+        ),
+        _ => None,
+    };
+    let Some(names) = names else {
+        return doc
+            .rest_error(
+                StatusCode::BAD_REQUEST,
+                rest_errno::FAIL_PARSING,
+                "expected \"hostnames\": a list of host names".into(),
+                "openapi_hostnames_req_resp",
+            )
+            .answer(&state, None);
+    };
+    doc.put("hostlist", spur_conf::hostlist::compress(&names).into())
+        .answer(&state, None)
+}
+
+async fn diag(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path(tag): Path<String>,
+) -> Response {
+    use crate::v0038::{clock_latency_us, mean};
+    let v = version_or_404!(tag);
+    let s = match ask!(state.ask(&caller, |c| c.diag()).await) {
+        Ok(s) => s,
+        Err(e) => {
+            return Doc::new(v)
+                .error(
+                    &e,
+                    "unable to read the controller's statistics",
+                    "slurm_get_statistics",
+                )
+                .answer(&state, None)
+        }
+    };
+    let by_type: Vec<Value> = s
+        .by_type
+        .iter()
+        .map(|r| {
+            json!({"type_id": r.type_id, "message_type": r.name, "count": r.count,
+                   "queued": 0, "dropped": 0, "cycle_last": 0, "cycle_max": 0,
+                   "total_time": r.total_us,
+                   "average_time": value::set(mean(r.total_us, u64::from(r.count)))})
+        })
+        .collect();
+    let by_user: Vec<Value> = s
+        .by_user
+        .iter()
+        .map(|u| {
+            json!({"user_id": u.uid, "user": spur_sys::users::name_of(u.uid), "count": u.count,
+                   "total_time": u.total_us,
+                   "average_time": value::set(mean(u.total_us, u64::from(u.count)))})
+        })
+        .collect();
+    let sched = &s.sched;
+    let cycles = u64::from(sched.cycles);
+    let minutes = (s.now.saturating_sub(s.since) / 60).max(1);
+    let mut m = Map::new();
+    if v <= Version::V0044 {
+        m.insert("parts_packed".into(), 1.into());
+    }
+    let rest = json!({
+        "req_time": value::set(s.now),
+        "req_time_start": value::set(s.since),
+        "server_thread_count": s.server_threads,
+        "agent_queue_size": s.agent_queue,
+        "agent_count": s.agents,
+        "agent_thread_count": 0,
+        "dbd_agent_queue_size": 0,
+        "gettimeofday_latency": clock_latency_us(),
+        "schedule_cycle_max": sched.max_us,
+        "schedule_cycle_last": sched.last_us,
+        "schedule_cycle_sum": sched.sum_us,
+        "schedule_cycle_total": sched.cycles,
+        "schedule_cycle_mean": mean(sched.sum_us, cycles),
+        "schedule_cycle_mean_depth": mean(sched.depth_sum, cycles),
+        "schedule_cycle_per_minute": cycles / minutes,
+        "schedule_cycle_depth": sched.depth_sum,
+        "schedule_exit": {"end_job_queue": sched.cycles, "default_queue_depth": 0, "max_job_start": 0,
+                          "max_rpc_cnt": 0, "max_sched_time": 0, "licenses": 0},
+        "schedule_queue_length": sched.last_queue_len,
+        "jobs_submitted": s.jobs_submitted,
+        "jobs_started": s.jobs_started,
+        "jobs_completed": s.jobs_completed,
+        "jobs_canceled": s.jobs_canceled,
+        "jobs_failed": s.jobs_failed,
+        "jobs_pending": s.jobs_pending,
+        "jobs_running": s.jobs_running,
+        "job_states_ts": value::set(s.now),
+        "bf_backfilled_jobs": 0, "bf_last_backfilled_jobs": 0, "bf_backfilled_het_jobs": 0,
+        "bf_cycle_counter": 0, "bf_cycle_mean": 0, "bf_depth_mean": 0, "bf_depth_mean_try": 0,
+        "bf_cycle_sum": 0, "bf_cycle_last": 0, "bf_cycle_max": 0,
+        "bf_exit": {"end_job_queue": 0, "bf_max_job_start": 0, "bf_max_job_test": 0,
+                    "bf_max_time": 0, "bf_node_space_size": 0, "state_changed": 0},
+        "bf_last_depth": 0, "bf_last_depth_try": 0, "bf_depth_sum": 0, "bf_depth_try_sum": 0,
+        "bf_queue_len": 0, "bf_queue_len_mean": 0, "bf_queue_len_sum": 0,
+        "bf_table_size": 0, "bf_table_size_sum": 0, "bf_table_size_mean": 0,
+        "bf_when_last_cycle": value::set(0),
+        "bf_active": false,
+        "rpcs_by_message_type": by_type,
+        "rpcs_by_user": by_user,
+        "pending_rpcs": [],
+        "pending_rpcs_by_hostlist": [],
+    });
+    if let Value::Object(rest) = rest {
+        m.extend(rest);
+    }
+    Doc::new(v)
+        .put("statistics", Value::Object(m))
         .answer(&state, None)
 }

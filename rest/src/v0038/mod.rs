@@ -55,6 +55,7 @@ pub fn routes() -> Router<Arc<State>> {
             &format!("{base}/partition/{{partition_name}}"),
             get(partition),
         )
+        .route(&format!("{base}/diag"), get(diag))
         .route(&format!("{base}/licenses"), get(licenses))
         .route(&format!("{base}/reservations"), get(reservations))
         .route(
@@ -658,4 +659,101 @@ async fn reservation(AxState(state): AxState<Arc<State>>, Path(name): Path<Strin
         )],
         keys(vec![("reservations", json!([]))]),
     )
+}
+
+/// Microseconds 1,000 reads of the clock take (sdiag's gettimeofday line).
+pub(crate) fn clock_latency_us() -> u64 {
+    let began = std::time::Instant::now();
+    for _ in 0..1000 {
+        std::hint::black_box(std::time::SystemTime::now());
+    }
+    began.elapsed().as_micros() as u64
+}
+
+/// The mean of `total` over `count` (0 when nothing was counted).
+pub(crate) fn mean(total: u64, count: u64) -> u64 {
+    total.checked_div(count).unwrap_or(0)
+}
+
+async fn diag(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+) -> Response {
+    let s = match ask!(state.ask(&caller, |c| c.diag()).await) {
+        Ok(s) => s,
+        Err(e) => {
+            return failed(
+                &state,
+                vec![entry(
+                    "slurm_get_statistics error",
+                    &e,
+                    "slurm_get_statistics",
+                )],
+                Map::new(),
+            )
+        }
+    };
+    let by_type: Vec<Value> = s
+        .by_type
+        .iter()
+        .map(|r| {
+            json!({"message_type": r.name, "type_id": r.type_id, "count": r.count,
+                   "average_time": mean(r.total_us, u64::from(r.count)), "total_time": r.total_us})
+        })
+        .collect();
+    let by_user: Vec<Value> = s
+        .by_user
+        .iter()
+        .map(|u| {
+            json!({"user": spur_sys::users::name_of(u.uid), "user_id": u.uid, "count": u.count,
+                   "average_time": mean(u.total_us, u64::from(u.count)), "total_time": u.total_us})
+        })
+        .collect();
+    let sched = &s.sched;
+    let cycles = u64::from(sched.cycles);
+    let minutes = (s.now.saturating_sub(s.since) / 60).max(1);
+    let statistics = json!({
+        "rpcs_by_message_type": by_type,
+        "rpcs_by_user": by_user,
+        "parts_packed": 1,
+        "req_time": s.now,
+        "req_time_start": s.since,
+        "server_thread_count": s.server_threads,
+        "agent_queue_size": s.agent_queue,
+        "agent_count": s.agents,
+        "agent_thread_count": 0,
+        "dbd_agent_queue_size": 0,
+        "gettimeofday_latency": clock_latency_us(),
+        "schedule_cycle_max": sched.max_us,
+        "schedule_cycle_last": sched.last_us,
+        "schedule_cycle_total": sched.cycles,
+        "schedule_cycle_mean": mean(sched.sum_us, cycles),
+        "schedule_cycle_mean_depth": mean(sched.depth_sum, cycles),
+        "schedule_cycle_per_minute": cycles / minutes,
+        "schedule_queue_length": sched.last_queue_len,
+        "jobs_submitted": s.jobs_submitted,
+        "jobs_started": s.jobs_started,
+        "jobs_completed": s.jobs_completed,
+        "jobs_canceled": s.jobs_canceled,
+        "jobs_failed": s.jobs_failed,
+        "jobs_pending": s.jobs_pending,
+        "jobs_running": s.jobs_running,
+        "job_states_ts": s.now,
+        "bf_backfilled_jobs": 0,
+        "bf_last_backfilled_jobs": 0,
+        "bf_backfilled_het_jobs": 0,
+        "bf_cycle_counter": 0,
+        "bf_cycle_mean": 0,
+        "bf_depth_mean": 0,
+        "bf_depth_mean_try": 0,
+        "bf_cycle_last": 0,
+        "bf_cycle_max": 0,
+        "bf_queue_len": 0,
+        "bf_queue_len_mean": 0,
+        "bf_table_size": 0,
+        "bf_table_size_mean": 0,
+        "bf_when_last_cycle": 0,
+        "bf_active": false,
+    });
+    ok(&state, keys(vec![("statistics", statistics)]))
 }

@@ -173,6 +173,10 @@ pub struct Controller {
     wakeup: Option<u64>,
     /// How long job history is kept, and the purge in progress.
     pub(super) retention: super::retention::Retention,
+    /// Jobs and passes since the start, for sdiag.
+    pub(super) counters: super::stats::Counters,
+    /// Requests served, shared with the gateway.
+    pub(super) rpcs: super::stats::Rpcs,
 }
 
 /// What a turn changed and owes, until it commits.
@@ -222,7 +226,14 @@ impl Controller {
             };
             core.nodes().len()
         ];
+        let ended = core
+            .jobs()
+            .filter(|j| j.state().is_finished())
+            .map(|j| j.id)
+            .collect::<Vec<_>>();
         Controller {
+            counters: super::stats::Counters::new(started_at, ended.into_iter()),
+            rpcs: super::stats::Rpcs::default(),
             core,
             store,
             site,
@@ -303,7 +314,10 @@ impl Controller {
                         | ClientRequest::UpdateNode(_)
                         | ClientRequest::Reconfigure
                 );
+                let kind = super::stats::message_type(&req);
+                let began = Instant::now();
                 let resp = self.on_request(uid, req);
+                super::stats::record(&self.rpcs, kind, uid, began.elapsed());
                 self.sched_due |= changes;
                 self.turn.replies.push((reply, resp));
             }
@@ -322,7 +336,10 @@ impl Controller {
                     self.conns.remove(&old.conn);
                 }
                 self.conns.insert(link.conn, node);
+                let began = Instant::now();
                 self.on_agent_registered(node, link, *reg);
+                let stats = super::stats::NODE_REGISTRATION;
+                super::stats::record(&self.rpcs, stats, 0, began.elapsed());
                 self.sched_due = true;
             }
             Command::Agent { conn, msg } => {
@@ -360,6 +377,10 @@ impl Controller {
             self.check_node_timeouts(now_s);
             self.check_inactive_holders(now_s);
             self.purge(now_s);
+            if now_s.is_multiple_of(60) {
+                let core = &self.core;
+                self.counters.forget_gone(|id| core.job(id).is_some());
+            }
         }
         let wakeup_due = self.wakeup.is_some_and(|t| t <= now_s);
         let interval_ok = self
@@ -371,6 +392,8 @@ impl Controller {
             self.core.schedule(now_s, &mut effects);
             self.turn.effects = effects;
             self.last_pass_cost = started.elapsed();
+            self.counters
+                .note_pass(self.last_pass_cost, self.core.pending_count());
             self.last_pass = Some(Instant::now());
             self.sched_due = false;
             // The next time the core must look again without an input;
@@ -385,6 +408,11 @@ impl Controller {
         let effects = std::mem::take(&mut self.turn.effects);
         for effect in effects {
             self.on_effect(effect, now_s);
+        }
+        for &id in &self.turn.dirty {
+            if let Some(job) = self.core.job(id) {
+                self.counters.note_end(id, job.state());
+            }
         }
         if let Err(e) = self.commit() {
             // Nothing of this turn was announced. Stop rather than run on
@@ -480,6 +508,7 @@ impl Controller {
                     self.turn.meta_dirty.insert(job);
                 }
                 self.note_start(job);
+                self.counters.started += 1;
                 if self.metas.get(&job).is_some_and(|m| m.interactive) {
                     // salloc or srun holds it: nothing to launch.
                     self.holders.insert(job.0, now);

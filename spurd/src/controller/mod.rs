@@ -15,6 +15,7 @@ mod registry;
 mod request;
 mod retention;
 mod server;
+mod stats;
 mod step;
 pub mod store;
 mod validate;
@@ -290,6 +291,7 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
         .unended_steps()
         .context("while loading the steps that were running")?;
     let mut controller = Controller::new(core, store, site.clone(), facts, metas);
+    let rpcs = controller.rpcs.clone();
     controller.restore_steps(unended);
     for (i, down) in admin_down.into_iter().enumerate() {
         controller.live[i].admin_down = down;
@@ -306,6 +308,7 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
         tx.clone(),
         site,
         jwt,
+        rpcs,
         shutdown,
     )
     .await;

@@ -145,7 +145,12 @@ impl Controller {
                 live.cpu_load = Some(cpu_load);
                 live.free_mem = Some(free_mem);
             }
-            FromAgent::JobEnded(end) => self.on_job_end(node, end),
+            FromAgent::JobEnded(end) => {
+                let began = std::time::Instant::now();
+                self.on_job_end(node, end);
+                let kind = super::stats::COMPLETE_BATCH_SCRIPT;
+                super::stats::record(&self.rpcs, kind, 0, began.elapsed());
+            }
             FromAgent::StepEnded { job_id, step_id } => self.step_node_ended(job_id, step_id),
             FromAgent::Launched { job_id } => {
                 if let Some(meta) = self.metas.get_mut(&JobId(job_id)) {

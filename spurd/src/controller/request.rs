@@ -103,6 +103,7 @@ impl Controller {
             } => self.complete_step(uid, job_id, step_id, exit_code, signal),
             ClientRequest::SplitArrayTasks(tasks) => self.split_array_tasks(uid, &tasks),
             ClientRequest::UpdateNode(update) => self.update_node(uid, &update),
+            ClientRequest::Diag => Ok(ClientResponse::Diag(Box::new(self.diag()))),
             ClientRequest::Reconfigure if !self.is_operator(uid) => {
                 Err(ErrorCode::AccessDenied.into())
             }
@@ -115,6 +116,29 @@ impl Controller {
             _ => Err(ErrorCode::Malformed.into()),
         };
         Reply::Response(result.unwrap_or_else(ClientResponse::Error))
+    }
+
+    /// The counters `sdiag` shows.
+    fn diag(&self) -> spur_proto::Stats {
+        let (by_type, by_user) = super::stats::rows(&self.rpcs);
+        let c = &self.counters;
+        spur_proto::Stats {
+            now: now(),
+            since: c.since,
+            server_threads: self.live.iter().filter(|l| l.link.is_some()).count() as u32,
+            agent_queue: 0,
+            agents: self.conns.len() as u32,
+            jobs_submitted: c.submitted,
+            jobs_started: c.started,
+            jobs_completed: c.completed,
+            jobs_canceled: c.canceled,
+            jobs_failed: c.failed,
+            jobs_pending: self.core.pending_count() as u32,
+            jobs_running: self.core.running_count() as u32,
+            sched: c.sched.clone(),
+            by_type,
+            by_user,
+        }
     }
 
     pub(super) fn is_operator(&self, uid: u32) -> bool {
@@ -207,6 +231,7 @@ impl Controller {
         };
         self.metas.insert(id, meta.clone());
         self.turn.new_jobs.push((id, meta, payload));
+        self.counters.submitted += 1;
         info!(job = id.0, uid, "job submitted");
         Ok(ClientResponse::Submitted {
             job_id: id.0,

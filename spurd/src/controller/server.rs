@@ -60,6 +60,7 @@ pub async fn serve(
     actor: Sender<Command>,
     site: Site,
     jwt: Option<JwtKeys>,
+    rpcs: super::stats::Rpcs,
     shutdown: impl std::future::Future<Output = ()>,
 ) {
     let key: Arc<Vec<u8>> = Arc::new(site.key.clone());
@@ -70,6 +71,7 @@ pub async fn serve(
         jwt,
         slurm_user_uid: site.slurm_user_uid,
         uids: Mutex::new(HashMap::new()),
+        rpcs,
     });
     tokio::pin!(shutdown);
     loop {
@@ -277,6 +279,8 @@ pub(super) struct Gateway {
     slurm_user_uid: Option<u32>,
     /// User names recently resolved, with when.
     uids: Mutex<HashMap<String, (u32, Instant)>>,
+    /// Requests served, for sdiag (the actor counts its own).
+    rpcs: super::stats::Rpcs,
 }
 
 impl Gateway {
@@ -294,13 +298,20 @@ impl Gateway {
         match req {
             ClientRequest::History(query) => {
                 let history = self.history.clone();
+                let rpcs = self.rpcs.clone();
                 tokio::spawn(async move {
-                    reply.send(Reply::Response(history.answer(query).await));
+                    let began = Instant::now();
+                    let answer = history.answer(query).await;
+                    super::stats::record(&rpcs, super::stats::HISTORY, uid, began.elapsed());
+                    reply.send(Reply::Response(answer));
                 });
                 true
             }
             ClientRequest::Token(asked) => {
-                reply.send(Reply::Response(self.token(uid, asked)));
+                let began = Instant::now();
+                let answer = self.token(uid, asked);
+                super::stats::record(&self.rpcs, super::stats::AUTH_TOKEN, uid, began.elapsed());
+                reply.send(Reply::Response(answer));
                 true
             }
             req => self.actor.send(Command::Client { uid, req, reply }).is_ok(),

@@ -1,0 +1,82 @@
+//! The controller's counters, as `sdiag` and slurmrestd's diag paths show
+//! them (slurmctld's `stats_info_response_msg_t`): jobs submitted, started
+//! and ended since the counters began, the scheduler's passes, and the
+//! requests served by type and by user with the time they took.
+
+use serde::{Deserialize, Serialize};
+
+/// One kind of request and what serving it took.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RpcCount {
+    /// Slurm's message type number (`REQUEST_SUBMIT_BATCH_JOB` is 4003).
+    pub type_id: u16,
+    /// Slurm's message type name.
+    pub name: String,
+    /// How many were served.
+    pub count: u32,
+    /// Microseconds spent serving them.
+    pub total_us: u64,
+}
+
+/// One user's requests.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserCount {
+    /// The uid.
+    pub uid: u32,
+    /// How many requests.
+    pub count: u32,
+    /// Microseconds spent serving them.
+    pub total_us: u64,
+}
+
+/// The scheduler's passes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SchedCounts {
+    /// Passes run.
+    pub cycles: u32,
+    /// The last pass, microseconds.
+    pub last_us: u64,
+    /// The longest pass, microseconds.
+    pub max_us: u64,
+    /// All passes, microseconds.
+    pub sum_us: u64,
+    /// Pending jobs looked at, summed over the passes.
+    pub depth_sum: u64,
+    /// Pending jobs at the last pass.
+    pub last_queue_len: u32,
+}
+
+/// The counters.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stats {
+    /// The controller's clock.
+    pub now: u64,
+    /// When the counters began (the controller's start).
+    pub since: u64,
+    /// Connections being served.
+    pub server_threads: u32,
+    /// Messages waiting to be sent to agents.
+    pub agent_queue: u32,
+    /// Agents connected.
+    pub agents: u32,
+    /// Jobs submitted.
+    pub jobs_submitted: u32,
+    /// Jobs started.
+    pub jobs_started: u32,
+    /// Jobs that completed.
+    pub jobs_completed: u32,
+    /// Jobs cancelled.
+    pub jobs_canceled: u32,
+    /// Jobs that failed (non-zero exit, timeout, node failure, OOM, ...).
+    pub jobs_failed: u32,
+    /// Jobs pending now.
+    pub jobs_pending: u32,
+    /// Jobs running now.
+    pub jobs_running: u32,
+    /// The scheduler's passes.
+    pub sched: SchedCounts,
+    /// Requests by type, busiest first.
+    pub by_type: Vec<RpcCount>,
+    /// Requests by user, busiest first.
+    pub by_user: Vec<UserCount>,
+}
