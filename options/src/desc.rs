@@ -93,14 +93,21 @@ pub fn build(
 /// no directives and no input variables: how slurmrestd's v0.0.38 reads a
 /// job's properties (by option, through slurm_opt.c).
 pub fn from_words(words: &[String], ctx: &Context<'_>) -> Result<Built, SbatchError> {
-    let cmd = crate::args::command();
+    // A server reads many jobs: the table and its empty parse are made once.
+    static TABLE: std::sync::OnceLock<(clap::Command, clap::ArgMatches)> =
+        std::sync::OnceLock::new();
+    let (cmd, none) = TABLE.get_or_init(|| {
+        let cmd = crate::args::command();
+        let none = crate::layer::parse(&cmd, &[std::ffi::OsString::from("sbatch")])
+            .expect("no options parse");
+        (cmd, none)
+    });
     let mut line = vec![std::ffi::OsString::from("sbatch")];
     line.extend(words.iter().map(std::ffi::OsString::from));
-    let cmdline = crate::layer::parse(&cmd, &line)?;
-    let none = crate::layer::parse(&cmd, &line[..1])?;
+    let cmdline = crate::layer::parse(cmd, &line)?;
     let layers = Layers {
         directives: none.clone(),
-        env: none,
+        env: none.clone(),
         cmdline,
     };
     let all = <SbatchArgs as clap::FromArgMatches>::from_arg_matches(&layers.cmdline)

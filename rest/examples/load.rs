@@ -141,8 +141,7 @@ fn answer(r: &mut BufReader<TcpStream>) -> std::io::Result<(u16, usize, bool)> {
             line.clear();
             r.read_line(&mut line)?;
             let size = usize::from_str_radix(line.trim(), 16).unwrap_or(0);
-            let mut chunk = vec![0; size + 2];
-            r.read_exact(&mut chunk)?;
+            std::io::copy(&mut r.by_ref().take(size as u64 + 2), &mut std::io::sink())?;
             if size == 0 {
                 break;
             }
@@ -150,8 +149,11 @@ fn answer(r: &mut BufReader<TcpStream>) -> std::io::Result<(u16, usize, bool)> {
         }
         return Ok((status, total, close));
     }
-    let mut body = vec![0; length];
-    r.read_exact(&mut body)?;
+    // The body is counted, not kept.
+    let got = std::io::copy(&mut r.by_ref().take(length as u64), &mut std::io::sink())?;
+    if got != length as u64 {
+        return Err(std::io::Error::other("the answer ended early"));
+    }
     Ok((status, length, close))
 }
 
@@ -189,7 +191,8 @@ fn main() {
                                 Err(_) => continue,
                             };
                             let _ = s.set_nodelay(true);
-                            let reader = BufReader::new(s.try_clone().expect("clone"));
+                            let reader =
+                                BufReader::with_capacity(1 << 18, s.try_clone().expect("clone"));
                             conn = Some((s, reader));
                         }
                         let (s, r) = conn.as_mut().expect("connected");

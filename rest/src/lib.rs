@@ -11,6 +11,7 @@
 pub mod auth;
 pub mod dp;
 pub mod listen;
+pub mod listing;
 pub mod reply;
 mod server;
 pub mod v0038;

@@ -251,6 +251,34 @@ impl Style {
     }
 }
 
+impl Style {
+    /// A JSON answer whose body is sent as it is written.
+    pub fn body(self, status: StatusCode, body: axum::body::Body) -> Response {
+        (
+            status,
+            [(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            )],
+            body,
+        )
+            .into_response()
+    }
+
+    /// An answer already written as JSON.
+    pub fn bytes(self, status: StatusCode, bytes: Vec<u8>) -> Response {
+        (
+            status,
+            [(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            )],
+            bytes,
+        )
+            .into_response()
+    }
+}
+
 /// One of slurmrestd's plain-text refusals (`_operations_router_reject`).
 pub fn plain(status: StatusCode, text: &'static str) -> Response {
     (

@@ -22,7 +22,8 @@ pub fn render_json(rows: &[JobInfo], cluster: &str) -> String {
     spur_slurm::openapi::document_text(&document(rows, cluster))
 }
 
-fn job<'a>(j: &'a JobInfo, cluster: &'a str) -> Job<'a> {
+/// One job of the document.
+pub fn job<'a>(j: &'a JobInfo, cluster: &'a str) -> Job<'a> {
     let s = |o: &'a Option<String>| o.as_deref().unwrap_or("");
     let started = !j.nodes.is_empty() && j.state != JobStateName::Pending;
     let mut out = Job {

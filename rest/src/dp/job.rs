@@ -150,6 +150,30 @@ impl Serialize for JobInfoDoc<'_> {
     }
 }
 
+/// Jobs to list, each written as its `job_info` when reached.
+pub struct Jobs {
+    /// The jobs.
+    pub jobs: Vec<JobInfo>,
+    /// The cluster's name.
+    pub cluster: String,
+    /// The version.
+    pub v: Version,
+}
+
+impl crate::listing::Records for Jobs {
+    fn count(&self) -> usize {
+        self.jobs.len()
+    }
+
+    fn write(&self, i: usize, w: &mut crate::listing::Writer<'_>) -> std::io::Result<()> {
+        w.record(&JobInfoDoc {
+            job: &self.jobs[i],
+            cluster: &self.cluster,
+            v: self.v,
+        })
+    }
+}
+
 /// Builds one job's `job_info` for version `v` as a JSON value.
 pub fn job_info(j: &JobInfo, cluster: &str, v: Version) -> Value {
     serde_json::to_value(JobInfoDoc { job: j, cluster, v }).expect("plain data serializes")

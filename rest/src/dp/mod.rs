@@ -248,18 +248,7 @@ async fn jobs(
         });
     }
     match answer {
-        Ok(listing) => {
-            let docs = listing
-                .items
-                .iter()
-                .map(|j| job::JobInfoDoc {
-                    job: j,
-                    cluster: &state.cluster,
-                    v,
-                })
-                .collect();
-            jobs_answer(&state, v, docs, listing.now, &doc.warnings)
-        }
+        Ok(listing) => jobs_answer(&state, v, listing.items, listing.now, &doc.warnings).await,
         Err(e) => doc
             .put("jobs", json!([]))
             .put("last_backfill", value::unset())
@@ -269,10 +258,10 @@ async fn jobs(
     }
 }
 
-/// `openapi_job_info_resp`, written straight from the jobs.
+/// `openapi_job_info_resp` without its jobs (the listing puts them in).
 #[derive(serde::Serialize)]
-struct JobsAnswer<'a> {
-    jobs: Vec<job::JobInfoDoc<'a>>,
+struct JobsHead {
+    jobs: [(); 0],
     last_backfill: value::Wrapped,
     last_update: value::Wrapped,
     meta: Value,
@@ -280,27 +269,27 @@ struct JobsAnswer<'a> {
     warnings: Vec<Value>,
 }
 
-fn jobs_answer(
+/// The jobs' answer, written on every core off the async threads.
+async fn jobs_answer(
     state: &State,
     v: Version,
-    jobs: Vec<job::JobInfoDoc<'_>>,
+    jobs: Vec<spur_proto::JobInfo>,
     now: u64,
     warnings: &[Warning],
 ) -> Response {
-    let answer = JobsAnswer {
-        jobs,
+    let head = JobsHead {
+        jobs: [],
         last_backfill: value::Wrapped::of(0),
         last_update: value::Wrapped::of(now),
         meta: v.meta(false, &state.cluster, None),
         errors: [],
         warnings: warnings.iter().map(Warning::to_value).collect(),
     };
-    // About 8 KiB a job, pretty.
-    let hint = 4096 + answer.jobs.len() * 8192;
-    state
-        .settings
-        .style
-        .json_sized(StatusCode::OK, &answer, hint)
+    let style = state.settings.style;
+    let cluster = state.cluster.clone();
+    let records = job::Jobs { jobs, cluster, v };
+    let body = crate::listing::body(style, head, "jobs", crate::listing::Place::First, records);
+    style.body(StatusCode::OK, body)
 }
 
 /// `N` or `N_T`.
@@ -343,15 +332,10 @@ async fn job(
     );
     match answer {
         Ok(listing) => {
-            let found: Vec<job::JobInfoDoc<'_>> = listing
+            let found: Vec<spur_proto::JobInfo> = listing
                 .items
-                .iter()
+                .into_iter()
                 .filter(|j| task.is_none_or(|t| j.array_task_id == Some(t)))
-                .map(|j| job::JobInfoDoc {
-                    job: j,
-                    cluster: &state.cluster,
-                    v,
-                })
                 .collect();
             if found.is_empty() {
                 return empty(doc)
@@ -362,7 +346,7 @@ async fn job(
                     )
                     .answer(&state, None);
             }
-            jobs_answer(&state, v, found, listing.now, &[])
+            jobs_answer(&state, v, found, listing.now, &[]).await
         }
         Err(e) => empty(doc)
             .error(&e, format!("Unable to query JobId={id}"), "slurm_load_job")

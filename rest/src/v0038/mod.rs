@@ -141,7 +141,7 @@ async fn jobs(
             .ask(&caller, |c| c.jobs(Vec::new(), true, false))
             .await
     ) {
-        Ok(listing) => jobs_doc(&state, &listing.items),
+        Ok(listing) => jobs_doc(&state, listing.items).await,
         Err(e) => failed(
             &state,
             vec![entry("slurm_load_jobs error", &e, "slurm_load_jobs")],
@@ -150,9 +150,36 @@ async fn jobs(
     }
 }
 
-fn jobs_doc(state: &State, jobs: &[JobInfo]) -> Response {
-    let doc = spur_report::squeue::json::document(jobs, &state.cluster);
-    state.settings.style.json(StatusCode::OK, &doc)
+/// Jobs to list, each written as squeue --json writes it when reached.
+struct Jobs {
+    jobs: Vec<JobInfo>,
+    cluster: String,
+}
+
+impl crate::listing::Records for Jobs {
+    fn count(&self) -> usize {
+        self.jobs.len()
+    }
+
+    fn write(&self, i: usize, w: &mut crate::listing::Writer<'_>) -> std::io::Result<()> {
+        w.record(&spur_report::squeue::json::job(
+            &self.jobs[i],
+            &self.cluster,
+        ))
+    }
+}
+
+/// The jobs' document (squeue --json's), sent while it is written.
+async fn jobs_doc(state: &State, jobs: Vec<JobInfo>) -> Response {
+    let style = state.settings.style;
+    let head = spur_report::squeue::json::document(&[], &state.cluster);
+    let head = serde_json::to_value(&head).unwrap_or_default();
+    let records = Jobs {
+        jobs,
+        cluster: state.cluster.clone(),
+    };
+    let body = crate::listing::body(style, head, "jobs", crate::listing::Place::Last, records);
+    style.body(StatusCode::OK, body)
 }
 
 /// A job id of a path: `N`, or an array task `N_T`.
@@ -195,7 +222,7 @@ async fn job(
             if found.is_empty() {
                 return not_found(&state, &id, "slurm_load_job");
             }
-            jobs_doc(&state, &found)
+            jobs_doc(&state, found).await
         }
         Err(e) => failed(
             &state,
