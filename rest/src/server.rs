@@ -84,8 +84,45 @@ async fn admit(AxState(state): AxState<Arc<State>>, mut req: Request, next: Next
     if has_body && !matches!(*req.method(), Method::POST | Method::PUT) {
         return plain(StatusCode::BAD_REQUEST, text::UNEXPECTED_BODY);
     }
+    if let Some(refusal) = content_types(req.headers(), has_body) {
+        return refusal;
+    }
     req.extensions_mut().insert(caller);
     next.run(req).await
+}
+
+/// slurmrestd's refusals of what a request says of its types: an
+/// `Accept` without JSON, a body that does not claim to be JSON (it reads
+/// a body as the type it claims, URL-encoded when none; spur reads JSON
+/// only).
+fn content_types(headers: &axum::http::HeaderMap, has_body: bool) -> Option<Response> {
+    let header = |name| {
+        headers
+            .get(name)
+            .and_then(|v: &axum::http::HeaderValue| v.to_str().ok())
+            .map(str::to_ascii_lowercase)
+    };
+    if let Some(accept) = header(axum::http::header::ACCEPT) {
+        if !accepts_json(&accept) {
+            return Some(plain(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                text::UNKNOWN_ACCEPT,
+            ));
+        }
+    }
+    let json_body = header(axum::http::header::CONTENT_TYPE).is_some_and(|t| {
+        let mime = t.split(';').next().unwrap_or("").trim();
+        mime == "application/json" || mime.ends_with("+json")
+    });
+    (has_body && !json_body).then(|| plain(StatusCode::BAD_REQUEST, text::BAD_QUERY))
+}
+
+/// Whether an `Accept` list takes JSON (spur writes nothing else).
+fn accepts_json(accept: &str) -> bool {
+    accept.split(',').any(|entry| {
+        let mime = entry.split(';').next().unwrap_or("").trim();
+        matches!(mime, "application/json" | "application/*" | "*/*" | "") || mime.ends_with("+json")
+    })
 }
 
 /// Serves `listeners` until `shutdown` resolves.

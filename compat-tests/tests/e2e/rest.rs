@@ -509,3 +509,88 @@ fn diag_counts_what_the_controller_did() {
         assert!(root["count"].as_u64().unwrap_or(0) >= 4, "{root}");
     }
 }
+
+#[test]
+fn bad_input_gets_slurmrestds_refusals_and_submits_nothing() {
+    let mut c = jwt_cluster();
+    let t = c.start_rest(&["--max-body", "65536"]);
+    let token = c.token(&[]);
+    let auth = [("X-SLURM-USER-TOKEN", token.as_str())];
+    let with = |extra: (&'static str, &'static str)| {
+        let mut h = auth.to_vec();
+        h.push(extra);
+        h
+    };
+    let ok_job = r##"{"job":{"environment":["PATH=/bin"],"current_working_directory":"/tmp"},"script":"#!/bin/sh\ntrue\n"}"##;
+    let submit = |path: &str, headers: &[(&str, &str)], body: &str| {
+        request(&t, "POST", path, headers, Some(body))
+    };
+    let dp = "/slurm/v0.0.44/job/submit";
+    // The wrong content type: the body is not read as JSON.
+    let a = submit(dp, &with(("Content-Type", "text/plain")), ok_job);
+    assert_eq!((a.status, a.body.as_str()), (400, "Unable to parse query."));
+    // An Accept spur cannot answer.
+    let a = submit(dp, &with(("Accept", "application/yaml")), ok_job);
+    assert_eq!(
+        (a.status, a.body.as_str()),
+        (415, "Accept content type is unknown")
+    );
+    // Malformed JSON, deep nesting, wrong types, huge numbers.
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    for (body, what) in [
+        (r#"{"job": {"#.to_string(), "malformed"),
+        (deep.clone(), "deep nesting"),
+        (r#"{"job": 5}"#.to_string(), "a job that is a number"),
+        (
+            r#"{"job": {"tasks": "many"}}"#.to_string(),
+            "a count that is a word",
+        ),
+        (
+            r#"{"job": {"tasks": 1e400}}"#.to_string(),
+            "a number beyond f64",
+        ),
+        (
+            r#"{"job": {"time_limit": 18446744073709551616}}"#.to_string(),
+            "a limit beyond u64",
+        ),
+        (
+            r#"{"job": {"nice": -1e30}}"#.to_string(),
+            "a nice beyond i32",
+        ),
+    ] {
+        for path in [dp, "/slurm/v0.0.38/job/submit"] {
+            let a = submit(path, &auth, &body);
+            assert!(
+                (400..500).contains(&a.status),
+                "{what} at {path}: {} {}",
+                a.status,
+                &a.body[..a.body.len().min(300)]
+            );
+        }
+    }
+    // Unknown fields are warnings, as slurmrestd's parser makes them.
+    let a = submit(
+        dp,
+        &auth,
+        r##"{"job":{"environment":["PATH=/bin"],"current_working_directory":"/tmp","frobnicate":1},"script":"#!/bin/sh\ntrue\n"}"##,
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    let warned = a.json()["warnings"].to_string();
+    assert!(
+        warned.contains("Ignoring unknown field \\\"frobnicate\\\""),
+        "{warned}"
+    );
+    // A body over the limit is refused before it is read whole.
+    let big = format!(r#"{{"job":{{"comment":"{}"}}}}"#, "x".repeat(100_000));
+    let a = submit(dp, &auth, &big);
+    assert_eq!(a.status, 413, "{}", a.body);
+    // The server is still up, and only the one good job exists.
+    assert_eq!(get(&t, "/slurm/v0.0.44/ping/", &auth).status, 200);
+    let out = c.run("squeue", &["-h", "-t", "all", "-o", "%i"]);
+    assert_eq!(
+        text(&out.stdout).lines().count(),
+        1,
+        "{}",
+        text(&out.stdout)
+    );
+}
