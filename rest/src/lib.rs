@@ -14,6 +14,7 @@ pub mod listen;
 pub mod listing;
 pub mod reply;
 mod server;
+pub mod target;
 pub mod v0038;
 
 use std::sync::Arc;

@@ -13,7 +13,7 @@ use spur_options::fields::{
     OPEN_MODE_APPEND, OPEN_MODE_TRUNCATE,
 };
 
-use super::value::{self, NoVal};
+use super::value::{self, kind, NoVal};
 use crate::reply::Warning;
 
 /// A field of the wrong type, with its path (`job/time_limit`).
@@ -115,17 +115,6 @@ pub struct Read {
 struct Reader<'a> {
     path: &'a str,
     warnings: Vec<Warning>,
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "list",
-        Value::Object(_) => "dictionary",
-    }
 }
 
 impl Reader<'_> {

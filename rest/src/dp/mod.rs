@@ -19,9 +19,9 @@ use axum::{Extension, Router};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use spur_client::{Api, PerTarget, RequestError};
+use spur_client::{Api, RequestError};
 use spur_options::fields::Request;
-use spur_proto::{ErrorCode, JobUpdate, NodeStateRequest, NodeUpdate, ProtoError, SignalTarget};
+use spur_proto::{ErrorCode, JobUpdate, NodeStateRequest, NodeUpdate, ProtoError};
 
 use crate::auth::Caller;
 use crate::reply::{plain, rest_errno, text, ErrorEntry, Version, Warning};
@@ -292,14 +292,6 @@ async fn jobs_answer(
     style.body(StatusCode::OK, body)
 }
 
-/// `N` or `N_T`.
-fn job_ref(text: &str) -> Option<(u32, Option<u32>)> {
-    match text.split_once('_') {
-        Some((job, task)) => Some((job.parse().ok()?, Some(task.parse().ok()?))),
-        None => Some((text.parse().ok()?, None)),
-    }
-}
-
 fn invalid_job() -> RequestError {
     RequestError::Refused(ProtoError::new(ErrorCode::InvalidJobId))
 }
@@ -316,7 +308,7 @@ async fn job(
             .put("last_backfill", value::unset())
             .put("last_update", value::unset())
     };
-    let Some((job_id, task)) = job_ref(&id) else {
+    let Some((job_id, task)) = crate::target::job_ref(&id) else {
         return empty(doc)
             .error(
                 &invalid_job(),
@@ -370,7 +362,7 @@ async fn cancel(
     let v = version_or_404!(tag);
     let mut doc = Doc::new(v);
     let signal = match q.signal.as_deref() {
-        None => 9,
+        None => crate::target::SIGKILL,
         Some(name) => match spur_slurm::signal::name2num(name) {
             Some(n) => n,
             None => {
@@ -399,7 +391,7 @@ async fn cancel(
             (false, false)
         }
     };
-    let Some((job_id, task)) = job_ref(&id) else {
+    let Some((job_id, task)) = crate::target::job_ref(&id) else {
         return doc
             .error(
                 &invalid_job(),
@@ -408,26 +400,9 @@ async fn cancel(
             )
             .answer(&state, None);
     };
-    let target = SignalTarget {
-        jobs: if task.is_none() {
-            vec![job_id]
-        } else {
-            Vec::new()
-        },
-        array_tasks: task
-            .map(|t| spur_proto::ArrayTasks {
-                array_job_id: job_id,
-                tasks: t.to_string(),
-            })
-            .into_iter()
-            .collect(),
-        // A SIGKILL of the whole job is a cancel, as scancel's.
-        signal: (signal != 9 || batch_only || full).then_some(signal),
-        batch_only,
-        full,
-    };
+    let target = crate::target::signal(job_id, task, signal, batch_only, full);
     let result = ask!(state.ask(&caller, move |c| c.signal(target)).await);
-    let failure = first_failure(result);
+    let failure = crate::target::first_failure(result);
     if v >= Version::V0042 {
         let (code, string, message) = match &failure {
             None => (0, "".to_string(), "".to_string()),
@@ -451,20 +426,6 @@ async fn cancel(
         );
     }
     doc.answer(&state, None)
-}
-
-/// The first refusal of a request that acted on several jobs.
-fn first_failure(result: Result<PerTarget, RequestError>) -> Option<RequestError> {
-    match result {
-        Err(e) => Some(e),
-        Ok(PerTarget::Done) => None,
-        Ok(PerTarget::Jobs(r)) => r
-            .into_iter()
-            .find_map(|(_, r)| r.err().map(RequestError::Refused)),
-        Ok(PerTarget::Tasks(r)) => r
-            .into_iter()
-            .find_map(|(_, r)| r.err().map(RequestError::Refused)),
-    }
 }
 
 /// A body that is not JSON: 400, as slurmrestd's router answers it.
@@ -606,7 +567,7 @@ async fn update(
         return unparsable();
     };
     let mut doc = Doc::new(v);
-    let Some((job_id, None)) = job_ref(&id) else {
+    let Some((job_id, None)) = crate::target::job_ref(&id) else {
         return doc
             .error(
                 &invalid_job(),
@@ -628,7 +589,7 @@ async fn update(
                 .answer(&state, None);
         }
     };
-    let failure = first_failure(ask!(
+    let failure = crate::target::first_failure(ask!(
         state.ask(&caller, move |c| c.update_job(update)).await
     ));
     let (code, error) = match &failure {
@@ -680,7 +641,6 @@ async fn nodes_named(
     name: Option<String>,
 ) -> Response {
     let answer = ask!(state.ask(caller, |c| c.nodes()).await);
-    let doc = Doc::new(v);
     match answer {
         Ok(listing) => {
             let chosen: Vec<Value> = listing
@@ -689,28 +649,68 @@ async fn nodes_named(
                 .filter(|n| name.as_ref().is_none_or(|want| *want == n.name))
                 .map(|n| node::node(n, &state.cluster, v, spur_sys::users::name_of))
                 .collect();
-            let doc = doc
-                .put("nodes", Value::Array(chosen.clone()))
-                .put("last_update", value::set(listing.now));
-            match name {
-                Some(name) if chosen.is_empty() => {
-                    let e = RequestError::Refused(ProtoError::new(ErrorCode::InvalidNodeName));
-                    doc.error(
-                        &e,
-                        format!("Unable to query node {name}"),
-                        "slurm_load_node_single",
-                    )
-                    .answer(state, None)
-                }
-                _ => doc.answer(state, None),
-            }
+            listed(state, v, &NODES, name.as_deref(), chosen, listing.now)
         }
-        Err(e) => doc
-            .put("nodes", json!([]))
-            .put("last_update", value::unset())
-            .error(&e, "unable to list nodes", "slurm_load_node")
-            .answer(state, None),
+        Err(e) => unlisted(state, v, &NODES, &e),
     }
+}
+
+/// A kind of record listed whole or by name.
+struct Kind {
+    /// The document's key for the records.
+    key: &'static str,
+    /// The error of a name that matches none.
+    unknown: ErrorCode,
+    /// What a record is called in messages.
+    what: &'static str,
+    /// The libslurm call slurmrestd would have made.
+    source: &'static str,
+}
+
+const NODES: Kind = Kind {
+    key: "nodes",
+    unknown: ErrorCode::InvalidNodeName,
+    what: "node",
+    source: "slurm_load_node",
+};
+
+const PARTITIONS: Kind = Kind {
+    key: "partitions",
+    unknown: ErrorCode::InvalidPartitionName,
+    what: "partition",
+    source: "slurm_load_partitions",
+};
+
+/// The records chosen; a name that chose none is an error.
+fn listed(
+    state: &State,
+    v: Version,
+    kind: &Kind,
+    name: Option<&str>,
+    chosen: Vec<Value>,
+    now: u64,
+) -> Response {
+    let none = chosen.is_empty();
+    let doc = Doc::new(v)
+        .put(kind.key, Value::Array(chosen))
+        .put("last_update", value::set(now));
+    match name {
+        Some(name) if none => {
+            let e = RequestError::Refused(ProtoError::new(kind.unknown));
+            let what = format!("Unable to query {} {name}", kind.what);
+            doc.error(&e, what, kind.source).answer(state, None)
+        }
+        _ => doc.answer(state, None),
+    }
+}
+
+/// The listing the controller refused.
+fn unlisted(state: &State, v: Version, kind: &Kind, e: &RequestError) -> Response {
+    Doc::new(v)
+        .put(kind.key, json!([]))
+        .put("last_update", value::unset())
+        .error(e, format!("unable to list {}s", kind.what), kind.source)
+        .answer(state, None)
 }
 
 async fn update_node(
@@ -827,7 +827,6 @@ async fn partitions_named(
             )))
             .await
     );
-    let doc = Doc::new(v);
     match answer {
         Ok((parts, nodes)) => {
             let chosen: Vec<Value> = parts
@@ -835,27 +834,9 @@ async fn partitions_named(
                 .filter(|p| name.as_ref().is_none_or(|want| *want == p.name))
                 .map(|p| node::partition(p, &nodes.items, &state.cluster, v))
                 .collect();
-            let doc = doc
-                .put("partitions", Value::Array(chosen.clone()))
-                .put("last_update", value::set(nodes.now));
-            match name {
-                Some(name) if chosen.is_empty() => {
-                    let e = RequestError::Refused(ProtoError::new(ErrorCode::InvalidPartitionName));
-                    doc.error(
-                        &e,
-                        format!("Unable to query partition {name}"),
-                        "slurm_load_partitions",
-                    )
-                    .answer(state, None)
-                }
-                _ => doc.answer(state, None),
-            }
+            listed(state, v, &PARTITIONS, name.as_deref(), chosen, nodes.now)
         }
-        Err(e) => doc
-            .put("partitions", json!([]))
-            .put("last_update", value::unset())
-            .error(&e, "unable to list partitions", "slurm_load_partitions")
-            .answer(state, None),
+        Err(e) => unlisted(state, v, &PARTITIONS, &e),
     }
 }
 

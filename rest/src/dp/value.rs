@@ -120,7 +120,8 @@ pub fn limit(n: Option<u64>) -> Value {
 #[error("expected a number, \"INFINITE\" or {{set, infinite, number}} but got {0}")]
 pub struct NotANumber(pub String);
 
-fn kind(v: &Value) -> String {
+/// The name of a JSON value's type, as slurmrestd's parser words it.
+pub(crate) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
@@ -129,7 +130,6 @@ fn kind(v: &Value) -> String {
         Value::Array(_) => "list",
         Value::Object(_) => "dictionary",
     }
-    .to_string()
 }
 
 /// Reads a wrapped number in any form slurmrestd takes.
@@ -139,7 +139,7 @@ pub fn read(v: &Value) -> Result<NoVal, NotANumber> {
         Value::Number(n) => n
             .as_f64()
             .map(NoVal::Number)
-            .ok_or_else(|| NotANumber(kind(v))),
+            .ok_or_else(|| NotANumber(kind(v).to_string())),
         Value::String(s) => {
             let s = s.trim();
             if s.eq_ignore_ascii_case("INFINITE") || s.eq_ignore_ascii_case("UNLIMITED") {
@@ -165,7 +165,7 @@ pub fn read(v: &Value) -> Result<NoVal, NotANumber> {
                 (Some(true), None) => Err(NotANumber("a set wrapper without a number".into())),
             }
         }
-        other => Err(NotANumber(kind(other))),
+        other => Err(NotANumber(kind(other).to_string())),
     }
 }
 

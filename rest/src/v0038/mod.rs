@@ -16,8 +16,8 @@ use axum::{Extension, Router};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use spur_client::{Api, PerTarget, RequestError};
-use spur_proto::{JobInfo, JobUpdate, NodeInfo, PartitionInfo, ProtoError, SignalTarget};
+use spur_client::{Api, RequestError};
+use spur_proto::{JobInfo, JobUpdate, NodeInfo, PartitionInfo, ProtoError};
 use spur_slurm::locale::Locale;
 
 use crate::auth::Caller;
@@ -182,14 +182,6 @@ async fn jobs_doc(state: &State, jobs: Vec<JobInfo>) -> Response {
     style.body(StatusCode::OK, body)
 }
 
-/// A job id of a path: `N`, or an array task `N_T`.
-fn job_ref(text: &str) -> Option<(u32, Option<u32>)> {
-    match text.split_once('_') {
-        Some((job, task)) => Some((job.parse().ok()?, Some(task.parse().ok()?))),
-        None => Some((text.parse().ok()?, None)),
-    }
-}
-
 fn not_found(state: &State, id: &str, source: &str) -> Response {
     let e = RequestError::Refused(ProtoError::new(spur_proto::ErrorCode::InvalidJobId));
     failed(
@@ -204,7 +196,7 @@ async fn job(
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Response {
-    let Some((job_id, task)) = job_ref(&id) else {
+    let Some((job_id, task)) = crate::target::job_ref(&id) else {
         return not_found(&state, &id, "slurm_xlate_job_id");
     };
     let answer = ask!(
@@ -249,7 +241,7 @@ async fn cancel(
     Query(q): Query<CancelQuery>,
 ) -> Response {
     let signal = match q.signal.as_deref() {
-        None => libc_sigkill(),
+        None => crate::target::SIGKILL,
         Some(name) => match spur_slurm::signal::name2num(name) {
             Some(n) => n,
             None => {
@@ -267,29 +259,12 @@ async fn cancel(
             }
         },
     };
-    let Some((job_id, task)) = job_ref(&id) else {
+    let Some((job_id, task)) = crate::target::job_ref(&id) else {
         return not_found(&state, &id, "slurm_kill_job");
     };
-    let target = SignalTarget {
-        jobs: if task.is_none() {
-            vec![job_id]
-        } else {
-            Vec::new()
-        },
-        array_tasks: task
-            .map(|t| spur_proto::ArrayTasks {
-                array_job_id: job_id,
-                tasks: t.to_string(),
-            })
-            .into_iter()
-            .collect(),
-        // slurm_kill_job with SIGKILL is a cancel.
-        signal: (signal != libc_sigkill()).then_some(signal),
-        batch_only: false,
-        full: false,
-    };
+    let target = crate::target::signal(job_id, task, signal, false, false);
     let result = ask!(state.ask(&caller, move |c| c.signal(target)).await);
-    match first_failure(result) {
+    match crate::target::first_failure(result) {
         None => ok(&state, Map::new()),
         Some(e) => failed(
             &state,
@@ -300,24 +275,6 @@ async fn cancel(
             )],
             Map::new(),
         ),
-    }
-}
-
-fn libc_sigkill() -> i32 {
-    9
-}
-
-/// The first refusal of a request that acted on several jobs.
-fn first_failure(result: Result<PerTarget, RequestError>) -> Option<RequestError> {
-    match result {
-        Err(e) => Some(e),
-        Ok(PerTarget::Done) => None,
-        Ok(PerTarget::Jobs(r)) => r
-            .into_iter()
-            .find_map(|(_, r)| r.err().map(RequestError::Refused)),
-        Ok(PerTarget::Tasks(r)) => r
-            .into_iter()
-            .find_map(|(_, r)| r.err().map(RequestError::Refused)),
     }
 }
 
@@ -375,7 +332,7 @@ async fn update(
     let Ok(body) = serde_json::from_slice::<Value>(&body) else {
         return plain(StatusCode::BAD_REQUEST, text::BAD_QUERY);
     };
-    let Some((job_id, None)) = job_ref(&id) else {
+    let Some((job_id, None)) = crate::target::job_ref(&id) else {
         return not_found(&state, &id, "_parse_job_list");
     };
     let update = match job_update(job_id, &body) {
@@ -390,7 +347,7 @@ async fn update(
         }
     };
     let result = ask!(state.ask(&caller, move |c| c.update_job(update)).await);
-    match first_failure(result) {
+    match crate::target::first_failure(result) {
         None => ok(&state, Map::new()),
         Some(e) => failed(
             &state,
