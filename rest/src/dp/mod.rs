@@ -224,7 +224,6 @@ async fn ping(
 #[derive(Debug, Deserialize)]
 struct JobsQuery {
     update_time: Option<String>,
-    #[allow(dead_code)]
     flags: Option<String>,
 }
 
@@ -246,6 +245,18 @@ async fn jobs(
             description: "update_time: spur lists every job".into(),
             source: "slurm_load_jobs".into(),
         });
+    }
+    // Every job is listed with its details: ALL, DETAIL, LOCAL and MIXED
+    // ask for what spur always gives; the federation flags have no effect.
+    for flag in q.flags.iter().flat_map(|f| f.split(',')) {
+        if !matches!(flag, "ALL" | "DETAIL" | "LOCAL" | "MIXED" | "") {
+            doc.warnings.push(Warning {
+                description: format!(
+                    "flags={flag} is accepted for compatibility; spur does not act on it"
+                ),
+                source: "slurm_load_jobs".into(),
+            });
+        }
     }
     match answer {
         Ok(listing) => jobs_answer(&state, v, listing.items, listing.now, &doc.warnings).await,
