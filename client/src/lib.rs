@@ -140,10 +140,15 @@ pub struct Process;
 
 impl Controller for Process {
     fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, RequestError> {
-        match request(req)? {
-            ClientResponse::Error(e) => Err(RequestError::Refused(e)),
-            other => Ok(other),
-        }
+        refused_as_error(request(req)?)
+    }
+}
+
+/// An error answer as [`RequestError::Refused`].
+fn refused_as_error(answer: ClientResponse) -> Result<ClientResponse, RequestError> {
+    match answer {
+        ClientResponse::Error(e) => Err(RequestError::Refused(e)),
+        other => Ok(other),
     }
 }
 
@@ -170,10 +175,7 @@ impl<C: Controller + ?Sized> Controller for WithCredential<'_, C> {
 /// [`RequestError::Refused`].
 impl Controller for Session {
     fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, RequestError> {
-        match Session::request(self, req)? {
-            ClientResponse::Error(e) => Err(RequestError::Refused(e)),
-            other => Ok(other),
-        }
+        refused_as_error(Session::request(self, req)?)
     }
 }
 
@@ -348,6 +350,19 @@ pub fn relay_socket_path() -> PathBuf {
         )
 }
 
+/// The socket on this host that leads to the controller of `conf`, in
+/// the order tried: the controller's own, this node's agent's, a relay's.
+fn local_way(conf: &SlurmConf) -> Option<PathBuf> {
+    [
+        Some(socket_path(conf)),
+        agent_socket_path(conf),
+        Some(relay_socket_path()),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|p| p.exists())
+}
+
 /// What a connection runs over.
 #[derive(Debug)]
 enum Stream {
@@ -383,17 +398,8 @@ impl Client {
     /// Connects to the controller of `conf`: to its socket on its host,
     /// else through this node's agent, else through a relay.
     pub fn connect_with(conf: &SlurmConf) -> Result<Client, ClientError> {
-        let controller = socket_path(conf);
-        if !controller.exists() {
-            if let Some(agent) = agent_socket_path(conf).filter(|p| p.exists()) {
-                return Client::connect(&agent);
-            }
-            let relay = relay_socket_path();
-            if relay.exists() {
-                return Client::connect(&relay);
-            }
-        }
-        Client::connect(&controller)
+        let path = local_way(conf).unwrap_or_else(|| socket_path(conf));
+        Client::connect(&path)
     }
 
     /// Connects to the controller of `conf` as [`Client::connect_with`]
@@ -401,15 +407,10 @@ impl Client {
     /// on this host leads to it. Over TCP only requests with a token are
     /// taken.
     pub fn connect_any(conf: &SlurmConf) -> Result<Client, ClientError> {
-        let local = [
-            Some(socket_path(conf)),
-            agent_socket_path(conf),
-            Some(relay_socket_path()),
-        ];
-        if local.iter().flatten().any(|p| p.exists()) {
-            return Client::connect_with(conf);
+        match local_way(conf) {
+            Some(path) => Client::connect(&path),
+            None => Client::connect_tcp(conf),
         }
-        Client::connect_tcp(conf)
     }
 
     /// Connects over TCP to SlurmctldHost's SlurmctldPort.

@@ -8,6 +8,17 @@
 // The diag documents are single json! literals of some sixty keys.
 #![recursion_limit = "256"]
 
+/// The controller's answer to `State::ask`, or the handler returns 401
+/// when the controller refused the caller's credential.
+macro_rules! ask {
+    ($call:expr) => {
+        match $call {
+            Ok(answer) => answer,
+            Err(unauthorized) => return axum::response::IntoResponse::into_response(unauthorized),
+        }
+    };
+}
+
 pub mod auth;
 pub mod dp;
 pub mod listen;
@@ -45,18 +56,6 @@ pub struct Settings {
     pub connections: usize,
 }
 
-impl Default for Settings {
-    fn default() -> Settings {
-        Settings {
-            plugins: Plugin::ALL.to_vec(),
-            own: OwnIdentity::Uid(spur_sys::users::current_uid()),
-            style: Style { pretty: true },
-            max_body: 64 << 20,
-            connections: 32,
-        }
-    }
-}
-
 /// What every request handler shares.
 #[derive(Debug)]
 pub struct State {
@@ -81,6 +80,15 @@ impl State {
             pool: Pool::new(conf, keep),
             cluster,
         })
+    }
+
+    /// The controller's host as a ping names it: SlurmctldHost's name,
+    /// else the one the controller `answered`.
+    pub fn controller_host(&self, answered: Option<&str>) -> String {
+        let conf = self.pool.conf().slurmctld_hosts.first();
+        conf.map(|h| h.name.clone())
+            .or_else(|| answered.map(str::to_string))
+            .unwrap_or_default()
     }
 
     /// Runs `f` against the controller as `caller`, off the async

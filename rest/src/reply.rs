@@ -7,9 +7,10 @@
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
-use spur_proto::{ErrorCode, ProtoError};
+use spur_client::RequestError;
+use spur_proto::ErrorCode;
 
 /// An API version spur serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -50,47 +51,26 @@ impl Version {
         }
     }
 
-    /// The `meta` of an answer from the slurmctld paths (`slurmdb`: of the
-    /// slurmdbd paths), for a cluster named `cluster` and a caller named
-    /// `user`.
-    pub fn meta(self, slurmdb: bool, cluster: &str, user: Option<&str>) -> Value {
+    /// The `meta` of an answer from the slurmctld paths of a cluster
+    /// named `cluster`: v0.0.38's is `squeue --json`'s
+    /// ([`spur_slurm::openapi::Meta`]).
+    pub fn meta(self, cluster: &str) -> Value {
         let release = spur_proto::SLURM_COMPAT_VERSION;
+        if self == Version::V0038 {
+            let meta = spur_slurm::openapi::Meta::v0038(release);
+            return serde_json::to_value(meta).expect("plain data serializes");
+        }
         let mut parts = release.split('.');
         let mut next = || parts.next().unwrap_or("0").to_string();
         let (major, minor, micro) = (next(), next(), next());
-        if self == Version::V0038 {
-            let number = |s: &str| s.parse::<i64>().unwrap_or(0);
-            let (kind, name) = if slurmdb {
-                ("openapi/dbv0.0.38", "Slurm OpenAPI DB v0.0.38")
-            } else {
-                ("openapi/v0.0.38", "Slurm OpenAPI v0.0.38")
-            };
-            return json!({
-                "plugin": {"type": kind, "name": name},
-                "Slurm": {
-                    "version": {"major": number(&major), "micro": number(&micro), "minor": number(&minor)},
-                    "release": release,
-                }
-            });
-        }
-        let (kind, name) = if slurmdb {
-            ("openapi/slurmdbd", "Slurm OpenAPI slurmdbd")
-        } else {
-            ("openapi/slurmctld", "Slurm OpenAPI slurmctld")
-        };
-        let mut client = Map::new();
-        client.insert("source".into(), "spur".into());
-        if let Some(user) = user {
-            client.insert("user".into(), user.into());
-        }
         json!({
             "plugin": {
-                "type": kind,
-                "name": name,
+                "type": "openapi/slurmctld",
+                "name": "Slurm OpenAPI slurmctld",
                 "data_parser": format!("data_parser/{}", self.tag()),
                 "accounting_storage": "",
             },
-            "client": client,
+            "client": {"source": "spur"},
             "command": [],
             "slurm": {
                 "version": {"major": major, "micro": micro, "minor": minor},
@@ -151,7 +131,7 @@ pub fn rest_error_text(errno: i32) -> &'static str {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ErrorEntry {
     /// `description`: what failed, in detail.
-    pub description: Option<String>,
+    pub description: String,
     /// `error_number`.
     pub errno: i32,
     /// `error`: the error number's text.
@@ -161,12 +141,12 @@ pub struct ErrorEntry {
 }
 
 impl ErrorEntry {
-    /// The entry for a controller's refusal, from `source`.
-    pub fn refused(e: &ProtoError, source: &str) -> ErrorEntry {
+    /// The entry for a request the controller refused or could not take.
+    pub fn of(e: &RequestError, description: impl Into<String>, source: &str) -> ErrorEntry {
         ErrorEntry {
-            description: e.detail.clone(),
-            errno: e.code.errno(),
-            text: e.code.text().to_string(),
+            description: description.into(),
+            errno: e.errno(),
+            text: e.to_string(),
             source: source.to_string(),
         }
     }
@@ -174,7 +154,7 @@ impl ErrorEntry {
     /// An entry of one of slurmrestd's own numbers.
     pub fn rest(errno: i32, description: impl Into<String>, source: &str) -> ErrorEntry {
         ErrorEntry {
-            description: Some(description.into()),
+            description: description.into(),
             errno,
             text: rest_error_text(errno).to_string(),
             source: source.to_string(),
@@ -183,14 +163,12 @@ impl ErrorEntry {
 
     /// The entry as JSON, keys in slurmrestd's order.
     pub fn to_value(&self) -> Value {
-        let mut m = Map::new();
-        if let Some(d) = &self.description {
-            m.insert("description".into(), d.clone().into());
-        }
-        m.insert("error_number".into(), self.errno.into());
-        m.insert("error".into(), self.text.clone().into());
-        m.insert("source".into(), self.source.clone().into());
-        Value::Object(m)
+        json!({
+            "description": self.description,
+            "error_number": self.errno,
+            "error": self.text,
+            "source": self.source,
+        })
     }
 }
 
@@ -220,38 +198,20 @@ pub struct Style {
 impl Style {
     /// A JSON answer with `status`.
     pub fn json(self, status: StatusCode, body: &impl Serialize) -> Response {
-        self.json_sized(status, body, 1024)
-    }
-
-    /// A JSON answer with `status`, written into a buffer of `hint`
-    /// bytes to start with (a large listing grows it less often).
-    pub fn json_sized(self, status: StatusCode, body: &impl Serialize, hint: usize) -> Response {
-        let mut bytes = Vec::with_capacity(hint);
         let text = if self.pretty {
-            serde_json::to_writer_pretty(&mut bytes, body)
+            serde_json::to_vec_pretty(body)
         } else {
-            serde_json::to_writer(&mut bytes, body)
-        }
-        .map(|()| bytes);
+            serde_json::to_vec(body)
+        };
         match text {
-            Ok(bytes) => (
-                status,
-                [(
-                    header::CONTENT_TYPE,
-                    HeaderValue::from_static("application/json"),
-                )],
-                bytes,
-            )
-                .into_response(),
+            Ok(bytes) => self.body(status, bytes.into()),
             Err(e) => {
                 tracing::error!(error = %e, "answer does not serialize");
                 plain(StatusCode::INTERNAL_SERVER_ERROR, "Internal error")
             }
         }
     }
-}
 
-impl Style {
     /// A JSON answer whose body is sent as it is written.
     pub fn body(self, status: StatusCode, body: axum::body::Body) -> Response {
         (
@@ -261,19 +221,6 @@ impl Style {
                 HeaderValue::from_static("application/json"),
             )],
             body,
-        )
-            .into_response()
-    }
-
-    /// An answer already written as JSON.
-    pub fn bytes(self, status: StatusCode, bytes: Vec<u8>) -> Response {
-        (
-            status,
-            [(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            )],
-            bytes,
         )
             .into_response()
     }

@@ -9,7 +9,7 @@ use axum::extract::connect_info::Connected;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State as AxState};
 use axum::http::{Method, StatusCode};
 use axum::middleware::{self, Next};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::serve::IncomingStream;
 use axum::Router;
 use tokio::net::{TcpListener, UnixListener};
@@ -18,7 +18,7 @@ use tracing::{info, warn};
 use crate::auth::{self, Peer};
 use crate::listen::Listener;
 use crate::reply::{plain, text};
-use crate::{dp, v0038, State};
+use crate::{dp, v0038, State, Unauthorized};
 
 impl Connected<IncomingStream<'_, TcpListener>> for Peer {
     fn connect_info(_: IncomingStream<'_, TcpListener>) -> Peer {
@@ -72,7 +72,7 @@ async fn admit(AxState(state): AxState<Arc<State>>, mut req: Request, next: Next
         Ok(caller) => caller,
         Err(refusal) => {
             info!(path = %req.uri().path(), %refusal, "authentication failed");
-            return plain(StatusCode::UNAUTHORIZED, text::AUTH_FAILURE);
+            return Unauthorized.into_response();
         }
     };
     let has_body = req

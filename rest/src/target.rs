@@ -6,7 +6,13 @@ use spur_client::{PerTarget, RequestError};
 use spur_proto::{ArrayTasks, SignalTarget};
 
 /// SIGKILL: a cancel, as `slurm_kill_job` with it is.
-pub const SIGKILL: i32 = 9;
+const SIGKILL: i32 = 9;
+
+/// The signal a cancel's `signal` names (a name or a number): SIGKILL
+/// when it names none, None when it is no signal.
+pub fn requested_signal(name: Option<&str>) -> Option<i32> {
+    name.map_or(Some(SIGKILL), spur_slurm::signal::name2num)
+}
 
 /// A job id of a path: `N`, or an array task `N_T`.
 pub fn job_ref(text: &str) -> Option<(u32, Option<u32>)> {

@@ -62,11 +62,7 @@ pub async fn run(opts: DevOpts, shutdown: impl std::future::Future<Output = ()>)
     let rest_opts = crate::rest::RestOpts::loopback(&conf_path);
     let rest_listeners = crate::rest::bind(&rest_opts).await?;
     let rest_url = rest_listeners.first().map(|l| l.url()).unwrap_or_default();
-    let jwt_on = site
-        .conf
-        .other
-        .get("authalttypes")
-        .is_some_and(|t| t.contains("auth/jwt"));
+    let jwt_on = controller::jwt::enabled(&site.conf);
     let names: Vec<String> = site.conf.nodes.iter().map(|n| n.name.clone()).collect();
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut agents = Vec::new();

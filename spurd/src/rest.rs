@@ -14,6 +14,11 @@ use spur_rest::listen::{ListenSpec, Listener};
 use spur_rest::reply::Style;
 use spur_rest::Settings;
 
+/// Connections to the controller kept open when `-t` names no count.
+const DEFAULT_THREADS: usize = 20;
+/// The largest request body taken when `--max-body` names no size.
+const DEFAULT_MAX_BODY: usize = 64 << 20;
+
 /// slurmrestd's options.
 #[derive(Debug, Clone, clap::Args)]
 pub struct RestOpts {
@@ -45,7 +50,7 @@ pub struct RestOpts {
     )]
     openapi_plugins: Option<String>,
     /// Connections to the controller kept open for requests.
-    #[arg(short = 't', value_name = "thread count", default_value_t = 20)]
+    #[arg(short = 't', value_name = "thread count", default_value_t = DEFAULT_THREADS)]
     threads: usize,
     /// Change to this user after the listeners are bound.
     #[arg(short = 'u', value_name = "user")]
@@ -62,7 +67,7 @@ pub struct RestOpts {
     )]
     max_connections: Option<u32>,
     /// The largest request body taken, in bytes.
-    #[arg(long = "max-body", value_name = "bytes", env = "SPUR_REST_MAX_BODY", default_value_t = 64 << 20)]
+    #[arg(long = "max-body", value_name = "bytes", env = "SPUR_REST_MAX_BODY", default_value_t = DEFAULT_MAX_BODY)]
     max_body: usize,
     /// Where to listen: `[host]:port` or `unix:/path` (also
     /// SLURMRESTD_LISTEN, comma-separated).
@@ -83,11 +88,11 @@ impl RestOpts {
             conf: conf.to_owned(),
             group: None,
             openapi_plugins: None,
-            threads: 20,
+            threads: DEFAULT_THREADS,
             user: None,
             verbose: 0,
             max_connections: None,
-            max_body: 64 << 20,
+            max_body: DEFAULT_MAX_BODY,
             listen: vec!["127.0.0.1:0".into()],
             ignore_listen_env: true,
         }

@@ -5,7 +5,7 @@
 //! field is a warning ("Ignoring unknown field"); a field spur knows but
 //! does not act on is a warning too, never dropped in silence.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use spur_options::fields::{
     JobDescFields, JOB_SHARED_MCS, JOB_SHARED_NONE, JOB_SHARED_OK, JOB_SHARED_TOPO,
@@ -110,11 +110,16 @@ pub struct Read {
     pub fields: JobDescFields,
     /// Warnings for the answer.
     pub warnings: Vec<Warning>,
+    /// The fields no version of the schema has (each warned about).
+    pub unknown: Vec<String>,
 }
 
 struct Reader<'a> {
     path: &'a str,
     warnings: Vec<Warning>,
+    unknown: Vec<String>,
+    /// `hold`: the job is submitted held, whatever `priority` says.
+    hold: bool,
 }
 
 impl Reader<'_> {
@@ -227,6 +232,8 @@ pub fn read(job: &Value, path: &str) -> Result<Read, FieldError> {
     let mut r = Reader {
         path,
         warnings: Vec::new(),
+        unknown: Vec::new(),
+        hold: false,
     };
     let Value::Object(map) = job else {
         return Err(FieldError {
@@ -236,21 +243,23 @@ pub fn read(job: &Value, path: &str) -> Result<Read, FieldError> {
     };
     let mut f = JobDescFields::default();
     for (key, v) in map {
-        field(&mut r, &mut f, key, v, map)?;
+        field(&mut r, &mut f, key, v)?;
+    }
+    if r.hold {
+        f.priority = Some(0);
     }
     Ok(Read {
         fields: f,
         warnings: r.warnings,
+        unknown: r.unknown,
     })
 }
 
-#[allow(clippy::too_many_lines)]
 fn field(
     r: &mut Reader<'_>,
     f: &mut JobDescFields,
     key: &str,
     v: &Value,
-    all: &Map<String, Value>,
 ) -> Result<(), FieldError> {
     let text = |r: &Reader<'_>| r.text(key, v).map(Some);
     match key {
@@ -284,11 +293,7 @@ fn field(
         "environment" => f.environment = r.list(key, v)?,
         "excluded_nodes" => f.exc_nodes = Some(r.list(key, v)?.join(",")),
         "required_nodes" => f.req_nodes = Some(r.list(key, v)?.join(",")),
-        "hold" => {
-            if r.flag(key, v)? {
-                f.priority = Some(0);
-            }
-        }
+        "hold" => r.hold = r.flag(key, v)?,
         "memory_per_tres" => f.mem_per_tres = text(r)?,
         "name" => f.name = text(r)?,
         "nice" => {
@@ -311,12 +316,7 @@ fn field(
             }
         }
         "partition" => f.partition = text(r)?,
-        "priority" => {
-            // A hold set by `hold` stays.
-            if f.priority != Some(0) || !all.contains_key("hold") {
-                f.priority = r.count(key, v)?;
-            }
-        }
+        "priority" => f.priority = r.count(key, v)?,
         "qos" => f.qos = text(r)?,
         "requeue" => f.requeue = Some(r.flag(key, v)?),
         "script" => f.script = text(r)?,
@@ -421,13 +421,16 @@ fn field(
         }),
         other => match NOT_ACTED.iter().find(|(k, _)| *k == other) {
             Some((_, option)) => r.not_acted(other, v, f, *option),
-            None => r.warnings.push(Warning {
-                description: format!(
-                    "Ignoring unknown field \"{other}\" of type {} in job_desc_msg",
-                    kind(v)
-                ),
-                source: format!("{}/{other}", r.path),
-            }),
+            None => {
+                r.unknown.push(other.to_string());
+                r.warnings.push(Warning {
+                    description: format!(
+                        "Ignoring unknown field \"{other}\" of type {} in job_desc_msg",
+                        kind(v)
+                    ),
+                    source: format!("{}/{other}", r.path),
+                });
+            }
         },
     }
     Ok(())

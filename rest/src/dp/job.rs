@@ -174,12 +174,6 @@ impl crate::listing::Records for Jobs {
     }
 }
 
-/// Builds one job's `job_info` for version `v` as a JSON value.
-pub fn job_info(j: &JobInfo, cluster: &str, v: Version) -> Value {
-    serde_json::to_value(JobInfoDoc { job: j, cluster, v }).expect("plain data serializes")
-}
-
-#[allow(clippy::too_many_lines)]
 fn write<M: SerializeMap>(
     m: &mut M,
     j: &JobInfo,

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use axum::extract::{Path, Query, State as AxState};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post, MethodRouter};
 use axum::{Extension, Router};
 use serde::Deserialize;
@@ -93,7 +93,8 @@ impl Doc {
         }
     }
 
-    fn put(mut self, key: &str, value: Value) -> Doc {
+    fn put(mut self, key: &str, value: impl serde::Serialize) -> Doc {
+        let value = serde_json::to_value(value).expect("plain data serializes");
         self.keys.insert(key.to_string(), value);
         self
     }
@@ -108,12 +109,7 @@ impl Doc {
             Some(d) => format!("{}: {d}", description.into()),
             None => description.into(),
         };
-        self.errors.push(ErrorEntry {
-            description: Some(description),
-            errno: e.errno(),
-            text: e.to_string(),
-            source: source.to_string(),
-        });
+        self.errors.push(ErrorEntry::of(e, description, source));
         self
     }
 
@@ -130,12 +126,9 @@ impl Doc {
         self
     }
 
-    fn answer(self, state: &State, caller_name: Option<&str>) -> Response {
+    fn answer(self, state: &State) -> Response {
         let mut doc = self.keys;
-        doc.insert(
-            "meta".into(),
-            self.v.meta(false, &state.cluster, caller_name),
-        );
+        doc.insert("meta".into(), self.v.meta(&state.cluster));
         doc.insert(
             "errors".into(),
             Value::Array(self.errors.iter().map(ErrorEntry::to_value).collect()),
@@ -146,17 +139,6 @@ impl Doc {
         );
         state.settings.style.json(self.status, &Value::Object(doc))
     }
-}
-
-/// The controller's answer, or the request ends with 401 when it refused
-/// the caller's credential.
-macro_rules! ask {
-    ($call:expr) => {
-        match $call {
-            Ok(answer) => answer,
-            Err(unauthorized) => return unauthorized.into_response(),
-        }
-    };
 }
 
 /// The version of a path, or slurmrestd's "no such path".
@@ -184,14 +166,7 @@ async fn ping(
     let started = std::time::Instant::now();
     let answer = ask!(state.ask(&caller, |c| c.ping()).await);
     let latency = started.elapsed().as_micros() as u64;
-    let host = state
-        .pool
-        .conf()
-        .slurmctld_hosts
-        .first()
-        .map(|h| h.name.clone())
-        .or_else(|| answer.as_ref().ok().cloned())
-        .unwrap_or_default();
+    let host = state.controller_host(answer.as_ref().ok().map(String::as_str));
     let up = answer.is_ok();
     let mut p = Map::new();
     p.insert("hostname".into(), host.into());
@@ -215,7 +190,7 @@ async fn ping(
     if let Err(e) = &answer {
         doc = doc.error(e, "unable to ping the controller", "slurm_ping");
     }
-    doc.answer(&state, None)
+    doc.answer(&state)
 }
 
 /// `GET jobs`' query: `update_time` and `flags`. spur keeps no time of
@@ -262,10 +237,10 @@ async fn jobs(
         Ok(listing) => jobs_answer(&state, v, listing.items, listing.now, &doc.warnings).await,
         Err(e) => doc
             .put("jobs", json!([]))
-            .put("last_backfill", value::unset())
-            .put("last_update", value::unset())
+            .put("last_backfill", value::Wrapped::unset())
+            .put("last_update", value::Wrapped::unset())
             .error(&e, "unable to list jobs", "slurm_load_jobs")
-            .answer(&state, None),
+            .answer(&state),
     }
 }
 
@@ -280,7 +255,7 @@ struct JobsHead {
     warnings: Vec<Value>,
 }
 
-/// The jobs' answer, written on every core off the async threads.
+/// The jobs' answer, sent while it is written.
 async fn jobs_answer(
     state: &State,
     v: Version,
@@ -292,7 +267,7 @@ async fn jobs_answer(
         jobs: [],
         last_backfill: value::Wrapped::of(0),
         last_update: value::Wrapped::of(now),
-        meta: v.meta(false, &state.cluster, None),
+        meta: v.meta(&state.cluster),
         errors: [],
         warnings: warnings.iter().map(Warning::to_value).collect(),
     };
@@ -316,8 +291,8 @@ async fn job(
     let doc = Doc::new(v);
     let empty = |doc: Doc| {
         doc.put("jobs", json!([]))
-            .put("last_backfill", value::unset())
-            .put("last_update", value::unset())
+            .put("last_backfill", value::Wrapped::unset())
+            .put("last_update", value::Wrapped::unset())
     };
     let Some((job_id, task)) = crate::target::job_ref(&id) else {
         return empty(doc)
@@ -326,7 +301,7 @@ async fn job(
                 format!("Unable to find JobId={id}"),
                 "slurm_xlate_job_id",
             )
-            .answer(&state, None);
+            .answer(&state);
     };
     let answer = ask!(
         state
@@ -347,13 +322,13 @@ async fn job(
                         format!("Unable to query JobId={id}"),
                         "slurm_load_job",
                     )
-                    .answer(&state, None);
+                    .answer(&state);
             }
             jobs_answer(&state, v, found, listing.now, &[]).await
         }
         Err(e) => empty(doc)
             .error(&e, format!("Unable to query JobId={id}"), "slurm_load_job")
-            .answer(&state, None),
+            .answer(&state),
     }
 }
 
@@ -372,21 +347,16 @@ async fn cancel(
 ) -> Response {
     let v = version_or_404!(tag);
     let mut doc = Doc::new(v);
-    let signal = match q.signal.as_deref() {
-        None => crate::target::SIGKILL,
-        Some(name) => match spur_slurm::signal::name2num(name) {
-            Some(n) => n,
-            None => {
-                return doc
-                    .rest_error(
-                        StatusCode::BAD_REQUEST,
-                        rest_errno::DATA_CONV_FAILED,
-                        format!("Unable to parse signal \"{name}\""),
-                        "signal",
-                    )
-                    .answer(&state, None)
-            }
-        },
+    let Some(signal) = crate::target::requested_signal(q.signal.as_deref()) else {
+        let name = q.signal.unwrap_or_default();
+        return doc
+            .rest_error(
+                StatusCode::BAD_REQUEST,
+                rest_errno::DATA_CONV_FAILED,
+                format!("Unable to parse signal \"{name}\""),
+                "signal",
+            )
+            .answer(&state);
     };
     let (batch_only, full) = match q.flags.as_deref() {
         Some("BATCH_JOB") => (true, false),
@@ -409,7 +379,7 @@ async fn cancel(
                 format!("Unable to find JobId={id}"),
                 "slurm_xlate_job_id",
             )
-            .answer(&state, None);
+            .answer(&state);
     };
     let target = crate::target::signal(job_id, task, signal, batch_only, full);
     let result = ask!(state.ask(&caller, move |c| c.signal(target)).await);
@@ -424,7 +394,7 @@ async fn cancel(
             json!([{
                 "error": {"string": string, "code": code, "message": message},
                 "step_id": "",
-                "job_id": value::set(job_id),
+                "job_id": value::Wrapped::of(job_id),
                 "federation": {"sibling": ""},
             }]),
         );
@@ -436,7 +406,7 @@ async fn cancel(
             "slurm_kill_job",
         );
     }
-    doc.answer(&state, None)
+    doc.answer(&state)
 }
 
 /// A body that is not JSON: 400, as slurmrestd's router answers it.
@@ -464,7 +434,7 @@ async fn submit(
         )
     };
     if !body.is_object() {
-        return parse_failure(doc, "the request is not a dictionary".into()).answer(&state, None);
+        return parse_failure(doc, "the request is not a dictionary".into()).answer(&state);
     }
     if body.get("jobs").is_some_and(|j| !j.is_null()) {
         // sbatch refuses heterogeneous jobs too.
@@ -474,7 +444,7 @@ async fn submit(
         ));
         return doc
             .error(&e, "unable to submit a heterogeneous job", "job_submit_req")
-            .answer(&state, None);
+            .answer(&state);
     }
     let Some(job) = body.get("job") else {
         return doc
@@ -484,11 +454,11 @@ async fn submit(
                 "Unable to find job description: expected \"job\"".into(),
                 "job_submit_req",
             )
-            .answer(&state, None);
+            .answer(&state);
     };
     let read = match desc::read(job, "job") {
         Ok(r) => r,
-        Err(e) => return parse_failure(doc, e.to_string()).answer(&state, None),
+        Err(e) => return parse_failure(doc, e.to_string()).answer(&state),
     };
     doc.warnings.extend(read.warnings);
     let mut fields = read.fields;
@@ -510,26 +480,26 @@ async fn submit(
                     "invalid job description",
                     "job_submit_req",
                 )
-                .answer(&state, None)
+                .answer(&state)
         }
     };
     match ask!(state.ask(&caller, move |c| c.submit(desc)).await) {
         Ok(s) => {
             doc = doc
-                .put("job_id", s.job_id.into())
-                .put("step_id", "batch".into())
-                .put("job_submit_user_msg", "".into());
+                .put("job_id", s.job_id)
+                .put("step_id", "batch")
+                .put("job_submit_user_msg", "");
             if v == Version::V0041 {
                 doc = doc.put(
                     "result",
                     json!({"job_id": s.job_id, "step_id": "batch", "error_code": 0, "error": "", "job_submit_user_msg": ""}),
                 );
             }
-            doc.answer(&state, None)
+            doc.answer(&state)
         }
         Err(e) => doc
             .error(&e, "unable to submit the job", "slurm_submit_batch_job")
-            .answer(&state, None),
+            .answer(&state),
     }
 }
 
@@ -545,11 +515,16 @@ fn job_update(job_id: u32, body: &Value, warnings: &mut Vec<Warning>) -> Result<
         ..JobUpdate::default()
     };
     for key in map.keys() {
+        if read.unknown.contains(key) {
+            // Warned about, as at submission.
+            continue;
+        }
         match key.as_str() {
+            // Unset (NO_VAL) leaves the limit as it is.
             "time_limit" => {
-                u.time_limit = Some(match f.time_limit {
-                    Some(0 | spur_options::fields::INFINITE) | None => None,
-                    Some(m) => Some(u64::from(m) * 60),
+                u.time_limit = f.time_limit.map(|m| match m {
+                    0 | spur_options::fields::INFINITE => None,
+                    m => Some(u64::from(m) * 60),
                 })
             }
             "partition" => u.partition = f.partition.clone(),
@@ -585,7 +560,7 @@ async fn update(
                 format!("Unable to find JobId={id}"),
                 "slurm_xlate_job_id",
             )
-            .answer(&state, None);
+            .answer(&state);
     };
     let update = match job_update(job_id, &body, &mut doc.warnings) {
         Ok(u) => u,
@@ -597,7 +572,7 @@ async fn update(
                     format!("job update of JobId={id} refused"),
                     "slurm_update_job",
                 )
-                .answer(&state, None);
+                .answer(&state);
         }
     };
     let failure = crate::target::first_failure(ask!(
@@ -613,9 +588,9 @@ async fn update(
     );
     if v == Version::V0041 {
         doc = doc
-            .put("job_id", id.clone().into())
-            .put("step_id", "".into())
-            .put("job_submit_user_msg", "".into());
+            .put("job_id", id.clone())
+            .put("step_id", "")
+            .put("job_submit_user_msg", "");
     }
     if let Some(e) = failure {
         doc = doc.error(
@@ -624,7 +599,7 @@ async fn update(
             "slurm_update_job",
         );
     }
-    doc.answer(&state, None)
+    doc.answer(&state)
 }
 
 async fn nodes(
@@ -704,14 +679,14 @@ fn listed(
     let none = chosen.is_empty();
     let doc = Doc::new(v)
         .put(kind.key, Value::Array(chosen))
-        .put("last_update", value::set(now));
+        .put("last_update", value::Wrapped::of(now));
     match name {
         Some(name) if none => {
             let e = RequestError::Refused(ProtoError::new(kind.unknown));
             let what = format!("Unable to query {} {name}", kind.what);
-            doc.error(&e, what, kind.source).answer(state, None)
+            doc.error(&e, what, kind.source).answer(state)
         }
-        _ => doc.answer(state, None),
+        _ => doc.answer(state),
     }
 }
 
@@ -719,9 +694,23 @@ fn listed(
 fn unlisted(state: &State, v: Version, kind: &Kind, e: &RequestError) -> Response {
     Doc::new(v)
         .put(kind.key, json!([]))
-        .put("last_update", value::unset())
+        .put("last_update", value::Wrapped::unset())
         .error(e, format!("unable to list {}s", kind.what), kind.source)
-        .answer(state, None)
+        .answer(state)
+}
+
+/// A node update field of the wrong type.
+fn wrong_type(doc: Doc, key: &str, wanted: &str, got: &Value) -> Doc {
+    let why = format!(
+        "update_node_msg/{key}: expected {wanted} but got {}",
+        value::kind(got)
+    );
+    doc.rest_error(
+        StatusCode::BAD_REQUEST,
+        rest_errno::FAIL_PARSING,
+        why,
+        "update_node_msg",
+    )
 }
 
 async fn update_node(
@@ -743,7 +732,7 @@ async fn update_node(
                 "the node update is not a dictionary".into(),
                 "update_node_msg",
             )
-            .answer(&state, None);
+            .answer(&state);
     };
     let mut update = NodeUpdate {
         nodes: spur_conf::hostlist::expand(&name).unwrap_or_else(|_| vec![name.clone()]),
@@ -754,13 +743,16 @@ async fn update_node(
     for (key, value) in map {
         match key.as_str() {
             "state" => {
-                let states: Vec<String> = match value {
+                let states: Option<Vec<String>> = match value {
                     Value::Array(items) => items
                         .iter()
-                        .filter_map(|i| i.as_str().map(str::to_string))
+                        .map(|i| i.as_str().map(str::to_string))
                         .collect(),
-                    Value::String(s) => vec![s.clone()],
-                    _ => Vec::new(),
+                    Value::String(s) => Some(vec![s.clone()]),
+                    _ => None,
+                };
+                let Some(states) = states else {
+                    return wrong_type(doc, "state", "a list of node states", value).answer(&state);
                 };
                 for s in states {
                     update.state = Some(match s.to_ascii_uppercase().as_str() {
@@ -779,13 +771,16 @@ async fn update_node(
                                     format!("unable to set node {name} to {other}"),
                                     "slurm_update_node",
                                 )
-                                .answer(&state, None);
+                                .answer(&state);
                         }
                     });
                 }
             }
-            "reason" => update.reason = value.as_str().map(str::to_string),
-            "reason_uid" => {}
+            "reason" => match value {
+                Value::String(s) => update.reason = Some(s.clone()),
+                Value::Null => {}
+                other => return wrong_type(doc, "reason", "a string", other).answer(&state),
+            },
             other => doc.warnings.push(Warning {
                 description: format!(
                     "{other} is accepted for compatibility; spur does not act on it"
@@ -795,14 +790,14 @@ async fn update_node(
         }
     }
     match ask!(state.ask(&caller, move |c| c.update_node(update)).await) {
-        Ok(()) => doc.answer(&state, None),
+        Ok(()) => doc.answer(&state),
         Err(e) => doc
             .error(
                 &e,
                 format!("unable to update node {name}"),
                 "slurm_update_node",
             )
-            .answer(&state, None),
+            .answer(&state),
     }
 }
 
@@ -856,8 +851,8 @@ async fn licenses(AxState(state): AxState<Arc<State>>, Path(tag): Path<String>) 
     let v = version_or_404!(tag);
     Doc::new(v)
         .put("licenses", json!([]))
-        .put("last_update", value::set(now()))
-        .answer(&state, None)
+        .put("last_update", value::Wrapped::of(now()))
+        .answer(&state)
 }
 
 /// spur has no reservations: an empty list.
@@ -865,8 +860,8 @@ async fn reservations(AxState(state): AxState<Arc<State>>, Path(tag): Path<Strin
     let v = version_or_404!(tag);
     Doc::new(v)
         .put("reservations", json!([]))
-        .put("last_update", value::set(now()))
-        .answer(&state, None)
+        .put("last_update", value::Wrapped::of(now()))
+        .answer(&state)
 }
 
 async fn reconfigure(
@@ -876,10 +871,10 @@ async fn reconfigure(
 ) -> Response {
     let v = version_or_404!(tag);
     match ask!(state.ask(&caller, |c| c.reconfigure()).await) {
-        Ok(()) => Doc::new(v).answer(&state, None),
+        Ok(()) => Doc::new(v).answer(&state),
         Err(e) => Doc::new(v)
             .error(&e, "unable to reconfigure", "slurm_reconfigure")
-            .answer(&state, None),
+            .answer(&state),
     }
 }
 
@@ -909,10 +904,10 @@ async fn hostnames(
                 "expected \"hostlist\": a hostlist expression".into(),
                 "openapi_hostlist_req_resp",
             )
-            .answer(&state, None);
+            .answer(&state);
     };
     match spur_conf::hostlist::expand(list) {
-        Ok(names) => doc.put("hostnames", json!(names)).answer(&state, None),
+        Ok(names) => doc.put("hostnames", json!(names)).answer(&state),
         Err(e) => doc
             .rest_error(
                 StatusCode::BAD_REQUEST,
@@ -920,7 +915,7 @@ async fn hostnames(
                 format!("invalid hostlist {list:?}: {e}"),
                 "hostlist_create",
             )
-            .answer(&state, None),
+            .answer(&state),
     }
 }
 
@@ -958,10 +953,10 @@ async fn hostlist(
                 "expected \"hostnames\": a list of host names".into(),
                 "openapi_hostnames_req_resp",
             )
-            .answer(&state, None);
+            .answer(&state);
     };
-    doc.put("hostlist", spur_conf::hostlist::compress(&names).into())
-        .answer(&state, None)
+    doc.put("hostlist", spur_conf::hostlist::compress(&names))
+        .answer(&state)
 }
 
 async fn diag(
@@ -980,7 +975,7 @@ async fn diag(
                     "unable to read the controller's statistics",
                     "slurm_get_statistics",
                 )
-                .answer(&state, None)
+                .answer(&state)
         }
     };
     let by_type: Vec<Value> = s
@@ -990,7 +985,7 @@ async fn diag(
             json!({"type_id": r.type_id, "message_type": r.name, "count": r.count,
                    "queued": 0, "dropped": 0, "cycle_last": 0, "cycle_max": 0,
                    "total_time": r.total_us,
-                   "average_time": value::set(mean(r.total_us, u64::from(r.count)))})
+                   "average_time": value::Wrapped::of(mean(r.total_us, u64::from(r.count)))})
         })
         .collect();
     let by_user: Vec<Value> = s
@@ -999,7 +994,7 @@ async fn diag(
         .map(|u| {
             json!({"user_id": u.uid, "user": spur_sys::users::name_of(u.uid), "count": u.count,
                    "total_time": u.total_us,
-                   "average_time": value::set(mean(u.total_us, u64::from(u.count)))})
+                   "average_time": value::Wrapped::of(mean(u.total_us, u64::from(u.count)))})
         })
         .collect();
     let sched = &s.sched;
@@ -1010,8 +1005,8 @@ async fn diag(
         m.insert("parts_packed".into(), 1.into());
     }
     let rest = json!({
-        "req_time": value::set(s.now),
-        "req_time_start": value::set(s.since),
+        "req_time": value::Wrapped::of(s.now),
+        "req_time_start": value::Wrapped::of(s.since),
         "server_thread_count": s.server_threads,
         "agent_queue_size": s.agent_queue,
         "agent_count": s.agents,
@@ -1036,7 +1031,7 @@ async fn diag(
         "jobs_failed": s.jobs_failed,
         "jobs_pending": s.jobs_pending,
         "jobs_running": s.jobs_running,
-        "job_states_ts": value::set(s.now),
+        "job_states_ts": value::Wrapped::of(s.now),
         "bf_backfilled_jobs": 0, "bf_last_backfilled_jobs": 0, "bf_backfilled_het_jobs": 0,
         "bf_cycle_counter": 0, "bf_cycle_mean": 0, "bf_depth_mean": 0, "bf_depth_mean_try": 0,
         "bf_cycle_sum": 0, "bf_cycle_last": 0, "bf_cycle_max": 0,
@@ -1045,7 +1040,7 @@ async fn diag(
         "bf_last_depth": 0, "bf_last_depth_try": 0, "bf_depth_sum": 0, "bf_depth_try_sum": 0,
         "bf_queue_len": 0, "bf_queue_len_mean": 0, "bf_queue_len_sum": 0,
         "bf_table_size": 0, "bf_table_size_sum": 0, "bf_table_size_mean": 0,
-        "bf_when_last_cycle": value::set(0),
+        "bf_when_last_cycle": value::Wrapped::of(0),
         "bf_active": false,
         "rpcs_by_message_type": by_type,
         "rpcs_by_user": by_user,
@@ -1057,5 +1052,36 @@ async fn diag(
     }
     Doc::new(v)
         .put("statistics", Value::Object(m))
-        .answer(&state, None)
+        .answer(&state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn update_of(body: Value) -> (Result<JobUpdate, String>, Vec<Warning>) {
+        let mut warnings = Vec::new();
+        (job_update(7, &body, &mut warnings), warnings)
+    }
+
+    #[test]
+    fn an_update_changes_what_it_names_and_nothing_it_leaves_unset() {
+        let (u, _) = update_of(json!({"time_limit": {"set": false, "number": 0}}));
+        assert_eq!(u.expect("reads").time_limit, None, "unset: no change");
+        let (u, _) = update_of(json!({"time_limit": 5}));
+        assert_eq!(u.expect("reads").time_limit, Some(Some(300)));
+        let (u, _) = update_of(json!({"time_limit": "INFINITE"}));
+        assert_eq!(u.expect("reads").time_limit, Some(None));
+        let (u, warnings) = update_of(json!({"comment": "x", "frobnicate": 1}));
+        assert_eq!(u.expect("reads").comment.as_deref(), Some("x"));
+        assert!(
+            warnings[0].description.contains("Ignoring unknown field"),
+            "{warnings:?}"
+        );
+        let (u, _) = update_of(json!({"account": "a"}));
+        assert_eq!(
+            u,
+            Err("updating account is not supported by spur".to_string())
+        );
+    }
 }

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 use spur_proto::{NodeInfo, PartitionInfo};
 use spur_slurm::node_state;
 
-use super::value::{limit, maybe, set, unset};
+use super::value::Wrapped as W;
 use crate::reply::Version;
 
 /// A comma list as a `csv_string` (a list of strings).
@@ -27,9 +27,9 @@ pub fn node(n: &NodeInfo, cluster: &str, v: Version, user_name: fn(u32) -> Strin
     put("architecture", n.arch.clone().unwrap_or_default().into());
     put("burstbuffer_network_address", "".into());
     put("boards", n.boards.into());
-    put("boot_time", set(n.boot_time.unwrap_or(0)));
+    put("boot_time", W::of(n.boot_time.unwrap_or(0)).into());
     if v >= Version::V0043 {
-        put("tls_cert_last_renewal", set(0));
+        put("tls_cert_last_renewal", W::of(0).into());
         put("cert_flags", json!([]));
     }
     put("cluster_name", cluster.into());
@@ -38,7 +38,7 @@ pub fn node(n: &NodeInfo, cluster: &str, v: Version, user_name: fn(u32) -> Strin
     put("cpu_binding", 0.into());
     let load = n.cpu_load.map_or(0, |l| (l * 100.0).round() as i64);
     put("cpu_load", load.into());
-    put("free_mem", maybe(n.free_mem));
+    put("free_mem", W::maybe(n.free_mem).into());
     put("cpus", n.cpus.into());
     put("effective_cpus", n.cpus.into());
     put("specialized_cpus", "".into());
@@ -46,7 +46,7 @@ pub fn node(n: &NodeInfo, cluster: &str, v: Version, user_name: fn(u32) -> Strin
         "energy",
         json!({
             "average_watts": 0, "base_consumed_energy": 0, "consumed_energy": 0,
-            "current_watts": unset(), "previous_consumed_energy": 0, "last_collected": 0,
+            "current_watts": W::unset(), "previous_consumed_energy": 0, "last_collected": 0,
         }),
     );
     if v <= Version::V0044 {
@@ -64,7 +64,7 @@ pub fn node(n: &NodeInfo, cluster: &str, v: Version, user_name: fn(u32) -> Strin
     put("gres_used", n.gres_used().into());
     put("instance_id", "".into());
     put("instance_type", "".into());
-    put("last_busy", set(n.last_busy.unwrap_or(0)));
+    put("last_busy", W::of(n.last_busy.unwrap_or(0)).into());
     put("mcs_label", "".into());
     put("specialized_memory", 0.into());
     put("name", n.name.clone().into());
@@ -81,7 +81,7 @@ pub fn node(n: &NodeInfo, cluster: &str, v: Version, user_name: fn(u32) -> Strin
     put("comment", "".into());
     put("reason", n.reason.clone().unwrap_or_default().into());
     let (reason_uid, reason_at) = n.reason_set.unwrap_or((0, 0));
-    put("reason_changed_at", set(reason_at));
+    put("reason_changed_at", W::of(reason_at).into());
     put(
         "reason_set_by_user",
         if n.reason_set.is_some() {
@@ -91,7 +91,7 @@ pub fn node(n: &NodeInfo, cluster: &str, v: Version, user_name: fn(u32) -> Strin
         }
         .into(),
     );
-    put("resume_after", set(0));
+    put("resume_after", W::of(0).into());
     put("reservation", "".into());
     put("alloc_memory", n.alloc_mem.into());
     put("alloc_cpus", n.cpus_alloc.into());
@@ -103,7 +103,10 @@ pub fn node(n: &NodeInfo, cluster: &str, v: Version, user_name: fn(u32) -> Strin
     if v <= Version::V0044 {
         put("tres_weighted", f64::from(n.cpus_alloc).into());
     }
-    put("slurmd_start_time", set(n.agent_start_time.unwrap_or(0)));
+    put(
+        "slurmd_start_time",
+        W::of(n.agent_start_time.unwrap_or(0)).into(),
+    );
     put("sockets", n.sockets.into());
     put("threads", n.threads_per_core.into());
     put("temporary_disk", n.tmp_disk.into());
@@ -117,7 +120,7 @@ pub fn node(n: &NodeInfo, cluster: &str, v: Version, user_name: fn(u32) -> Strin
     put("tres", n.cfg_tres().into());
     put("version", n.version.clone().unwrap_or_default().into());
     if v >= Version::V0045 {
-        put("suspend_time", unset());
+        put("suspend_time", W::unset().into());
     }
     Value::Object(m)
 }
@@ -157,9 +160,9 @@ pub fn partition(p: &PartitionInfo, nodes: &[NodeInfo], cluster: &str, v: Versio
         "defaults",
         json!({
             "memory_per_cpu": p.def_mem_per_cpu.unwrap_or(0),
-            "partition_memory_per_cpu": maybe(p.def_mem_per_cpu),
-            "partition_memory_per_node": unset(),
-            "time": limit(minutes(p.default_time).or(minutes(p.max_time))),
+            "partition_memory_per_cpu": W::maybe(p.def_mem_per_cpu),
+            "partition_memory_per_node": W::unset(),
+            "time": W::limit(minutes(p.default_time).or(minutes(p.max_time))),
             "job": "",
         }),
     );
@@ -168,16 +171,16 @@ pub fn partition(p: &PartitionInfo, nodes: &[NodeInfo], cluster: &str, v: Versio
     put(
         "maximums",
         json!({
-            "cpus_per_node": limit(None),
-            "cpus_per_socket": limit(None),
+            "cpus_per_node": W::limit(None),
+            "cpus_per_socket": W::limit(None),
             "memory_per_cpu": 0,
-            "partition_memory_per_cpu": unset(),
-            "partition_memory_per_node": limit(p.max_mem_per_node),
-            "nodes": limit(p.max_nodes.map(u64::from)),
+            "partition_memory_per_cpu": W::unset(),
+            "partition_memory_per_node": W::limit(p.max_mem_per_node),
+            "nodes": W::limit(p.max_nodes.map(u64::from)),
             "shares": jobs,
             "oversubscribe": {"jobs": jobs, "flags": if force { json!(["force"]) } else { json!([]) }},
-            "time": limit(minutes(p.max_time)),
-            "over_time_limit": unset(),
+            "time": W::limit(minutes(p.max_time)),
+            "over_time_limit": W::unset(),
         }),
     );
     put("minimums", json!({"nodes": p.min_nodes}));
@@ -187,7 +190,10 @@ pub fn partition(p: &PartitionInfo, nodes: &[NodeInfo], cluster: &str, v: Versio
         "priority",
         json!({"job_factor": p.priority_job_factor, "tier": p.priority_tier}),
     );
-    put("timeouts", json!({"resume": unset(), "suspend": unset()}));
+    put(
+        "timeouts",
+        json!({"resume": W::unset(), "suspend": W::unset()}),
+    );
     if v >= Version::V0043 {
         put("topology", "".into());
     }
@@ -213,7 +219,7 @@ pub fn partition(p: &PartitionInfo, nodes: &[NodeInfo], cluster: &str, v: Versio
     } else {
         put("partition", json!({"state": [p.state]}));
     }
-    put("suspend_time", unset());
+    put("suspend_time", W::unset().into());
     Value::Object(m)
 }
 

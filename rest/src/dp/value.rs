@@ -90,29 +90,10 @@ impl Wrapped {
     }
 }
 
-/// `{"set": true, "infinite": false, "number": n}`.
-pub fn set(n: impl Into<Value>) -> Value {
-    json!({"set": true, "infinite": false, "number": n.into()})
-}
-
-/// NO_VAL: `{"set": false, "infinite": false, "number": 0}`.
-pub fn unset() -> Value {
-    json!({"set": false, "infinite": false, "number": 0})
-}
-
-/// INFINITE: `{"set": false, "infinite": true, "number": 0}`.
-pub fn infinite() -> Value {
-    json!({"set": false, "infinite": true, "number": 0})
-}
-
-/// A number that may be unset.
-pub fn maybe(n: Option<u64>) -> Value {
-    n.map_or_else(unset, set)
-}
-
-/// A limit: None is INFINITE.
-pub fn limit(n: Option<u64>) -> Value {
-    n.map_or_else(infinite, set)
+impl From<Wrapped> for Value {
+    fn from(w: Wrapped) -> Value {
+        json!({"set": w.set, "infinite": w.infinite, "number": w.number})
+    }
 }
 
 /// Why a wrapped number could not be read.
@@ -187,9 +168,12 @@ mod tests {
         assert_eq!(read(&json!({"infinite": true})), Ok(NoVal::Infinite));
         assert!(read(&json!([1])).is_err());
         assert!(read(&json!("x")).is_err());
-        assert_eq!(set(3), json!({"set": true, "infinite": false, "number": 3}));
         assert_eq!(
-            limit(None),
+            Value::from(Wrapped::of(3)),
+            json!({"set": true, "infinite": false, "number": 3})
+        );
+        assert_eq!(
+            Value::from(Wrapped::limit(None)),
             json!({"set": false, "infinite": true, "number": 0})
         );
     }

@@ -26,17 +26,6 @@ use crate::State;
 
 const V: Version = Version::V0038;
 
-/// The controller's answer, or the request ends with 401 when it refused
-/// the caller's credential.
-macro_rules! ask {
-    ($call:expr) => {
-        match $call {
-            Ok(answer) => answer,
-            Err(unauthorized) => return axum::response::IntoResponse::into_response(unauthorized),
-        }
-    };
-}
-
 /// The routes of v0.0.38.
 pub fn routes() -> Router<Arc<State>> {
     let base = "/slurm/v0.0.38";
@@ -72,7 +61,7 @@ fn answer(
     rest: Map<String, Value>,
 ) -> Response {
     let mut doc = Map::new();
-    doc.insert("meta".into(), V.meta(false, &state.cluster, None));
+    doc.insert("meta".into(), V.meta(&state.cluster));
     doc.insert("errors".into(), Value::Array(errors));
     doc.extend(rest);
     state.settings.style.json(status, &Value::Object(doc))
@@ -88,12 +77,7 @@ fn keys(pairs: Vec<(&str, Value)>) -> Map<String, Value> {
 
 /// The error entry most v0.0.38 operations write (`resp_error`).
 fn entry(description: &str, e: &RequestError, source: &str) -> Value {
-    let mut m = Map::new();
-    m.insert("description".into(), description.into());
-    m.insert("error_number".into(), e.errno().into());
-    m.insert("error".into(), e.to_string().into());
-    m.insert("source".into(), source.into());
-    Value::Object(m)
+    crate::reply::ErrorEntry::of(e, description, source).to_value()
 }
 
 /// A failed operation: 500 (22.05 has no other status for them).
@@ -106,14 +90,7 @@ async fn ping(
     Extension(caller): Extension<Caller>,
 ) -> Response {
     let answer = ask!(state.ask(&caller, |c| c.ping()).await);
-    let host = state
-        .pool
-        .conf()
-        .slurmctld_hosts
-        .first()
-        .map(|h| h.name.clone())
-        .or_else(|| answer.as_ref().ok().cloned())
-        .unwrap_or_default();
+    let host = state.controller_host(answer.as_ref().ok().map(String::as_str));
     let (word, status) = match &answer {
         Ok(_) => ("UP", 0),
         Err(e) => ("DOWN", e.errno()),
@@ -122,19 +99,12 @@ async fn ping(
     ok(&state, keys(vec![("pings", pings)]))
 }
 
-/// `update_time`: jobs changed since then. spur does not track a job's
-/// last change, so every job is listed (a superset, as Slurm lists every
-/// job when anything changed).
-#[derive(Debug, Deserialize)]
-struct JobsQuery {
-    #[allow(dead_code)]
-    update_time: Option<String>,
-}
-
+/// `update_time` (jobs changed since) is not read: spur keeps no time of
+/// a job's last change, so every job is listed, as Slurm lists every job
+/// once anything has changed (compat/DEVIATIONS.md).
 async fn jobs(
     AxState(state): AxState<Arc<State>>,
     Extension(caller): Extension<Caller>,
-    Query(_q): Query<JobsQuery>,
 ) -> Response {
     match ask!(
         state
@@ -240,24 +210,18 @@ async fn cancel(
     Path(id): Path<String>,
     Query(q): Query<CancelQuery>,
 ) -> Response {
-    let signal = match q.signal.as_deref() {
-        None => crate::target::SIGKILL,
-        Some(name) => match spur_slurm::signal::name2num(name) {
-            Some(n) => n,
-            None => {
-                let e =
-                    RequestError::Refused(ProtoError::new(spur_proto::ErrorCode::InvalidArgument));
-                return failed(
-                    &state,
-                    vec![entry(
-                        &format!("Unknown signal: {name}"),
-                        &e,
-                        "sig_name2num",
-                    )],
-                    Map::new(),
-                );
-            }
-        },
+    let Some(signal) = crate::target::requested_signal(q.signal.as_deref()) else {
+        let name = q.signal.unwrap_or_default();
+        let e = RequestError::Refused(ProtoError::new(spur_proto::ErrorCode::InvalidArgument));
+        return failed(
+            &state,
+            vec![entry(
+                &format!("Unknown signal: {name}"),
+                &e,
+                "sig_name2num",
+            )],
+            Map::new(),
+        );
     };
     let Some((job_id, task)) = crate::target::job_ref(&id) else {
         return not_found(&state, &id, "slurm_kill_job");

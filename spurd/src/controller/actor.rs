@@ -317,7 +317,7 @@ impl Controller {
                 let kind = super::stats::message_type(&req);
                 let began = Instant::now();
                 let resp = self.on_request(uid, req);
-                super::stats::record(&self.rpcs, kind, uid, began.elapsed());
+                self.rpcs.record(kind, uid, began.elapsed());
                 self.sched_due |= changes;
                 self.turn.replies.push((reply, resp));
             }
@@ -339,7 +339,7 @@ impl Controller {
                 let began = Instant::now();
                 self.on_agent_registered(node, link, *reg);
                 let stats = super::stats::NODE_REGISTRATION;
-                super::stats::record(&self.rpcs, stats, 0, began.elapsed());
+                self.rpcs.record(stats, 0, began.elapsed());
                 self.sched_due = true;
             }
             Command::Agent { conn, msg } => {

@@ -174,13 +174,18 @@ fn read(path: &Path, what: &'static str) -> Result<Vec<u8>, KeyError> {
     })
 }
 
+/// Whether slurm.conf's `AuthAltTypes` lists auth/jwt.
+pub fn enabled(conf: &SlurmConf) -> bool {
+    let types = conf.other.get("authalttypes").map_or("", String::as_str);
+    types.split(',').any(|t| t.trim() == "auth/jwt")
+}
+
 impl JwtKeys {
     /// The keys slurm.conf names, or None when `AuthAltTypes` does not
     /// list auth/jwt. A key file that others may read (or, for jwks,
     /// write) is refused, as is one that cannot be read.
     pub fn load(conf: &SlurmConf) -> Result<Option<JwtKeys>, KeyError> {
-        let types = conf.other.get("authalttypes").map_or("", String::as_str);
-        if !types.split(',').any(|t| t.trim() == "auth/jwt") {
+        if !enabled(conf) {
             return Ok(None);
         }
         let params = conf

@@ -149,7 +149,7 @@ impl Controller {
                 let began = std::time::Instant::now();
                 self.on_job_end(node, end);
                 let kind = super::stats::COMPLETE_BATCH_SCRIPT;
-                super::stats::record(&self.rpcs, kind, 0, began.elapsed());
+                self.rpcs.record(kind, 0, began.elapsed());
             }
             FromAgent::StepEnded { job_id, step_id } => self.step_node_ended(job_id, step_id),
             FromAgent::Launched { job_id } => {

@@ -120,12 +120,12 @@ impl Controller {
 
     /// The counters `sdiag` shows.
     fn diag(&self) -> spur_proto::Stats {
-        let (by_type, by_user) = super::stats::rows(&self.rpcs);
+        let (by_type, by_user) = self.rpcs.rows();
         let c = &self.counters;
         spur_proto::Stats {
             now: now(),
             since: c.since,
-            server_threads: self.live.iter().filter(|l| l.link.is_some()).count() as u32,
+            server_threads: self.rpcs.connections(),
             agent_queue: 0,
             agents: self.conns.len() as u32,
             jobs_submitted: c.submitted,

@@ -127,6 +127,7 @@ async fn client_requests<S: AsyncRead + AsyncWrite + Unpin>(
     caller: Option<u32>,
     gateway: &Gateway,
 ) -> Result<()> {
+    let _served = super::stats::Served::new(&gateway.rpcs);
     loop {
         let req: ClientRequest = match frame::read(&mut stream).await {
             Ok(r) => r,
@@ -302,7 +303,7 @@ impl Gateway {
                 tokio::spawn(async move {
                     let began = Instant::now();
                     let answer = history.answer(query).await;
-                    super::stats::record(&rpcs, super::stats::HISTORY, uid, began.elapsed());
+                    rpcs.record(super::stats::HISTORY, uid, began.elapsed());
                     reply.send(Reply::Response(answer));
                 });
                 true
@@ -310,7 +311,8 @@ impl Gateway {
             ClientRequest::Token(asked) => {
                 let began = Instant::now();
                 let answer = self.token(uid, asked);
-                super::stats::record(&self.rpcs, super::stats::AUTH_TOKEN, uid, began.elapsed());
+                self.rpcs
+                    .record(super::stats::AUTH_TOKEN, uid, began.elapsed());
                 reply.send(Reply::Response(answer));
                 true
             }
@@ -401,15 +403,22 @@ impl Gateway {
     /// A user name's uid (cached for a minute), or Slurm's "Invalid user
     /// id".
     fn uid_of(&self, name: &str) -> Result<u32, ProtoError> {
-        let mut cache = self.uids.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(&(uid, at)) = cache.get(name) {
+        let cached = self
+            .uids
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .copied();
+        if let Some((uid, at)) = cached {
             if at.elapsed() < UID_CACHE_TTL {
                 return Ok(uid);
             }
         }
+        // The passwd database (perhaps LDAP) is asked without the lock held.
         let uid = spur_sys::users::uid_of(name).ok_or_else(|| {
             ProtoError::with_detail(ErrorCode::UserIdMissing, format!("unknown user {name}"))
         })?;
+        let mut cache = self.uids.lock().unwrap_or_else(|e| e.into_inner());
         if cache.len() > 4096 {
             cache.clear();
         }

@@ -7,6 +7,7 @@
 //! gateway, which answers some requests itself.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -67,47 +68,80 @@ pub(super) struct RpcTable {
     by_user: HashMap<u32, (u32, u64)>,
 }
 
-/// The table, shared by the actor and the gateway.
-pub(super) type Rpcs = Arc<Mutex<RpcTable>>;
-
-/// Notes one request of `kind` by `uid` that took `took`.
-pub(super) fn record(rpcs: &Rpcs, kind: MessageType, uid: u32, took: Duration) {
-    let micros = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
-    // The lock is held for two map updates; no await or I/O under it.
-    let mut t = rpcs.lock().unwrap_or_else(|e| e.into_inner());
-    let entry = t.by_type.entry(kind.0).or_insert((kind.1, 0, 0));
-    entry.1 += 1;
-    entry.2 += micros;
-    let user = t.by_user.entry(uid).or_default();
-    user.0 += 1;
-    user.1 += micros;
+/// The request table and the clients being served, shared by the actor
+/// and the gateway.
+#[derive(Debug, Default)]
+pub(super) struct Shared {
+    table: Mutex<RpcTable>,
+    /// Client connections open now (sdiag's server thread count).
+    connections: AtomicU32,
 }
 
-/// The table's rows, busiest first, as sdiag sorts them.
-pub(super) fn rows(rpcs: &Rpcs) -> (Vec<RpcCount>, Vec<UserCount>) {
-    let t = rpcs.lock().unwrap_or_else(|e| e.into_inner());
-    let mut by_type: Vec<RpcCount> = t
-        .by_type
-        .iter()
-        .map(|(&type_id, &(name, count, total_us))| RpcCount {
-            type_id,
-            name: name.to_string(),
-            count,
-            total_us,
-        })
-        .collect();
-    by_type.sort_by(|a, b| b.count.cmp(&a.count).then(a.type_id.cmp(&b.type_id)));
-    let mut by_user: Vec<UserCount> = t
-        .by_user
-        .iter()
-        .map(|(&uid, &(count, total_us))| UserCount {
-            uid,
-            count,
-            total_us,
-        })
-        .collect();
-    by_user.sort_by(|a, b| b.count.cmp(&a.count).then(a.uid.cmp(&b.uid)));
-    (by_type, by_user)
+/// The shared counters.
+pub(super) type Rpcs = Arc<Shared>;
+
+/// A client connection, counted while it lasts.
+pub(super) struct Served(Rpcs);
+
+impl Served {
+    /// Counts a connection until the value drops.
+    pub fn new(rpcs: &Rpcs) -> Served {
+        rpcs.connections.fetch_add(1, Ordering::Relaxed);
+        Served(rpcs.clone())
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        self.0.connections.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl Shared {
+    /// Client connections open now.
+    pub(super) fn connections(&self) -> u32 {
+        self.connections.load(Ordering::Relaxed)
+    }
+
+    /// Notes one request of `kind` by `uid` that took `took`.
+    pub(super) fn record(&self, kind: MessageType, uid: u32, took: Duration) {
+        let micros = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
+        // The lock is held for two map updates; no await or I/O under it.
+        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = t.by_type.entry(kind.0).or_insert((kind.1, 0, 0));
+        entry.1 += 1;
+        entry.2 += micros;
+        let user = t.by_user.entry(uid).or_default();
+        user.0 += 1;
+        user.1 += micros;
+    }
+
+    /// The table's rows, busiest first, as sdiag sorts them.
+    pub(super) fn rows(&self) -> (Vec<RpcCount>, Vec<UserCount>) {
+        let t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        let mut by_type: Vec<RpcCount> = t
+            .by_type
+            .iter()
+            .map(|(&type_id, &(name, count, total_us))| RpcCount {
+                type_id,
+                name: name.to_string(),
+                count,
+                total_us,
+            })
+            .collect();
+        by_type.sort_by(|a, b| b.count.cmp(&a.count).then(a.type_id.cmp(&b.type_id)));
+        let mut by_user: Vec<UserCount> = t
+            .by_user
+            .iter()
+            .map(|(&uid, &(count, total_us))| UserCount {
+                uid,
+                count,
+                total_us,
+            })
+            .collect();
+        by_user.sort_by(|a, b| b.count.cmp(&a.count).then(a.uid.cmp(&b.uid)));
+        (by_type, by_user)
+    }
 }
 
 /// Jobs and passes since the controller started.
