@@ -3,7 +3,8 @@
 //! do ([`auth`]), then asked of the controller through spur-client's one
 //! typed API with the caller's credential, which the controller checks.
 //! Answers take Slurm's shapes for each API version: Slurm 22.05's
-//! `openapi/v0.0.38` ([`v0038`]) and the data_parser versions.
+//! `openapi/v0.0.38` ([`v0038`]) and the data_parser versions ([`dp`]);
+//! job history under `/slurmdb/` ([`slurmdb`]).
 
 // The diag documents are single json! literals of some sixty keys.
 #![recursion_limit = "256"]
@@ -25,6 +26,7 @@ pub mod listen;
 pub mod listing;
 pub mod reply;
 mod server;
+pub mod slurmdb;
 pub mod target;
 pub mod v0038;
 

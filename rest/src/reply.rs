@@ -55,18 +55,32 @@ impl Version {
     /// named `cluster`: v0.0.38's is `squeue --json`'s
     /// ([`spur_slurm::openapi::Meta`]).
     pub fn meta(self, cluster: &str) -> Value {
-        let release = spur_proto::SLURM_COMPAT_VERSION;
         if self == Version::V0038 {
-            let meta = spur_slurm::openapi::Meta::v0038(release);
+            let meta = spur_slurm::openapi::Meta::v0038(spur_proto::SLURM_COMPAT_VERSION);
             return serde_json::to_value(meta).expect("plain data serializes");
         }
+        self.parser_meta(cluster, "openapi/slurmctld", "Slurm OpenAPI slurmctld")
+    }
+
+    /// The `meta` of an answer from the `/slurmdb/` paths: v0.0.38's is
+    /// `sacct --json`'s.
+    pub fn db_meta(self, cluster: &str) -> Value {
+        if self == Version::V0038 {
+            let meta = spur_slurm::openapi::Meta::dbv0038(spur_proto::SLURM_COMPAT_VERSION);
+            return serde_json::to_value(meta).expect("plain data serializes");
+        }
+        self.parser_meta(cluster, "openapi/slurmdbd", "Slurm OpenAPI slurmdbd")
+    }
+
+    fn parser_meta(self, cluster: &str, plugin: &str, name: &str) -> Value {
+        let release = spur_proto::SLURM_COMPAT_VERSION;
         let mut parts = release.split('.');
         let mut next = || parts.next().unwrap_or("0").to_string();
         let (major, minor, micro) = (next(), next(), next());
         json!({
             "plugin": {
-                "type": "openapi/slurmctld",
-                "name": "Slurm OpenAPI slurmctld",
+                "type": plugin,
+                "name": name,
                 "data_parser": format!("data_parser/{}", self.tag()),
                 "accounting_storage": "",
             },

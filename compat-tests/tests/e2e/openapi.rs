@@ -116,7 +116,9 @@ fn every_answer_matches_the_published_schema_of_its_version() {
     // pending array, a drained node.
     let running = c.submit(&["-N", "2", "--gpus-per-node=2", "--wrap", "sleep 300"], "");
     c.submit(&["--array=0-3%1", "--hold", "--wrap", "true"], "");
+    let finished = c.submit(&["--wrap", "srun true"], "");
     c.wait_state(running, "RUNNING");
+    c.wait_state(finished, "COMPLETED");
     let drained = c.run(
         "scontrol",
         &["update", "NodeName=n02", "State=DRAIN", "Reason=maint"],
@@ -240,6 +242,26 @@ fn every_answer_matches_the_published_schema_of_its_version() {
             assert_eq!(list.json()["hostlist"], "n[01-03],x9");
             let schema = answer_schema(doc, &format!("{util}/hostlist"), "post");
             check(doc, schema, &list.json(), "post hostlist", &mut problems);
+        }
+        let db = format!("/slurmdb/{version}");
+        for (template, path) in [
+            ("/jobs/", format!("{db}/jobs/")),
+            ("/jobs/", format!("{db}/jobs/?users=root&skip_steps=false")),
+            ("/job/{job_id}", format!("{db}/job/{finished}")),
+            ("/job/{job_id}", format!("{db}/job/{running}")),
+            ("/diag/", format!("{db}/diag/")),
+            ("/ping/", format!("{db}/ping/")),
+        ] {
+            let a = request(&t, "GET", &path, &auth, None);
+            assert_eq!(a.status, 200, "{path}: {}", a.body);
+            let schema = answer_schema(doc, &format!("{db}{template}"), "get");
+            check(
+                doc,
+                schema,
+                &a.json(),
+                &format!("get {path}"),
+                &mut problems,
+            );
         }
         let a = request(
             &t,

@@ -594,3 +594,127 @@ fn bad_input_gets_slurmrestds_refusals_and_submits_nothing() {
         text(&out.stdout)
     );
 }
+
+#[test]
+fn slurmdb_jobs_come_from_spurs_history_as_sacct_shows_them() {
+    let mut c = jwt_cluster();
+    let t = c.start_rest(&[]);
+    let token = c.token(&[]);
+    let auth = [("X-SLURM-USER-TOKEN", token.as_str())];
+    let id = c.submit(&["-J", "hist", "--wrap", "srun true; exit 3"], "");
+    c.wait_state(id, "FAILED");
+
+    // v0.0.38 answers with the document sacct --json prints.
+    let a = get(&t, &format!("/slurmdb/v0.0.38/job/{id}"), &auth);
+    assert_eq!(a.status, 200, "{}", a.body);
+    let rest = a.json();
+    assert_eq!(rest["meta"]["plugin"]["type"], "openapi/dbv0.0.38");
+    let sacct: Value = serde_json::from_str(&text(
+        &c.run("sacct", &["--json", "-j", &id.to_string()]).stdout,
+    ))
+    .expect("sacct --json");
+    assert_eq!(rest["jobs"], sacct["jobs"]);
+    assert_eq!(rest["jobs"][0]["steps"].as_array().map(Vec::len), Some(2));
+
+    // The data_parser versions: the same job in their shape.
+    let a = get(&t, &format!("/slurmdb/v0.0.44/job/{id}"), &auth);
+    assert_eq!(a.status, 200, "{}", a.body);
+    let job = &a.json()["jobs"][0];
+    assert_eq!(job["job_id"], id);
+    assert_eq!(job["name"], "hist");
+    assert_eq!(job["state"]["current"], serde_json::json!(["FAILED"]));
+    assert_eq!(job["exit_code"]["return_code"]["number"], 3);
+    assert_eq!(job["exit_code"]["status"], serde_json::json!(["ERROR"]));
+    let steps: Vec<&str> = job["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .map(|s| s["step"]["id"].as_str().expect("a step id"))
+        .collect();
+    assert_eq!(steps, [format!("{id}.batch"), format!("{id}.0")]);
+
+    // Queries select as sacct's options do.
+    let listed = |query: &str| -> Vec<u64> {
+        let a = get(&t, &format!("/slurmdb/v0.0.44/jobs?{query}"), &auth);
+        assert_eq!(a.status, 200, "{query}: {}", a.body);
+        a.json()["jobs"]
+            .as_array()
+            .expect("jobs")
+            .iter()
+            .map(|j| j["job_id"].as_u64().expect("an id"))
+            .collect()
+    };
+    let hour_ago = now() - 3600;
+    let soon = now() + 60;
+    assert_eq!(
+        listed(&format!(
+            "state=FAILED&start_time={hour_ago}&end_time={soon}"
+        )),
+        [u64::from(id)]
+    );
+    assert_eq!(
+        listed(&format!(
+            "state=FAILED&start_time={hour_ago}&end_time={}",
+            hour_ago + 60
+        )),
+        Vec::<u64>::new(),
+        "it failed after that window"
+    );
+    assert_eq!(
+        listed(&format!(
+            "state=COMPLETED&start_time={hour_ago}&end_time={soon}"
+        )),
+        Vec::<u64>::new()
+    );
+    assert_eq!(listed("job_name=hist"), [u64::from(id)]);
+    assert_eq!(listed("job_name=other"), Vec::<u64>::new());
+    assert_eq!(listed("users=nobody"), Vec::<u64>::new());
+    assert_eq!(listed("cluster=elsewhere"), Vec::<u64>::new());
+    assert_eq!(listed(&format!("step={id}")), [u64::from(id)]);
+    let a = get(
+        &t,
+        "/slurmdb/v0.0.44/jobs?skip_steps=true&job_name=hist",
+        &auth,
+    );
+    assert_eq!(a.json()["jobs"][0]["steps"], serde_json::json!([]));
+    let a = get(&t, "/slurmdb/v0.0.44/jobs?wckey=x&job_name=hist", &auth);
+    assert_eq!(
+        a.json()["warnings"][0]["description"],
+        "wckey is accepted for compatibility; spur does not act on it"
+    );
+    let a = get(&t, "/slurmdb/v0.0.44/jobs?state=SIDEWAYS", &auth);
+    assert_eq!(a.status, 400, "{}", a.body);
+    assert_eq!(a.json()["errors"][0]["error_number"], 9000);
+
+    // The accounting database's objects are not kept, and say so.
+    for path in [
+        "/slurmdb/v0.0.44/accounts/",
+        "/slurmdb/v0.0.44/user/root",
+        "/slurmdb/v0.0.41/associations",
+        "/slurmdb/v0.0.38/qos",
+    ] {
+        let a = get(&t, path, &auth);
+        assert_eq!(a.status, 404, "{path}: {}", a.body);
+        let e = &a.json()["errors"][0];
+        assert_eq!(e["error_number"], 2036, "{path}");
+        assert!(
+            e["description"]
+                .as_str()
+                .is_some_and(|d| d.contains("no accounting database")),
+            "{path}: {e}"
+        );
+    }
+
+    let a = get(&t, "/slurmdb/v0.0.44/ping/", &auth);
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(a.json()["pings"][0]["responding"], true);
+    let a = get(&t, "/slurmdb/v0.0.44/diag/", &auth);
+    let rpcs = &a.json()["statistics"]["RPCs"];
+    let history = rpcs
+        .as_array()
+        .expect("RPCs")
+        .iter()
+        .find(|r| r["rpc"] == "DBD_GET_JOBS_COND")
+        .expect("history requests are counted");
+    assert!(history["count"].as_u64().unwrap_or(0) >= 10, "{rpcs}");
+}

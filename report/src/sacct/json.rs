@@ -44,25 +44,25 @@ fn tres_item(kind: &str, name: Option<&str>, id: i64, count: u64) -> TresItem {
     }
 }
 
-/// TRES counts by TRES id: cpu 1, mem 2, node 4, billing 5, gres/gpu 1001.
+/// TRES counts as accounting lists them, by TRES id: (type, name, id,
+/// count) for cpu 1, mem 2, node 4, billing 5 and gres/gpu 1001, zero
+/// counts left out. Every JSON shape of a TRES list is written from these.
+pub fn tres_counts(t: &Tres) -> Vec<(&'static str, Option<&'static str>, i64, u64)> {
+    let counts = [
+        ("cpu", None, 1, u64::from(t.cpus)),
+        ("mem", None, 2, t.mem_mb),
+        ("node", None, 4, u64::from(t.nodes)),
+        ("billing", None, 5, u64::from(t.billing)),
+        ("gres", Some("gpu"), 1001, u64::from(t.gpus)),
+    ];
+    counts.into_iter().filter(|c| c.3 > 0).collect()
+}
+
 fn tres_list(t: &Tres) -> Vec<TresItem> {
-    let mut items = Vec::new();
-    if t.cpus > 0 {
-        items.push(tres_item("cpu", None, 1, u64::from(t.cpus)));
-    }
-    if t.mem_mb > 0 {
-        items.push(tres_item("mem", None, 2, t.mem_mb));
-    }
-    if t.nodes > 0 {
-        items.push(tres_item("node", None, 4, u64::from(t.nodes)));
-    }
-    if t.billing > 0 {
-        items.push(tres_item("billing", None, 5, u64::from(t.billing)));
-    }
-    if t.gpus > 0 {
-        items.push(tres_item("gres", Some("gpu"), 1001, u64::from(t.gpus)));
-    }
-    items
+    tres_counts(t)
+        .into_iter()
+        .map(|(kind, name, id, count)| tres_item(kind, name, id, count))
+        .collect()
 }
 
 /// Zero energy: the only usage a step records when none is gathered.

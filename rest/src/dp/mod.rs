@@ -5,6 +5,7 @@
 //! `warnings` on every answer and 25.11's statuses for errors.
 
 pub mod desc;
+pub mod history;
 pub mod job;
 pub mod node;
 pub mod value;
@@ -33,7 +34,11 @@ fn version(tag: &str) -> Option<Version> {
 }
 
 /// A route at `path` and at `path/` (slurmrestd ignores a trailing slash).
-fn both(router: Router<Arc<State>>, path: &str, m: MethodRouter<Arc<State>>) -> Router<Arc<State>> {
+pub(crate) fn both(
+    router: Router<Arc<State>>,
+    path: &str,
+    m: MethodRouter<Arc<State>>,
+) -> Router<Arc<State>> {
     let bare = path.trim_end_matches('/');
     router.route(bare, m.clone()).route(&format!("{bare}/"), m)
 }

@@ -3,7 +3,7 @@
 //! options, fields, formats, error texts and exit codes. This module does
 //! the I/O (one `History` request, and `Config` when the cluster's name is
 //! printed); resolving the command line (options.rs), choosing lines
-//! (select.rs) and printing them (render.rs, json.rs) are pure.
+//! (spur-report's select) and printing them (render, json) are pure.
 
 pub mod args;
 #[cfg(test)]
@@ -11,9 +11,8 @@ mod fixture;
 #[cfg(test)]
 mod golden;
 pub mod options;
-pub mod select;
 
-pub use spur_report::sacct::{field, format, json, render};
+pub use spur_report::sacct::{field, format, json, render, select};
 #[cfg(test)]
 mod tests;
 
@@ -155,11 +154,11 @@ fn fetch(query: &HistoryQuery) -> Result<(u64, Vec<HistoryJob>), String> {
 
 /// What sacct prints for `jobs` (the controller's answer). Pure.
 pub fn report(plan: &Plan, now: u64, jobs: &[HistoryJob], cluster: &str) -> String {
-    let chosen = select::jobs(jobs, plan);
+    let chosen = select::jobs(jobs, plan.selection());
     if plan.json {
         let with_steps: Vec<(&HistoryJob, Vec<&HistoryStep>)> = chosen
             .iter()
-            .map(|j| (*j, select::steps(j, plan)))
+            .map(|j| (*j, select::steps(j, plan.selection())))
             .collect();
         let ctx = json::Ctx {
             cluster,
@@ -173,5 +172,9 @@ pub fn report(plan: &Plan, now: u64, jobs: &[HistoryJob], cluster: &str) -> Stri
         cluster: cluster.to_string(),
         noconvert: plan.noconvert,
     };
-    render::render(&select::lines(&chosen, plan), &plan.layout, &ctx)
+    render::render(
+        &select::lines(&chosen, plan.selection()),
+        &plan.layout,
+        &ctx,
+    )
 }

@@ -9,6 +9,8 @@ use spur_proto::{AcctState, HistoryQuery, JobSelector};
 
 use super::args::SacctArgs;
 use super::format::{parse_fields, FieldsError, Layout, Parsable};
+pub use super::select::Filters;
+use super::select::{self, Selection};
 
 /// sacct's default fields.
 const DEFAULT_FIELDS: &str = "jobid,jobname,partition,account,alloccpus,state,exitcode";
@@ -36,30 +38,6 @@ const UNACCOUNTED: &[(&str, &str)] = &[
     ("STAGE_OUT", "SO"),
     ("STOPPED", "ST"),
 ];
-
-/// Narrowing done on what the controller returns (options the history
-/// query does not carry).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Filters {
-    /// `-A`.
-    pub accounts: Vec<String>,
-    /// `-g`, as gids.
-    pub gids: Vec<u32>,
-    /// `-q`.
-    pub qos: Vec<String>,
-    /// `-N`: node names.
-    pub nodes: Vec<String>,
-    /// `-i`: node count range.
-    pub nnodes: Option<(u32, u32)>,
-    /// `-I`: CPU count range.
-    pub ncpus: Option<(u32, u32)>,
-    /// `-k`/`-K`: time limit range in minutes.
-    pub timelimit: Option<(u64, u64)>,
-    /// `-C`.
-    pub constraints: Vec<String>,
-    /// `-R`.
-    pub reasons: Vec<String>,
-}
 
 /// Everything a sacct run needs after its command line.
 #[derive(Debug, Clone)]
@@ -157,14 +135,6 @@ fn parse_when(text: Option<&str>, now: i64) -> Result<u64, String> {
     }
 }
 
-/// Local midnight of the day of `now`.
-fn midnight(now: i64) -> u64 {
-    spur_slurm::parse_time::parse_past("midnight", now)
-        .ok()
-        .flatten()
-        .map_or(0, |t| t.max(0) as u64)
-}
-
 /// `min[-max]` of -i and -I.
 fn range(text: &str, what: &str, flag: char) -> Result<(u32, u32), String> {
     let bad = || error(format!("invalid {what} range -{flag} '{text}'"));
@@ -205,6 +175,15 @@ pub const NOT_ACTED: &[&str] = &[
 ];
 
 impl Plan {
+    /// What picks the records to show.
+    pub fn selection(&self) -> Selection<'_> {
+        Selection {
+            jobs: &self.query.jobs,
+            filters: &self.filters,
+            no_steps: self.no_steps,
+        }
+    }
+
     /// Resolves `a` for the user `uid` at `now` (Unix seconds); `env`
     /// reads SACCT_FORMAT. Errors are the text sacct prints before it
     /// exits 1.
@@ -217,8 +196,8 @@ impl Plan {
         let jobs = parse_jobs(&a.jobs)?;
         let states = parse_states(&a.state)?;
         let mut warnings = Vec::new();
-        let mut start = parse_when(a.starttime.as_deref(), now)?;
-        let mut end = parse_when(a.endtime.as_deref(), now)?;
+        let start = parse_when(a.starttime.as_deref(), now)?;
+        let end = parse_when(a.endtime.as_deref(), now)?;
         let mut uids = resolve_users(a, uid, !jobs.is_empty())?;
         if a.json.is_some() && a.user.is_empty() && !a.me {
             // Slurm's --json asks for every user's jobs.
@@ -232,24 +211,7 @@ impl Plan {
         if a.yaml.is_some() {
             return Err(fatal("--yaml is not supported by spur; use --json"));
         }
-        // slurmdb_job_cond_def_start_end.
-        let now_u = now.max(0) as u64;
-        if !states.is_empty() {
-            if start == 0 && jobs.is_empty() {
-                start = now_u;
-            }
-            if start != 0 && end == 0 {
-                end = start;
-            }
-        } else if jobs.is_empty() && start == 0 {
-            start = midnight(now);
-        }
-        if end == 0 {
-            end = now_u;
-        }
-        if end == start || end == now_u {
-            end += 1;
-        }
+        let (start, end) = select::window(start, end, !states.is_empty(), !jobs.is_empty(), now);
         if start > end {
             return Err(error(format!(
                 "Start time ({}) requested is after end time ({}).",

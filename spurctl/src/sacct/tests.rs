@@ -107,9 +107,11 @@ fn trim(j: J) -> J {
 fn json_is_slurms_shape_and_values() {
     let jobs = upto(36);
     let p = plan(&["-j", "31", "--json"]);
-    let chosen = select::jobs(&jobs, &p);
-    let pairs: Vec<(&HistoryJob, Vec<&HistoryStep>)> =
-        chosen.iter().map(|j| (*j, select::steps(j, &p))).collect();
+    let chosen = select::jobs(&jobs, p.selection());
+    let pairs: Vec<(&HistoryJob, Vec<&HistoryStep>)> = chosen
+        .iter()
+        .map(|j| (*j, select::steps(j, p.selection())))
+        .collect();
     let doc = serde_json::to_value(json::document(
         &pairs,
         &json::Ctx {

@@ -1,12 +1,48 @@
-//! Which lines a sacct report prints, in which order: the jobs the `-j`
-//! list and the client-side filters keep, sorted as sacct sorts them (by
-//! submit time, then array, task and job id), each followed by its steps
-//! unless `-X` (only the named steps when `-j` names steps). Pure.
+//! Which records a history report shows, in which order: the jobs the
+//! `-j` list and the filters the controller's query does not apply keep,
+//! sorted as sacct sorts them (by submit time, then array, task and job
+//! id), each followed by its steps unless `-X` (only the named steps when
+//! `-j` names steps). sacct and the REST server's `/slurmdb/` jobs both
+//! choose their records here. Pure.
 
 use spur_proto::{HistoryJob, HistoryStep, JobSelector, StepId};
 
 use super::field::{job_cpus, job_nodes, Line};
-use super::options::{Filters, Plan};
+
+/// Narrowing done on what the controller returns (selections the history
+/// query does not carry).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filters {
+    /// `-A`.
+    pub accounts: Vec<String>,
+    /// `-g`, as gids.
+    pub gids: Vec<u32>,
+    /// `-q`.
+    pub qos: Vec<String>,
+    /// `-N`: node names.
+    pub nodes: Vec<String>,
+    /// `-i`: node count range.
+    pub nnodes: Option<(u32, u32)>,
+    /// `-I`: CPU count range.
+    pub ncpus: Option<(u32, u32)>,
+    /// `-k`/`-K`: time limit range in minutes.
+    pub timelimit: Option<(u64, u64)>,
+    /// `-C`.
+    pub constraints: Vec<String>,
+    /// `-R`.
+    pub reasons: Vec<String>,
+}
+
+/// What picks the records: the `-j` list, the filters, and `-X`.
+#[derive(Debug, Clone, Copy)]
+pub struct Selection<'a> {
+    /// The job list the query carried (empty: every job).
+    pub jobs: &'a [JobSelector],
+    /// The filters applied here.
+    pub filters: &'a Filters,
+    /// `-X`: jobs without their steps.
+    pub no_steps: bool,
+}
 
 /// Whether `sel` names `job` (`N` is the job or an array's tasks; `N_i`
 /// one task).
@@ -68,10 +104,10 @@ fn ran_on(wanted: &[String], nodes: &str) -> bool {
 }
 
 /// The jobs to print, in sacct's order.
-pub fn jobs<'a>(all: &'a [HistoryJob], plan: &Plan) -> Vec<&'a HistoryJob> {
+pub fn jobs<'a>(all: &'a [HistoryJob], sel: Selection<'_>) -> Vec<&'a HistoryJob> {
     let mut kept: Vec<&HistoryJob> = all
         .iter()
-        .filter(|j| shown(&plan.query.jobs, j).is_some() && keeps(&plan.filters, j))
+        .filter(|j| shown(sel.jobs, j).is_some() && keeps(sel.filters, j))
         .collect();
     // Non-array jobs sort before array tasks submitted the same second.
     kept.sort_by_key(|j| {
@@ -86,11 +122,11 @@ pub fn jobs<'a>(all: &'a [HistoryJob], plan: &Plan) -> Vec<&'a HistoryJob> {
 }
 
 /// The steps of `job` the report shows (none with `-X`).
-pub fn steps<'a>(job: &'a HistoryJob, plan: &Plan) -> Vec<&'a HistoryStep> {
-    if plan.no_steps {
+pub fn steps<'a>(job: &'a HistoryJob, sel: Selection<'_>) -> Vec<&'a HistoryStep> {
+    if sel.no_steps {
         return Vec::new();
     }
-    let named = shown(&plan.query.jobs, job).and_then(|(_, steps)| steps);
+    let named = shown(sel.jobs, job).and_then(|(_, steps)| steps);
     job.steps
         .iter()
         .filter(|s| named.as_ref().is_none_or(|n| n.contains(&s.step)))
@@ -98,18 +134,18 @@ pub fn steps<'a>(job: &'a HistoryJob, plan: &Plan) -> Vec<&'a HistoryStep> {
 }
 
 /// The lines of the report for `jobs` (already chosen and sorted).
-pub fn lines<'a>(jobs: &[&'a HistoryJob], plan: &Plan) -> Vec<Line<'a>> {
+pub fn lines<'a>(jobs: &[&'a HistoryJob], sel: Selection<'_>) -> Vec<Line<'a>> {
     let mut out = Vec::with_capacity(jobs.len() * 2);
     for &job in jobs {
-        let Some((full, steps)) = shown(&plan.query.jobs, job) else {
+        let Some((full, steps)) = shown(sel.jobs, job) else {
             continue;
         };
         // Without steps the job's line shows even when only steps were
         // named.
-        if full || plan.no_steps {
+        if full || sel.no_steps {
             out.push(Line::Job(job));
         }
-        if plan.no_steps {
+        if sel.no_steps {
             continue;
         }
         for step in job
@@ -121,6 +157,42 @@ pub fn lines<'a>(jobs: &[&'a HistoryJob], plan: &Plan) -> Vec<Line<'a>> {
         }
     }
     out
+}
+
+/// The time window of a history query (`slurmdb_job_cond_def_start_end`)
+/// from the start and end asked for (0: not given), at `now`: with states,
+/// a missing start is now (unless jobs are named) and a missing end the
+/// start; without, a missing start is midnight unless jobs are named; a
+/// missing end is now, and an end equal to the start or to now moves a
+/// second on. The caller refuses a start after the end.
+pub fn window(start: u64, end: u64, states: bool, jobs: bool, now: i64) -> (u64, u64) {
+    let now_u = now.max(0) as u64;
+    let (mut start, mut end) = (start, end);
+    if states {
+        if start == 0 && !jobs {
+            start = now_u;
+        }
+        if start != 0 && end == 0 {
+            end = start;
+        }
+    } else if !jobs && start == 0 {
+        start = midnight(now);
+    }
+    if end == 0 {
+        end = now_u;
+    }
+    if end == start || end == now_u {
+        end += 1;
+    }
+    (start, end)
+}
+
+/// Local midnight of the day of `now`.
+fn midnight(now: i64) -> u64 {
+    spur_slurm::parse_time::parse_past("midnight", now)
+        .ok()
+        .flatten()
+        .map_or(0, |t| t.max(0) as u64)
 }
 
 /// `-T`: start and end times cut to the window (`end` no later than
