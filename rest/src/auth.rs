@@ -63,6 +63,23 @@ impl Plugin {
 pub struct Peer {
     /// The peer's uid on a unix socket (SO_PEERCRED); None over TCP.
     pub uid: Option<u32>,
+    /// The peer's address over TCP.
+    pub addr: Option<std::net::SocketAddr>,
+}
+
+impl Peer {
+    /// The connection as slurmrestd names it in its errors: `[host]:port`,
+    /// the host by name where it has one; `unix` on a unix socket.
+    pub fn name(&self) -> String {
+        match self.addr {
+            Some(addr) => {
+                let host =
+                    spur_sys::host_name_of(addr.ip()).unwrap_or_else(|| addr.ip().to_string());
+                format!("[{host}]:{}", addr.port())
+            }
+            None => "unix".into(),
+        }
+    }
 }
 
 /// How the server itself reaches the controller, for `rest_auth/local`.
@@ -206,7 +223,10 @@ mod tests {
         h
     }
 
-    const TCP: Peer = Peer { uid: None };
+    const TCP: Peer = Peer {
+        uid: None,
+        addr: None,
+    };
 
     fn token(t: &str, name: Option<&str>) -> Caller {
         Caller {
@@ -256,7 +276,10 @@ mod tests {
     fn local_takes_only_unix_peers_of_our_uid_or_root() {
         let own = OwnIdentity::Uid(1000);
         let local = [Plugin::Local];
-        let me = Peer { uid: Some(1000) };
+        let me = Peer {
+            uid: Some(1000),
+            addr: None,
+        };
         let plain = Caller { credential: None };
         assert_eq!(
             authenticate(&local, &HeaderMap::new(), me, &own),
@@ -265,7 +288,10 @@ mod tests {
         // A user's header changes nothing for a user peer.
         let h = headers(&[(USER_NAME, "root")]);
         assert_eq!(authenticate(&local, &h, me, &own), Ok(plain.clone()));
-        let root = Peer { uid: Some(0) };
+        let root = Peer {
+            uid: Some(0),
+            addr: None,
+        };
         let h = headers(&[(USER_NAME, "alice")]);
         assert_eq!(
             authenticate(&local, &h, root, &own),
@@ -275,7 +301,10 @@ mod tests {
                 })
             })
         );
-        let other = Peer { uid: Some(1001) };
+        let other = Peer {
+            uid: Some(1001),
+            addr: None,
+        };
         assert_eq!(
             authenticate(&local, &HeaderMap::new(), other, &own),
             Err(Refusal::OtherUid(1001))

@@ -21,8 +21,11 @@ use crate::reply::{plain, text};
 use crate::{dp, slurmdb, v0038, State, Unauthorized};
 
 impl Connected<IncomingStream<'_, TcpListener>> for Peer {
-    fn connect_info(_: IncomingStream<'_, TcpListener>) -> Peer {
-        Peer { uid: None }
+    fn connect_info(stream: IncomingStream<'_, TcpListener>) -> Peer {
+        Peer {
+            uid: None,
+            addr: Some(*stream.remote_addr()),
+        }
     }
 }
 
@@ -30,6 +33,7 @@ impl Connected<IncomingStream<'_, UnixListener>> for Peer {
     fn connect_info(stream: IncomingStream<'_, UnixListener>) -> Peer {
         Peer {
             uid: stream.io().peer_cred().ok().map(|c| c.uid()),
+            addr: None,
         }
     }
 }
@@ -60,10 +64,13 @@ async fn unknown_method() -> Response {
 /// plugin takes is refused before its path is looked at), and that a
 /// method without a body carries none.
 async fn admit(AxState(state): AxState<Arc<State>>, mut req: Request, next: Next) -> Response {
-    let peer = req
-        .extensions()
-        .get::<ConnectInfo<Peer>>()
-        .map_or(Peer { uid: None }, |c| c.0);
+    let peer = req.extensions().get::<ConnectInfo<Peer>>().map_or(
+        Peer {
+            uid: None,
+            addr: None,
+        },
+        |c| c.0,
+    );
     let caller = match auth::authenticate(
         &state.settings.plugins,
         req.headers(),
@@ -89,6 +96,7 @@ async fn admit(AxState(state): AxState<Arc<State>>, mut req: Request, next: Next
         return refusal;
     }
     req.extensions_mut().insert(caller);
+    req.extensions_mut().insert(peer);
     next.run(req).await
 }
 

@@ -1,6 +1,7 @@
 //! spur-sys: this host's facts as libc gives them, in one place for the
 //! daemon and every front end: users and groups from the passwd and group
-//! databases, the host's short name, and this process's umask.
+//! databases, the host's short name, a peer's host name, and this
+//! process's umask.
 
 pub mod users;
 
@@ -19,6 +20,62 @@ pub fn short_hostname() -> String {
     }
 }
 
+/// The host name of `ip` as the hosts database or DNS gives it
+/// (getnameinfo with NI_NAMEREQD); None when it has none.
+pub fn host_name_of(ip: std::net::IpAddr) -> Option<String> {
+    let mut host = [0u8; 1025];
+    let rc = match ip {
+        std::net::IpAddr::V4(v4) => {
+            let sa = libc::sockaddr_in {
+                sin_family: libc::AF_INET as libc::sa_family_t,
+                sin_port: 0,
+                sin_addr: libc::in_addr {
+                    s_addr: u32::from_ne_bytes(v4.octets()),
+                },
+                sin_zero: [0; 8],
+            };
+            // SAFETY: sa is a valid sockaddr_in of the length given, and
+            // host is valid for its length; getnameinfo NUL-terminates.
+            unsafe {
+                libc::getnameinfo(
+                    (&sa as *const libc::sockaddr_in).cast(),
+                    std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+                    host.as_mut_ptr().cast(),
+                    host.len() as libc::socklen_t,
+                    std::ptr::null_mut(),
+                    0,
+                    libc::NI_NAMEREQD,
+                )
+            }
+        }
+        std::net::IpAddr::V6(v6) => {
+            // SAFETY: a zeroed sockaddr_in6 is valid; its fields are set below.
+            let mut sa: libc::sockaddr_in6 = unsafe { std::mem::zeroed() };
+            sa.sin6_family = libc::AF_INET6 as libc::sa_family_t;
+            sa.sin6_addr = libc::in6_addr {
+                s6_addr: v6.octets(),
+            };
+            // SAFETY: as above, for a sockaddr_in6.
+            unsafe {
+                libc::getnameinfo(
+                    (&sa as *const libc::sockaddr_in6).cast(),
+                    std::mem::size_of::<libc::sockaddr_in6>() as libc::socklen_t,
+                    host.as_mut_ptr().cast(),
+                    host.len() as libc::socklen_t,
+                    std::ptr::null_mut(),
+                    0,
+                    libc::NI_NAMEREQD,
+                )
+            }
+        }
+    };
+    if rc != 0 {
+        return None;
+    }
+    let end = host.iter().position(|&b| b == 0).unwrap_or(host.len());
+    Some(String::from_utf8_lossy(&host[..end]).into_owned())
+}
+
 /// This process's file mode creation mask.
 pub fn umask() -> u32 {
     // SAFETY: umask cannot fail; it is set back at once to what it was.
@@ -35,5 +92,16 @@ mod tests {
     fn the_short_host_name_has_no_dot() {
         let name = super::short_hostname();
         assert!(!name.is_empty() && !name.contains('.'), "{name}");
+    }
+
+    #[test]
+    fn loopback_has_a_name_in_the_hosts_database() {
+        let name = super::host_name_of("127.0.0.1".parse().expect("an address"));
+        assert_eq!(name.as_deref(), Some("localhost"));
+        // TEST-NET-1 is never assigned, so it has no name.
+        assert_eq!(
+            super::host_name_of("192.0.2.1".parse().expect("an address")),
+            None
+        );
     }
 }

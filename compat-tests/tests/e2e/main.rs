@@ -10,6 +10,7 @@ mod http;
 mod memory;
 mod openapi;
 mod patterns;
+mod recordings;
 mod requests;
 mod requeue;
 mod rest;

@@ -22,6 +22,19 @@ pub fn render_json(rows: &[JobInfo], cluster: &str) -> String {
     spur_slurm::openapi::document_text(&document(rows, cluster))
 }
 
+/// A job's `flags` as slurmctld 22.05 shows them: a job no longer
+/// pending has stopped accruing age (`JOB_ACCRUE_OVER`), and one still on
+/// its nodes `JOB_WAS_RUNNING`, which its end clears.
+pub fn flags(j: &JobInfo) -> &'static [&'static str] {
+    match j.state {
+        JobStateName::Pending => &[],
+        JobStateName::Running | JobStateName::Completing if !j.nodes.is_empty() => {
+            &["JOB_ACCRUE_OVER", "JOB_WAS_RUNNING"]
+        }
+        _ => &["JOB_ACCRUE_OVER"],
+    }
+}
+
 /// One job of the document.
 pub fn job<'a>(j: &'a JobInfo, cluster: &'a str) -> Job<'a> {
     let s = |o: &'a Option<String>| o.as_deref().unwrap_or("");
@@ -36,11 +49,7 @@ pub fn job<'a>(j: &'a JobInfo, cluster: &'a str) -> Job<'a> {
         array_task_string: s(&j.array_task_str),
         batch_flag: j.batch,
         batch_host: s(&j.batch_host),
-        flags: if started {
-            vec!["JOB_WAS_RUNNING"]
-        } else {
-            Vec::new()
-        },
+        flags: flags(j).to_vec(),
         cluster,
         command: s(&j.command),
         comment: s(&j.comment),

@@ -216,11 +216,15 @@ fn write<M: SerializeMap>(
     m.serialize_entry("batch_features", empty)?;
     m.serialize_entry("batch_flag", &j.batch)?;
     m.serialize_entry("batch_host", s(&j.batch_host))?;
-    if started {
-        m.serialize_entry("flags", &["JOB_WAS_RUNNING"])?;
-    } else {
-        m.serialize_entry("flags", &none)?;
-    }
+    // The data_parser names 22.05's JOB_ACCRUE_OVER ACCRUE_COUNT_CLEARED.
+    let flags: Vec<&str> = spur_report::squeue::json::flags(j)
+        .iter()
+        .map(|f| match *f {
+            "JOB_ACCRUE_OVER" => "ACCRUE_COUNT_CLEARED",
+            other => other,
+        })
+        .collect();
+    m.serialize_entry("flags", &flags)?;
     m.serialize_entry("burst_buffer", empty)?;
     m.serialize_entry("burst_buffer_state", empty)?;
     m.serialize_entry("cluster", cluster)?;

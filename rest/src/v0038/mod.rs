@@ -290,6 +290,7 @@ fn job_update(job_id: u32, body: &Value) -> Result<JobUpdate, String> {
 async fn update(
     AxState(state): AxState<Arc<State>>,
     Extension(caller): Extension<Caller>,
+    Extension(peer): Extension<crate::auth::Peer>,
     Path(id): Path<String>,
     body: axum::body::Bytes,
 ) -> Response {
@@ -316,7 +317,7 @@ async fn update(
         Some(e) => failed(
             &state,
             vec![entry(
-                &format!("job update of JobId={id} failed"),
+                &format!("job update from {} failed", peer.name()),
                 &e,
                 "_parse_job_list",
             )],
