@@ -7,7 +7,8 @@
 //! handful of round trips and should start in a millisecond, without a
 //! runtime. A server acting for many callers (the REST server) takes
 //! sessions from a [`Pool`] and makes each request with the caller's
-//! [`Credential`].
+//! [`Credential`]. Which jobs a cancel names is chosen in [`select`], for
+//! scancel and the REST server alike.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -27,6 +28,7 @@ use thiserror::Error;
 
 pub mod api;
 pub mod pool;
+pub mod select;
 pub use api::{Api, Listing, PerTarget, StepCreated, Submitted};
 pub use pool::Pool;
 

@@ -263,6 +263,37 @@ fn every_answer_matches_the_published_schema_of_its_version() {
                 &mut problems,
             );
         }
+        let kill = request(
+            &t,
+            "DELETE",
+            &format!("{base}/jobs/"),
+            &auth,
+            Some(r#"{"jobs":["999999"],"signal":"USR1"}"#),
+        );
+        assert_eq!(kill.status, 200, "{}", kill.body);
+        let schema = answer_schema(doc, &format!("{base}/jobs/"), "delete");
+        check(doc, schema, &kill.json(), "delete jobs", &mut problems);
+        if *version >= "v0.0.45" {
+            for (method, template, path, body) in [
+                (
+                    "get",
+                    "/job/{job_id}/requeue",
+                    format!("{base}/job/999999/requeue"),
+                    None,
+                ),
+                (
+                    "post",
+                    "/jobs/requeue",
+                    format!("{base}/jobs/requeue"),
+                    Some(r#"{"jobs":["999999"]}"#),
+                ),
+            ] {
+                let a = request(&t, &method.to_uppercase(), &path, &auth, body);
+                assert_eq!(a.status, 200, "{path}: {}", a.body);
+                let schema = answer_schema(doc, &format!("{base}{template}"), method);
+                check(doc, schema, &a.json(), &path, &mut problems);
+            }
+        }
         let a = request(
             &t,
             "DELETE",

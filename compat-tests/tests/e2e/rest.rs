@@ -718,3 +718,100 @@ fn slurmdb_jobs_come_from_spurs_history_as_sacct_shows_them() {
         .expect("history requests are counted");
     assert!(history["count"].as_u64().unwrap_or(0) >= 10, "{rpcs}");
 }
+
+#[test]
+fn bulk_cancel_and_requeue_act_on_what_they_select_and_no_one_elses() {
+    let mut c = jwt_cluster();
+    let t = c.start_rest(&[]);
+    let token = c.token(&[]);
+    let auth = [("X-SLURM-USER-TOKEN", token.as_str())];
+    let bulk: Vec<u32> = (0..3)
+        .map(|_| c.submit(&["-J", "bulk", "--hold", "--wrap", "true"], ""))
+        .collect();
+    let other = c.submit(&["-J", "other", "--hold", "--wrap", "true"], "");
+
+    // Another user selects root's jobs by id: each is refused, none goes.
+    let nobody = c.token(&["username=nobody"]);
+    let body = format!(r#"{{"jobs":["{other}"]}}"#);
+    let a = request(
+        &t,
+        "DELETE",
+        "/slurm/v0.0.44/jobs",
+        &[("X-SLURM-USER-TOKEN", &nobody)],
+        Some(&body),
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    let status = &a.json()["status"];
+    assert_eq!(status[0]["job_id"]["number"], other, "{status}");
+    assert_eq!(status[0]["error"]["code"], 2002, "{status}");
+    assert_eq!(c.state(other).as_deref(), Some("PENDING"));
+
+    // By name: the three jobs, and only them.
+    let a = request(
+        &t,
+        "DELETE",
+        "/slurm/v0.0.44/jobs/",
+        &auth,
+        Some(r#"{"job_name":"bulk","flags":["HURRY"]}"#),
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    let doc = a.json();
+    let mut ids: Vec<u64> = doc["status"]
+        .as_array()
+        .expect("status")
+        .iter()
+        .map(|s| {
+            assert_eq!(s["error"]["code"], 0, "{s}");
+            s["job_id"]["number"].as_u64().expect("an id")
+        })
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, bulk.iter().map(|&i| u64::from(i)).collect::<Vec<_>>());
+    assert_eq!(
+        doc["warnings"][0]["description"],
+        "flags=HURRY is accepted for compatibility; spur does not act on it"
+    );
+    for id in &bulk {
+        c.wait_state(*id, "CANCELLED");
+    }
+    assert_eq!(c.state(other).as_deref(), Some("PENDING"));
+    // Nothing selected is a refusal, not "everything".
+    let a = request(&t, "DELETE", "/slurm/v0.0.44/jobs", &auth, Some("{}"));
+    assert_eq!(a.status, 400, "{}", a.body);
+
+    // v0.0.45's requeue: a running job back to pending, held.
+    let running = c.submit(&["--wrap", "sleep 300"], "");
+    c.wait_state(running, "RUNNING");
+    let a = get(&t, &format!("/slurm/v0.0.44/job/{running}/requeue"), &auth);
+    assert_eq!(a.status, 404, "v0.0.44 has no requeue path");
+    let a = get(
+        &t,
+        &format!("/slurm/v0.0.45/job/{running}/requeue?Hold"),
+        &auth,
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(a.json()["status"][0]["error_code"], 0, "{}", a.body);
+    c.wait_state(running, "PENDING");
+    let reason = c.run("squeue", &["-h", "-j", &running.to_string(), "-o", "%r"]);
+    assert_eq!(text(&reason.stdout).trim(), "job requeued in held state");
+    let body = format!(r#"{{"jobs":["{running}"],"flags":["Sideways"]}}"#);
+    let a = request(
+        &t,
+        "POST",
+        "/slurm/v0.0.45/jobs/requeue",
+        &auth,
+        Some(&body),
+    );
+    assert_eq!(a.status, 400, "{}", a.body);
+    let body = format!(r#"{{"jobs":["{other}"]}}"#);
+    let a = request(
+        &t,
+        "POST",
+        "/slurm/v0.0.45/jobs/requeue",
+        &auth,
+        Some(&body),
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    // A pending job cannot be requeued: Slurm's error, in its entry.
+    assert_ne!(a.json()["status"][0][0]["error_code"], 0, "{}", a.body);
+}

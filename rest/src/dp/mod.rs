@@ -4,6 +4,7 @@
 //! data_parser reads them ([`desc`]), with `meta`, `errors` and
 //! `warnings` on every answer and 25.11's statuses for errors.
 
+mod bulk;
 pub mod desc;
 pub mod history;
 pub mod job;
@@ -48,13 +49,23 @@ pub fn routes() -> Router<Arc<State>> {
     let mut r = Router::new();
     let base = "/slurm/{version}";
     r = both(r, &format!("{base}/ping"), get(ping));
-    r = both(r, &format!("{base}/jobs"), get(jobs));
+    r = both(
+        r,
+        &format!("{base}/jobs"),
+        get(jobs).delete(bulk::cancel_jobs),
+    );
+    r = both(r, &format!("{base}/jobs/requeue"), post(bulk::requeue_jobs));
     r = both(r, &format!("{base}/jobs/state"), get(jobs));
     r = both(r, &format!("{base}/job/submit"), post(submit));
     r = both(
         r,
         &format!("{base}/job/{{job_id}}"),
         get(job).post(update).delete(cancel),
+    );
+    r = both(
+        r,
+        &format!("{base}/job/{{job_id}}/requeue"),
+        get(bulk::requeue_job),
     );
     r = both(r, &format!("{base}/nodes"), get(nodes));
     r = both(

@@ -1,7 +1,8 @@
 //! `scancel`: cancel or signal jobs, with Slurm's options, messages and
 //! exit statuses. Like Slurm's scancel it loads the jobs and filters them
 //! client-side when filters or a signal are given; the jobs are then sent to
-//! the controller in one `Signal` request. Choosing the jobs (target.rs) and
+//! the controller in one `Signal` request. Choosing the jobs (spur-client's
+//! `select`) and
 //! wording the results (`outcome`) are pure.
 
 pub mod args;
@@ -13,7 +14,6 @@ use std::ffi::OsString;
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
-use spur_proto::{ArrayTasks, SignalTarget};
 use spur_proto::{ErrorCode, JobInfo, JobStateName, ProtoError};
 
 use crate::controller::{Api, Live, PerTarget, RequestError};
@@ -308,7 +308,7 @@ fn act(req: &Request) -> Result<i32, String> {
     if let Some(jobs) = &jobs {
         let matched = jobs.iter().filter(|j| req.filters.keeps(j)).count();
         if req.filters.any() && matched == 0 && req.verbose > 0 {
-            let what = req.filters.describe();
+            let what = target::describe(&req.filters);
             err.push_str(&format!(
                 "scancel: error: No active jobs match ALL job filters, including: {what}\n"
             ));
@@ -430,22 +430,8 @@ fn confirm(t: &Target, jobs: &[JobInfo]) -> bool {
 /// One Signal request for every target (jobs, then array tasks, which the
 /// controller answers in that order); a result per target, in order.
 fn signal(req: &Request, targets: &[Target]) -> Vec<Result<(), Failure>> {
-    let (tasks, jobs): (Vec<&Target>, Vec<&Target>) =
-        targets.iter().partition(|t| t.tasks.is_some());
-    let ask = SignalTarget {
-        jobs: jobs.iter().map(|t| t.job_id).collect(),
-        array_tasks: tasks
-            .iter()
-            .map(|t| ArrayTasks {
-                array_job_id: t.job_id,
-                tasks: t.tasks.clone().unwrap_or_default(),
-            })
-            .collect(),
-        signal: req.signal,
-        batch_only: req.batch,
-        full: req.full,
-    };
-    let position = answer_slots(targets);
+    let ask = target::request(targets, req.signal, req.batch, req.full);
+    let position = target::answer_slots(targets);
     let all = |f: Failure| targets.iter().map(|_| Err(f.clone())).collect();
     match Live.signal(ask) {
         Ok(PerTarget::Jobs(results)) => targets
@@ -469,23 +455,4 @@ fn signal(req: &Request, targets: &[Target]) -> Vec<Result<(), Failure>> {
             gone: false,
         }),
     }
-}
-
-/// Where the controller's answer for each target is: jobs are answered
-/// first, then array tasks, each in the order sent.
-pub fn answer_slots(targets: &[Target]) -> Vec<usize> {
-    let jobs = targets.iter().filter(|t| t.tasks.is_none()).count();
-    let (mut next_job, mut next_task) = (0, jobs);
-    targets
-        .iter()
-        .map(|t| {
-            let slot = if t.tasks.is_some() {
-                &mut next_task
-            } else {
-                &mut next_job
-            };
-            *slot += 1;
-            *slot - 1
-        })
-        .collect()
 }

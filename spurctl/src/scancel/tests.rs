@@ -299,7 +299,7 @@ fn array_tasks_go_to_the_controller_as_tasks_of_their_array() {
         ]
     );
     // Jobs are answered first, then tasks.
-    assert_eq!(super::answer_slots(&targets), [1, 2, 3, 4, 0]);
+    assert_eq!(target::answer_slots(&targets), [1, 2, 3, 4, 0]);
     // An unknown task is an invalid job id: silent when cancelling.
     let answer = [
         Ok(()),
@@ -370,7 +370,7 @@ fn steps_are_not_sent_as_jobs() {
 fn no_match_is_described_with_the_filters() {
     let req = request(&["-n", "x", "-p", "debug", "-t", "PD"]).expect("request");
     assert_eq!(
-        req.filters.describe(),
+        target::describe(&req.filters),
         "job_name=x partition=debug state=PENDING "
     );
 }
