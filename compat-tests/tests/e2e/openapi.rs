@@ -157,6 +157,16 @@ fn every_answer_matches_the_published_schema_of_its_version() {
             ),
             (
                 "post",
+                "/job/allocate".into(),
+                format!("{base}/job/allocate"),
+                Some(
+                    serde_json::json!({"job": {"name": "alloc", "hold": true,
+                        "current_working_directory": cwd, "environment": ["PATH=/bin"]}})
+                    .to_string(),
+                ),
+            ),
+            (
+                "post",
                 "/job/{job_id}".into(),
                 format!("{base}/job/{running}"),
                 Some(r#"{"comment":"checked"}"#.into()),

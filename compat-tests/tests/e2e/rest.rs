@@ -815,3 +815,58 @@ fn bulk_cancel_and_requeue_act_on_what_they_select_and_no_one_elses() {
     // A pending job cannot be requeued: Slurm's error, in its entry.
     assert_ne!(a.json()["status"][0][0]["error_code"], 0, "{}", a.body);
 }
+
+#[test]
+fn an_allocation_over_rest_is_held_until_released_and_runs_steps() {
+    let mut c = jwt_cluster();
+    let t = c.start_rest(&[]);
+    let token = c.token(&[]);
+    let auth = [("X-SLURM-USER-TOKEN", token.as_str())];
+    let cwd = c.dir.path().display().to_string();
+    let body = serde_json::json!({
+        "job": {"name": "alloc", "nodes": "2", "current_working_directory": cwd,
+                "environment": ["PATH=/usr/bin:/bin"], "time_limit": 5},
+    })
+    .to_string();
+    let a = request(
+        &t,
+        "POST",
+        "/slurm/v0.0.44/job/allocate",
+        &auth,
+        Some(&body),
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    let doc = a.json();
+    assert_eq!(doc["errors"], serde_json::json!([]), "{}", a.body);
+    assert!(
+        doc.get("step_id").is_none(),
+        "an allocation has no batch step"
+    );
+    let id = doc["job_id"].as_u64().expect("a job id") as u32;
+    c.wait_state(id, "RUNNING");
+    let out = c.run("squeue", &["-h", "-j", &id.to_string(), "-o", "%j %D %l"]);
+    assert_eq!(text(&out.stdout).trim(), "alloc 2 5:00");
+    // A step runs inside it, as inside salloc's.
+    let out = c.run("srun", &["--jobid", &id.to_string(), "-N", "2", "hostname"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).lines().count(), 2);
+    assert_eq!(
+        c.state(id).as_deref(),
+        Some("RUNNING"),
+        "the allocation outlives its step"
+    );
+    let a = request(
+        &t,
+        "DELETE",
+        &format!("/slurm/v0.0.44/job/{id}"),
+        &auth,
+        None,
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    c.wait_state(id, "CANCELLED");
+
+    // Heterogeneous allocations are refused as salloc refuses them.
+    let het = r#"{"hetjob":[{"name":"a"},{"name":"b"}]}"#;
+    let a = request(&t, "POST", "/slurm/v0.0.44/job/allocate", &auth, Some(het));
+    assert_eq!(a.json()["errors"][0]["error_number"], 2036, "{}", a.body);
+}

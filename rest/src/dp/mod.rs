@@ -57,6 +57,7 @@ pub fn routes() -> Router<Arc<State>> {
     r = both(r, &format!("{base}/jobs/requeue"), post(bulk::requeue_jobs));
     r = both(r, &format!("{base}/jobs/state"), get(jobs));
     r = both(r, &format!("{base}/job/submit"), post(submit));
+    r = both(r, &format!("{base}/job/allocate"), post(allocate));
     r = both(
         r,
         &format!("{base}/job/{{job_id}}"),
@@ -437,7 +438,39 @@ async fn submit(
     body: axum::body::Bytes,
 ) -> Response {
     let v = version_or_404!(tag);
-    let Ok(body) = serde_json::from_slice::<Value>(&body) else {
+    submission(&state, &caller, v, &body, Request::Batch).await
+}
+
+/// `job/allocate`: an allocation without a script, held until its holder
+/// (an srun, a `scancel`) releases it or its time limit ends it, as
+/// `slurm_allocate_resources` leaves one; InactiveLimit applies.
+async fn allocate(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path(tag): Path<String>,
+    body: axum::body::Bytes,
+) -> Response {
+    let v = version_or_404!(tag);
+    submission(&state, &caller, v, &body, Request::Allocation).await
+}
+
+/// A submission (`job_submit_req`) or an allocation (`job_alloc_req`):
+/// the job description read as the data_parser reads it and submitted as
+/// sbatch or salloc would have.
+async fn submission(
+    state: &Arc<State>,
+    caller: &Caller,
+    v: Version,
+    body: &[u8],
+    request: Request,
+) -> Response {
+    let batch = request == Request::Batch;
+    let (what, source) = if batch {
+        ("job_submit_req", "slurm_submit_batch_job")
+    } else {
+        ("job_alloc_req", "slurm_allocate_resources")
+    };
+    let Ok(body) = serde_json::from_slice::<Value>(body) else {
         return unparsable();
     };
     let mut doc = Doc::new(v);
@@ -446,21 +479,22 @@ async fn submit(
             StatusCode::BAD_REQUEST,
             rest_errno::FAIL_PARSING,
             description,
-            "job_submit_req",
+            what,
         )
     };
     if !body.is_object() {
-        return parse_failure(doc, "the request is not a dictionary".into()).answer(&state);
+        return parse_failure(doc, "the request is not a dictionary".into()).answer(state);
     }
-    if body.get("jobs").is_some_and(|j| !j.is_null()) {
-        // sbatch refuses heterogeneous jobs too.
+    let het = if batch { "jobs" } else { "hetjob" };
+    if body.get(het).is_some_and(|j| !j.is_null()) {
+        // sbatch and salloc refuse heterogeneous jobs too.
         let e = RequestError::Refused(ProtoError::with_detail(
             ErrorCode::NotSupported,
             "heterogeneous jobs are not supported by spur",
         ));
         return doc
-            .error(&e, "unable to submit a heterogeneous job", "job_submit_req")
-            .answer(&state);
+            .error(&e, "unable to submit a heterogeneous job", what)
+            .answer(state);
     }
     let Some(job) = body.get("job") else {
         return doc
@@ -468,54 +502,57 @@ async fn submit(
                 StatusCode::BAD_REQUEST,
                 rest_errno::INVALID_JOBS_DESC,
                 "Unable to find job description: expected \"job\"".into(),
-                "job_submit_req",
+                what,
             )
-            .answer(&state);
+            .answer(state);
     };
     let read = match desc::read(job, "job") {
         Ok(r) => r,
-        Err(e) => return parse_failure(doc, e.to_string()).answer(&state),
+        Err(e) => return parse_failure(doc, e.to_string()).answer(state),
     };
     doc.warnings.extend(read.warnings);
     let mut fields = read.fields;
-    if fields.script.is_none() {
+    if batch && fields.script.is_none() {
         fields.script = body
             .get("script")
             .and_then(Value::as_str)
             .map(str::to_string);
     }
+    if !batch && fields.script.take().is_some() {
+        doc.warnings.push(Warning {
+            description: "script: an allocation runs no script; ignored".into(),
+            source: what.into(),
+        });
+    }
     if fields.alloc_node.is_none() {
         fields.alloc_node = Some(spur_sys::short_hostname());
     }
-    let desc = match fields.job_desc(Request::Batch) {
+    let desc = match fields.job_desc(request) {
         Ok(d) => d,
         Err(e) => {
             return doc
-                .error(
-                    &RequestError::Refused(e),
-                    "invalid job description",
-                    "job_submit_req",
-                )
-                .answer(&state)
+                .error(&RequestError::Refused(e), "invalid job description", what)
+                .answer(state)
         }
     };
-    match ask!(state.ask(&caller, move |c| c.submit(desc)).await) {
+    match ask!(state.ask(caller, move |c| c.submit(desc)).await) {
         Ok(s) => {
-            doc = doc
-                .put("job_id", s.job_id)
-                .put("step_id", "batch")
-                .put("job_submit_user_msg", "");
-            if v == Version::V0041 {
+            doc = doc.put("job_id", s.job_id);
+            if batch {
+                doc = doc.put("step_id", "batch");
+            }
+            doc = doc.put("job_submit_user_msg", "");
+            if batch && v == Version::V0041 {
                 doc = doc.put(
                     "result",
                     json!({"job_id": s.job_id, "step_id": "batch", "error_code": 0, "error": "", "job_submit_user_msg": ""}),
                 );
             }
-            doc.answer(&state)
+            doc.answer(state)
         }
         Err(e) => doc
-            .error(&e, "unable to submit the job", "slurm_submit_batch_job")
-            .answer(&state),
+            .error(&e, "unable to submit the job", source)
+            .answer(state),
     }
 }
 
