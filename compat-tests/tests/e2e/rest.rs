@@ -870,3 +870,90 @@ fn an_allocation_over_rest_is_held_until_released_and_runs_steps() {
     let a = request(&t, "POST", "/slurm/v0.0.44/job/allocate", &auth, Some(het));
     assert_eq!(a.json()["errors"][0]["error_number"], 2036, "{}", a.body);
 }
+
+#[test]
+fn nodes_drain_and_resume_over_rest_as_scontrol_does_it() {
+    let mut c = jwt_cluster();
+    let t = c.start_rest(&[]);
+    let token = c.token(&[]);
+    let auth = [("X-SLURM-USER-TOKEN", token.as_str())];
+    // Each node once (sinfo -N lists a node in each of its partitions).
+    let sinfo = |c: &Cluster| {
+        let out = c.run("sinfo", &["-h", "-N", "-o", "%N %t %E"]);
+        let mut lines: Vec<String> = text(&out.stdout).lines().map(str::to_string).collect();
+        lines.dedup();
+        lines.join("\n")
+    };
+    let a = request(
+        &t,
+        "POST",
+        "/slurm/v0.0.44/node/n01",
+        &auth,
+        Some(r#"{"state":["DRAIN"],"reason":"disk swap","weight":{"set":true,"number":5}}"#),
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(
+        a.json()["warnings"][0]["description"],
+        "weight is accepted for compatibility; spur does not act on it"
+    );
+    assert_eq!(sinfo(&c), "n01 drain disk swap\nn02 idle none");
+
+    // POST nodes names them in the body.
+    let a = request(
+        &t,
+        "POST",
+        "/slurm/v0.0.45/nodes/",
+        &auth,
+        Some(r#"{"name":["n01","n02"],"state":["DRAIN"],"reason":"rack move"}"#),
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(sinfo(&c), "n01 drain rack move\nn02 drain rack move");
+    let a = request(
+        &t,
+        "POST",
+        "/slurm/v0.0.44/nodes",
+        &auth,
+        Some(r#"{"name":"n[01-02]","state":["RESUME"]}"#),
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(sinfo(&c), "n01 idle none\nn02 idle none");
+
+    // What names no node, or no state spur knows, changes nothing.
+    let a = request(
+        &t,
+        "POST",
+        "/slurm/v0.0.44/nodes",
+        &auth,
+        Some(r#"{"state":["DRAIN"]}"#),
+    );
+    assert_eq!(a.status, 400, "{}", a.body);
+    let a = request(
+        &t,
+        "POST",
+        "/slurm/v0.0.44/nodes",
+        &auth,
+        Some(r#"{"name":["n01","zz9"],"state":["DRAIN"],"reason":"x"}"#),
+    );
+    assert_ne!(a.json()["errors"], serde_json::json!([]), "{}", a.body);
+    let a = request(
+        &t,
+        "POST",
+        "/slurm/v0.0.44/node/n02",
+        &auth,
+        Some(r#"{"state":["SIDEWAYS"]}"#),
+    );
+    assert_ne!(a.json()["errors"], serde_json::json!([]), "{}", a.body);
+    assert_eq!(sinfo(&c), "n01 idle none\nn02 idle none");
+
+    // Only an administrator changes nodes.
+    let nobody = c.token(&["username=nobody"]);
+    let a = request(
+        &t,
+        "POST",
+        "/slurm/v0.0.44/node/n01",
+        &[("X-SLURM-USER-TOKEN", &nobody)],
+        Some(r#"{"state":["DRAIN"],"reason":"mine"}"#),
+    );
+    assert_eq!(a.json()["errors"][0]["error_number"], 2002, "{}", a.body);
+    assert_eq!(sinfo(&c), "n01 idle none\nn02 idle none");
+}

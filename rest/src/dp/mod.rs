@@ -68,7 +68,11 @@ pub fn routes() -> Router<Arc<State>> {
         &format!("{base}/job/{{job_id}}/requeue"),
         get(bulk::requeue_job),
     );
-    r = both(r, &format!("{base}/nodes"), get(nodes));
+    r = both(
+        r,
+        &format!("{base}/nodes"),
+        get(nodes).post(update_named_nodes),
+    );
     r = both(
         r,
         &format!("{base}/node/{{node_name}}"),
@@ -773,7 +777,30 @@ async fn update_node(
     body: axum::body::Bytes,
 ) -> Response {
     let v = version_or_404!(tag);
-    let Ok(body) = serde_json::from_slice::<Value>(&body) else {
+    update_nodes(&state, &caller, v, Some(name), &body).await
+}
+
+/// `POST nodes`: the nodes its `name` list names.
+async fn update_named_nodes(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path(tag): Path<String>,
+    body: axum::body::Bytes,
+) -> Response {
+    let v = version_or_404!(tag);
+    update_nodes(&state, &caller, v, None, &body).await
+}
+
+/// An `update_node_msg` for the nodes of the path (`node/{name}`), or,
+/// without one, for those its `name` names.
+async fn update_nodes(
+    state: &Arc<State>,
+    caller: &Caller,
+    v: Version,
+    path_name: Option<String>,
+    body: &[u8],
+) -> Response {
+    let Ok(body) = serde_json::from_slice::<Value>(body) else {
         return unparsable();
     };
     let doc = Doc::new(v);
@@ -785,16 +812,58 @@ async fn update_node(
                 "the node update is not a dictionary".into(),
                 "update_node_msg",
             )
-            .answer(&state);
+            .answer(state);
+    };
+    let name = match (path_name, map.get("name")) {
+        (Some(name), _) => name,
+        (None, Some(Value::String(list))) => list.clone(),
+        (None, Some(Value::Array(items))) => {
+            let names: Option<Vec<&str>> = items.iter().map(Value::as_str).collect();
+            match names {
+                Some(names) => names.join(","),
+                None => {
+                    return wrong_type(doc, "name", "a list of node names", &map["name"])
+                        .answer(state)
+                }
+            }
+        }
+        (None, Some(other)) => {
+            return wrong_type(doc, "name", "a list of node names", other).answer(state)
+        }
+        (None, None) => {
+            return doc
+                .rest_error(
+                    StatusCode::BAD_REQUEST,
+                    rest_errno::FAIL_PARSING,
+                    "update_node_msg/name: the nodes to update are not named".into(),
+                    "update_node_msg",
+                )
+                .answer(state)
+        }
+    };
+    let Ok(nodes) = spur_conf::hostlist::expand(&name) else {
+        let e = RequestError::Refused(ProtoError::with_detail(
+            ErrorCode::InvalidNodeName,
+            name.clone(),
+        ));
+        return doc
+            .error(
+                &e,
+                format!("unable to update node {name}"),
+                "slurm_update_node",
+            )
+            .answer(state);
     };
     let mut update = NodeUpdate {
-        nodes: spur_conf::hostlist::expand(&name).unwrap_or_else(|_| vec![name.clone()]),
+        nodes,
         state: None,
         reason: None,
     };
     let mut doc = doc;
     for (key, value) in map {
         match key.as_str() {
+            // The nodes, read above.
+            "name" => {}
             "state" => {
                 let states: Option<Vec<String>> = match value {
                     Value::Array(items) => items
@@ -805,7 +874,7 @@ async fn update_node(
                     _ => None,
                 };
                 let Some(states) = states else {
-                    return wrong_type(doc, "state", "a list of node states", value).answer(&state);
+                    return wrong_type(doc, "state", "a list of node states", value).answer(state);
                 };
                 for s in states {
                     update.state = Some(match s.to_ascii_uppercase().as_str() {
@@ -824,7 +893,7 @@ async fn update_node(
                                     format!("unable to set node {name} to {other}"),
                                     "slurm_update_node",
                                 )
-                                .answer(&state);
+                                .answer(state);
                         }
                     });
                 }
@@ -832,7 +901,7 @@ async fn update_node(
             "reason" => match value {
                 Value::String(s) => update.reason = Some(s.clone()),
                 Value::Null => {}
-                other => return wrong_type(doc, "reason", "a string", other).answer(&state),
+                other => return wrong_type(doc, "reason", "a string", other).answer(state),
             },
             other => doc.warnings.push(Warning {
                 description: format!(
@@ -842,15 +911,15 @@ async fn update_node(
             }),
         }
     }
-    match ask!(state.ask(&caller, move |c| c.update_node(update)).await) {
-        Ok(()) => doc.answer(&state),
+    match ask!(state.ask(caller, move |c| c.update_node(update)).await) {
+        Ok(()) => doc.answer(state),
         Err(e) => doc
             .error(
                 &e,
                 format!("unable to update node {name}"),
                 "slurm_update_node",
             )
-            .answer(&state),
+            .answer(state),
     }
 }
 
