@@ -273,6 +273,21 @@ fn every_answer_matches_the_published_schema_of_its_version() {
                 &mut problems,
             );
         }
+        let shares = request(&t, "GET", &format!("{base}/shares"), &auth, None);
+        assert_eq!(shares.status, 200, "{}", shares.body);
+        let schema = answer_schema(doc, &format!("{base}/shares"), "get");
+        check(doc, schema, &shares.json(), "get shares", &mut problems);
+        if *version >= "v0.0.44" {
+            let path = format!("{base}/resources/{running}");
+            let a = request(&t, "GET", &path, &auth, None);
+            assert_eq!(a.status, 200, "{}", a.body);
+            let layout = a.json();
+            let nodes = layout["nodes"].as_array().expect("nodes");
+            assert_eq!(nodes.len(), 2, "{layout}");
+            assert_eq!(nodes[0]["gres"][0]["count"], 2, "{layout}");
+            let schema = answer_schema(doc, &format!("{base}/resources/{{job_id}}"), "get");
+            check(doc, schema, &layout, &path, &mut problems);
+        }
         let kill = request(
             &t,
             "DELETE",

@@ -88,6 +88,18 @@ fn shared(mode: ExclusiveMode) -> &'static [&'static str] {
     }
 }
 
+/// The memory (MiB) a job holds on its `i`th node.
+pub fn node_memory(j: &JobInfo, i: usize) -> u64 {
+    let cpus = j.cpus_per_node.get(i).copied().unwrap_or(0);
+    let gpus = j.gpus_per_node_idx.get(i).map_or(0, |g| g.len() as u64);
+    match j.mem {
+        MemSpec::PerNode(m) => m,
+        MemSpec::PerCpu(m) => m * u64::from(cpus),
+        MemSpec::PerGpu(m) => m * gpus,
+        MemSpec::Default => 0,
+    }
+}
+
 /// `job_resources`, for a job that holds nodes.
 fn resources(j: &JobInfo, v: Version) -> Value {
     let names = spur_conf::hostlist::expand(&j.nodes).unwrap_or_default();
@@ -96,13 +108,7 @@ fn resources(j: &JobInfo, v: Version) -> Value {
         .enumerate()
         .map(|(i, name)| {
             let cpus = j.cpus_per_node.get(i).copied().unwrap_or(0);
-            let gpus = j.gpus_per_node_idx.get(i).map_or(0, |g| g.len() as u64);
-            let memory = match j.mem {
-                MemSpec::PerNode(m) => m,
-                MemSpec::PerCpu(m) => m * u64::from(cpus),
-                MemSpec::PerGpu(m) => m * gpus,
-                MemSpec::Default => 0,
-            };
+            let memory = node_memory(j, i);
             json!({
                 "index": i,
                 "name": name,
