@@ -273,10 +273,6 @@ fn every_answer_matches_the_published_schema_of_its_version() {
                 &mut problems,
             );
         }
-        let shares = request(&t, "GET", &format!("{base}/shares"), &auth, None);
-        assert_eq!(shares.status, 200, "{}", shares.body);
-        let schema = answer_schema(doc, &format!("{base}/shares"), "get");
-        check(doc, schema, &shares.json(), "get shares", &mut problems);
         if *version >= "v0.0.44" {
             let path = format!("{base}/resources/{running}");
             let a = request(&t, "GET", &path, &auth, None);

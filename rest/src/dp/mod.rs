@@ -86,7 +86,6 @@ pub fn routes() -> Router<Arc<State>> {
         get(partition),
     );
     r = both(r, &format!("{base}/licenses"), get(licenses));
-    r = both(r, &format!("{base}/shares"), get(shares));
     r = both(
         r,
         &format!("{base}/resources/{{job_id}}"),
@@ -976,19 +975,6 @@ async fn partitions_named(
 }
 
 /// spur has no licenses: an empty list, as Slurm's without any.
-/// `shares`: spur orders jobs without a fair-share tree of accounts, so
-/// there are no shares to show; a warning says why the list is empty.
-async fn shares(AxState(state): AxState<Arc<State>>, Path(tag): Path<String>) -> Response {
-    let v = version_or_404!(tag);
-    let mut doc = Doc::new(v).put("shares", json!({"shares": [], "total_shares": 0}));
-    doc.warnings.push(Warning {
-        description: "spur keeps no fair-share tree of accounts and users: there are no shares"
-            .into(),
-        source: "slurm_associations_get_shares".into(),
-    });
-    doc.answer(&state)
-}
-
 async fn licenses(AxState(state): AxState<Arc<State>>, Path(tag): Path<String>) -> Response {
     let v = version_or_404!(tag);
     Doc::new(v)
