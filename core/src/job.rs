@@ -273,7 +273,8 @@ impl Job {
             start_time: None,
             end_time: None,
             alloc: Vec::new(),
-            reason: Reason::None,
+            // A held job shows why at once, as slurmctld shows it.
+            reason: hold.map_or(Reason::None, |h| h.reason()),
             reason_prev: Reason::None,
             priority: 0,
             seq,

@@ -93,18 +93,23 @@ pub fn build(
 /// no directives and no input variables: how slurmrestd's v0.0.38 reads a
 /// job's properties (by option, through slurm_opt.c).
 pub fn from_words(words: &[String], ctx: &Context<'_>) -> Result<Built, SbatchError> {
-    // A server reads many jobs: the table and its empty parse are made once.
-    static TABLE: std::sync::OnceLock<(clap::Command, clap::ArgMatches)> =
+    // A server reads many jobs: the table and its empty parse are made
+    // once, and the table is parsed with in place (building a copy of it
+    // for each job cost more than the rest of reading one).
+    static TABLE: std::sync::OnceLock<(std::sync::Mutex<clap::Command>, clap::ArgMatches)> =
         std::sync::OnceLock::new();
     let (cmd, none) = TABLE.get_or_init(|| {
         let cmd = crate::args::command();
         let none = crate::layer::parse(&cmd, &[std::ffi::OsString::from("sbatch")])
             .expect("no options parse");
-        (cmd, none)
+        (std::sync::Mutex::new(cmd), none)
     });
     let mut line = vec![std::ffi::OsString::from("sbatch")];
     line.extend(words.iter().map(std::ffi::OsString::from));
-    let cmdline = crate::layer::parse(cmd, &line)?;
+    let cmdline = {
+        let mut cmd = cmd.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        crate::layer::parse_in_place(&mut cmd, &line)?
+    };
     let layers = Layers {
         directives: none.clone(),
         env: none.clone(),

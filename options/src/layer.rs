@@ -160,6 +160,15 @@ pub fn parse(cmd: &Command, words: &[OsString]) -> Result<ArgMatches, SbatchErro
         .map_err(|e| SbatchError::Getopt(getopt_problem(cmd, &e, words)))
 }
 
+/// As [`parse`], with `cmd` itself rather than a copy of it: for a caller
+/// that parses many times with one table.
+pub fn parse_in_place(cmd: &mut Command, words: &[OsString]) -> Result<ArgMatches, SbatchError> {
+    match cmd.try_get_matches_from_mut(words) {
+        Ok(m) => Ok(m),
+        Err(e) => Err(SbatchError::Getopt(getopt_problem(cmd, &e, words))),
+    }
+}
+
 /// Parses directive words; a word that is not an option is an invalid
 /// directive.
 pub fn parse_directives(cmd: &Command, words: &[String]) -> Result<ArgMatches, SbatchError> {

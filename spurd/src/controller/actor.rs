@@ -302,18 +302,20 @@ impl Controller {
         match cmd {
             Command::Shutdown => return true,
             Command::Client { uid, req, reply } => {
-                let changes = matches!(
-                    req,
-                    ClientRequest::Submit(_)
-                        | ClientRequest::Signal(_)
-                        | ClientRequest::Hold { .. }
-                        | ClientRequest::Release { .. }
-                        | ClientRequest::Requeue { .. }
-                        | ClientRequest::UpdateJob(_)
-                        | ClientRequest::SplitArrayTasks(_)
-                        | ClientRequest::UpdateNode(_)
-                        | ClientRequest::Reconfigure
-                );
+                // What may let a job start calls for a pass. A held job's
+                // submission and a hold start nothing: they change no other
+                // job's lot, and the held job's reason is set as it is held.
+                let changes = match &req {
+                    ClientRequest::Submit(desc) => !desc.hold,
+                    ClientRequest::Signal(_)
+                    | ClientRequest::Release { .. }
+                    | ClientRequest::Requeue { .. }
+                    | ClientRequest::UpdateJob(_)
+                    | ClientRequest::SplitArrayTasks(_)
+                    | ClientRequest::UpdateNode(_)
+                    | ClientRequest::Reconfigure => true,
+                    _ => false,
+                };
                 let kind = super::stats::message_type(&req);
                 let began = Instant::now();
                 let resp = self.on_request(uid, req);
