@@ -107,7 +107,9 @@ pub fn from_words(words: &[String], ctx: &Context<'_>) -> Result<Built, SbatchEr
     let mut line = vec![std::ffi::OsString::from("sbatch")];
     line.extend(words.iter().map(std::ffi::OsString::from));
     let cmdline = {
-        let mut cmd = cmd.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut cmd = cmd
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         crate::layer::parse_in_place(&mut cmd, &line)?
     };
     let layers = Layers {

@@ -95,17 +95,30 @@ impl Version {
     }
 
     /// The HTTP status of an answer whose error is `code`: slurmrestd
-    /// 22.05 answers 500 for every failure of an operation; 25.11 maps
-    /// some errors to their own status (`http_status_from_error`).
+    /// 22.05 answers 500 for every failure of an operation. The data_parser
+    /// versions tell the client's mistakes from the server's: what names
+    /// nothing is 404, what the caller may not do 403, a refused credential
+    /// 401, any other refusal of what was asked 400; only the controller's
+    /// own failures are 5xx (502 when it cannot be reached, 503 when it
+    /// asks to be tried again).
     pub fn status_of(self, code: ErrorCode) -> StatusCode {
         if self == Version::V0038 {
             return StatusCode::INTERNAL_SERVER_ERROR;
         }
         match code {
-            ErrorCode::InvalidJobId => StatusCode::NOT_FOUND,
+            ErrorCode::InvalidJobId
+            | ErrorCode::InvalidNodeName
+            | ErrorCode::InvalidPartitionName => StatusCode::NOT_FOUND,
+            ErrorCode::AccessDenied | ErrorCode::UserIdMissing | ErrorCode::PrioResetFail => {
+                StatusCode::FORBIDDEN
+            }
             ErrorCode::AuthCredInvalid => StatusCode::UNAUTHORIZED,
             ErrorCode::ControllerUnreachable | ErrorCode::ConnectionLost => StatusCode::BAD_GATEWAY,
-            _ => StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::TryAgain => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::StateStore | ErrorCode::ProtocolVersion | ErrorCode::Unspecified => {
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
+            _ => StatusCode::BAD_REQUEST,
         }
     }
 }

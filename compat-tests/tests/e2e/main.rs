@@ -16,6 +16,7 @@ mod requeue;
 mod rest;
 mod rest_clients;
 mod sacct;
+mod schemathesis;
 mod steps;
 mod tools;
 mod venv;

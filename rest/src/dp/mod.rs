@@ -374,6 +374,10 @@ async fn cancel(
 ) -> Response {
     let v = version_or_404!(tag);
     let mut doc = Doc::new(v);
+    if v >= Version::V0042 {
+        // The answer's schema requires the list, empty when refused.
+        doc = doc.put("status", json!([]));
+    }
     let Some(signal) = crate::target::requested_signal(q.signal.as_deref()) else {
         let name = q.signal.unwrap_or_default();
         return doc
@@ -1023,7 +1027,8 @@ async fn hostnames(
     let Ok(body) = serde_json::from_slice::<Value>(&body) else {
         return unparsable();
     };
-    let doc = Doc::new(v);
+    // The answer's schema requires its list, empty when refused.
+    let doc = Doc::new(v).put("hostnames", json!([]));
     let Some(list) = body.get("hostlist").and_then(Value::as_str) else {
         return doc
             .rest_error(
@@ -1059,7 +1064,8 @@ async fn hostlist(
     let Ok(body) = serde_json::from_slice::<Value>(&body) else {
         return unparsable();
     };
-    let doc = Doc::new(v);
+    // The answer's schema requires its expression, empty when refused.
+    let doc = Doc::new(v).put("hostlist", "");
     let names: Option<Vec<String>> = match body.get("hostnames") {
         Some(Value::Array(items)) => items
             .iter()

@@ -1,0 +1,159 @@
+//! schemathesis, unchanged, against spur's REST server: for every
+//! operation spur serves in each published slurmrestd document it has
+//! (v0.0.44 and v0.0.45 in `../shared/slurm-openapi/`, others through
+//! `SPUR_OPENAPI_DIR`), it sends the documented examples and generated
+//! requests, good and bad, and checks that no answer is a server error and
+//! every answer matches its documented schema.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::harness::{Cluster, Options};
+use crate::http::Target;
+use crate::{text, venv};
+
+const SCHEMATHESIS: &str = "schemathesis==4.32.5\n";
+
+/// The published document of `version`, if present.
+fn published(version: &str) -> Option<Value> {
+    let short = version.replace("v0.0.", "v00");
+    let mut places = vec![PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/slurm-openapi")
+        .join(format!("openapi_spec_{version}.json"))];
+    if let Some(dir) = std::env::var_os("SPUR_OPENAPI_DIR") {
+        places.push(PathBuf::from(dir).join(format!("{short}.json")));
+    }
+    places
+        .iter()
+        .find_map(|p| std::fs::read_to_string(p).ok())
+        .map(|t| serde_json::from_str(&t).expect("the document is JSON"))
+}
+
+/// Slurm's documents list nested keys as required with a path
+/// (`error/code`), which JSON Schema reads as a key of that name no
+/// answer of slurmrestd's has either; they are taken out, the rest of the
+/// document is used as published.
+fn without_path_requirements(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            if let Some(Value::Array(required)) = map.get_mut("required") {
+                required.retain(|r| !r.as_str().is_some_and(|r| r.contains('/')));
+            }
+            map.values_mut().for_each(without_path_requirements);
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_path_requirements),
+        _ => {}
+    }
+}
+
+/// The operations spur serves in `version`, as a regular expression of
+/// their operation ids.
+fn served(version: &str) -> String {
+    let tag = version.replace("v0.0.", "v00");
+    let mut get = vec![
+        "reconfigure",
+        "diag",
+        "ping",
+        "licenses",
+        "jobs",
+        "jobs_state",
+        "job",
+        "nodes",
+        "node",
+        "partitions",
+        "partition",
+        "reservations",
+    ];
+    if version >= "v0.0.44" {
+        get.push("resources");
+    }
+    let mut util = String::new();
+    if version >= "v0.0.44" {
+        util = format!("|util_{tag}_post_(hostnames|hostlist)");
+    }
+    let requeue = if version >= "v0.0.45" {
+        format!("|slurm_{tag}_get_job_requeue|slurm_{tag}_post_jobs_requeue")
+    } else {
+        String::new()
+    };
+    format!(
+        "^(slurm_{tag}_(get_({})|post_(job_submit|job_allocate|job|nodes|node)|delete_(jobs|job))\
+         |slurmdb_{tag}_get_(job|jobs|diag|ping){util}{requeue})$",
+        get.join("|")
+    )
+}
+
+fn run(python: &Path, c: &Cluster, t: &Target, doc: &Path, version: &str, token: &str) {
+    let Target::Tcp(addr) = t else {
+        panic!("a TCP server")
+    };
+    let cli = python.parent().expect("venv bin").join("st");
+    let header = format!("X-SLURM-USER-TOKEN: {token}");
+    let ops = served(version);
+    let out = venv::client(
+        c,
+        python,
+        &cli,
+        &[
+            "run",
+            doc.to_str().expect("utf-8 path"),
+            "--url",
+            &format!("http://{addr}"),
+            "--header",
+            &header,
+            "--include-operation-id-regex",
+            &ops,
+            "--checks",
+            "not_a_server_error,response_schema_conformance",
+            "--phases",
+            "examples,fuzzing",
+            "--max-examples",
+            "15",
+            "--seed",
+            "20261202",
+            "--workers",
+            "1",
+            "--max-failures",
+            "50",
+        ],
+    )
+    .output()
+    .expect("schemathesis runs");
+    let report = text(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{version}: schemathesis found problems:\n{report}\n{}",
+        text(&out.stderr)
+    );
+    // Every served operation was reached.
+    assert!(report.contains("Tested:"), "{report}");
+}
+
+#[test]
+fn schemathesis_finds_no_server_error_and_no_answer_off_its_schema() {
+    let versions: Vec<(&str, Value)> = ["v0.0.41", "v0.0.42", "v0.0.43", "v0.0.44", "v0.0.45"]
+        .into_iter()
+        .filter_map(|v| published(v).map(|d| (v, d)))
+        .collect();
+    if versions.is_empty() {
+        eprintln!("skipped: no published OpenAPI document found (../shared/slurm-openapi)");
+        return;
+    }
+    let Some(python) = venv::python("schemathesis", SCHEMATHESIS) else {
+        return;
+    };
+    let mut c = Cluster::start(Options {
+        nodes: 2,
+        jwt: true,
+        ..Options::default()
+    });
+    let t = c.start_rest(&[]);
+    let token = c.token(&[]);
+    for (version, mut doc) in versions {
+        without_path_requirements(&mut doc);
+        let path = c.dir.path().join(format!("openapi-{version}.json"));
+        std::fs::write(&path, doc.to_string()).expect("write the document");
+        run(&python, &c, &t, &path, version, &token);
+    }
+}
