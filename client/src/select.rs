@@ -5,7 +5,9 @@
 //! `Signal` request that acts on them. scancel and the REST server's bulk
 //! cancel both choose here. Pure: no I/O.
 
-use spur_proto::{ArrayTasks, JobInfo, JobStateName, SignalTarget};
+use spur_proto::{ArrayTasks, ErrorCode, JobInfo, JobStateName, ProtoError, SignalTarget};
+
+use crate::api::PerTarget;
 
 use spur_slurm::job_ref::task_ids_lenient as task_ids;
 
@@ -260,6 +262,28 @@ pub fn answer_slots(targets: &[Target]) -> Vec<usize> {
             };
             *slot += 1;
             *slot - 1
+        })
+        .collect()
+}
+
+/// What the controller answered a [`request`] for each target, in the
+/// targets' order: a job it did not answer for is unknown to it, and an
+/// answer by array tasks (which a signal never gets) is malformed.
+pub fn outcomes(targets: &[Target], answer: &PerTarget) -> Vec<Result<(), ProtoError>> {
+    let slots = answer_slots(targets);
+    targets
+        .iter()
+        .zip(slots)
+        .map(|(t, slot)| match answer {
+            PerTarget::Done => Ok(()),
+            PerTarget::Jobs(results) => {
+                let by_slot = results.get(slot).filter(|(id, _)| *id == t.job_id);
+                match by_slot.or_else(|| results.iter().find(|(id, _)| *id == t.job_id)) {
+                    Some((_, r)) => r.clone(),
+                    None => Err(ProtoError::new(ErrorCode::InvalidJobId)),
+                }
+            }
+            PerTarget::Tasks(_) => Err(ProtoError::new(ErrorCode::Malformed)),
         })
         .collect()
 }

@@ -273,9 +273,10 @@ impl Job {
             start_time: None,
             end_time: None,
             alloc: Vec::new(),
-            // A held job shows why at once, as slurmctld shows it.
+            // A held job shows why at once, as slurmctld shows it (and
+            // accounting keeps it as what the job waited for).
             reason: hold.map_or(Reason::None, |h| h.reason()),
-            reason_prev: Reason::None,
+            reason_prev: hold.map_or(Reason::None, |h| h.reason()),
             priority: 0,
             seq,
             hold,

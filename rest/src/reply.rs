@@ -115,9 +115,10 @@ impl Version {
             ErrorCode::AuthCredInvalid => StatusCode::UNAUTHORIZED,
             ErrorCode::ControllerUnreachable | ErrorCode::ConnectionLost => StatusCode::BAD_GATEWAY,
             ErrorCode::TryAgain => StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::StateStore | ErrorCode::ProtocolVersion | ErrorCode::Unspecified => {
-                StatusCode::INTERNAL_SERVER_ERROR
-            }
+            ErrorCode::StateStore
+            | ErrorCode::ProtocolVersion
+            | ErrorCode::Malformed
+            | ErrorCode::Unspecified => StatusCode::INTERNAL_SERVER_ERROR,
             _ => StatusCode::BAD_REQUEST,
         }
     }

@@ -155,10 +155,11 @@ fn truthy(text: &str) -> bool {
     !matches!(text.to_ascii_lowercase().as_str(), "false" | "0" | "no")
 }
 
-/// A time as the query gives it: Unix seconds, or a Slurm time.
+/// A time as the query gives it: Unix seconds (at most i64::MAX, as
+/// Slurm's time_t), or a Slurm time.
 fn when(text: &str, now: u64) -> Option<u64> {
     if let Ok(secs) = text.parse::<u64>() {
-        return Some(secs);
+        return Some(secs.min(i64::MAX as u64));
     }
     match spur_slurm::parse_time::parse_past(text, now as i64) {
         Ok(t) => Some(t.map_or(0, |t| t.max(0) as u64)),
@@ -270,6 +271,13 @@ fn selected(
         !s.query.jobs.is_empty(),
         now as i64,
     );
+    if start > end {
+        return Err(format!(
+            "Start time ({}) requested is after end time ({}).",
+            spur_slurm::time::timestamp(start),
+            spur_slurm::time::timestamp(end)
+        ));
+    }
     s.query.start = (start != 0).then_some(start);
     s.query.end = Some(end);
     s.query.names = list("job_name");
@@ -279,10 +287,10 @@ fn selected(
     s.filters.qos = list("qos");
     s.filters.reasons = list("reason");
     s.filters.constraints = list("constraints");
-    for nodes in list("node") {
-        let names = spur_conf::hostlist::expand(&nodes)
+    if let Some(nodes) = q.get("node") {
+        // One expression, so that hostlist's limit on names holds for all.
+        s.filters.nodes = spur_conf::hostlist::expand(nodes)
             .map_err(|_| format!("node: invalid node list {nodes}"))?;
-        s.filters.nodes.extend(names);
     }
     if v == Version::V0038 {
         s.filters.ncpus = range(q.get("cpus_min"), q.get("cpus_max"))

@@ -318,17 +318,29 @@ fn compare(
 /// why; a recorded difference that is not here fails the test.
 const EXPECTED: &[(&str, &str)] = &[
     (
-        "40-slurmdb-jobs",
+        "40-slurmdb-jobs: keys differ (missing [], extra [\"jobs\"])",
         "22.05.8 refuses every query key of /slurmdb/v0.0.38/jobs with \"Unknown \
-         Query field\"; spur reads the keys its document lists",
+         Query field\"; spur reads the keys and lists the jobs",
     ),
     (
-        "42-slurmdb-diag",
+        "40-slurmdb-jobs: Slurm answered 500, spur 200",
+        "where this host knows the user `anchor`, spur lists its jobs",
+    ),
+    (
+        "40-slurmdb-jobs/errors[0]: keys differ (missing [], extra [\"source\"])",
+        "spur's refusal of the unknown user names its source",
+    ),
+    (
+        "40-slurmdb-jobs/errors[0]/description: Slurm has \"Unknown Query field\"",
+        "spur's refusal is of the user this host does not know",
+    ),
+    (
+        "42-slurmdb-diag: Slurm answered 500, spur 200",
         "slurmdbd refuses its statistics to users who are not operators; spur's \
          history counters hold nothing private",
     ),
     (
-        "43-slurmdb-associations",
+        "43-slurmdb-associations: Slurm answered 200, spur 404",
         "spur keeps no accounting database: its objects' paths answer 404 saying so",
     ),
 ];
@@ -386,6 +398,7 @@ fn v0038_answers_match_slurmrestd_2205s_field_by_field() {
     let mut ids: HashMap<String, String> = HashMap::new();
     ids.insert("31".into(), finished.to_string());
     let mut problems = Vec::new();
+    let mut compared = 0;
     for name in &names {
         let Some(rec) = read(name) else { continue };
         let Some(recorded) = &rec.answer else {
@@ -428,7 +441,9 @@ fn v0038_answers_match_slurmrestd_2205s_field_by_field() {
             SHAPE_ONLY.contains(&at),
             &mut problems,
         );
+        compared += 1;
     }
+    assert!(compared >= 20, "only {compared} recordings were compared");
     let unexpected: Vec<&String> = problems
         .iter()
         .filter(|p| !EXPECTED.iter().any(|(what, _)| p.starts_with(what)))

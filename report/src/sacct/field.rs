@@ -423,7 +423,7 @@ pub fn job_nodes(job: &HistoryJob) -> u32 {
 }
 
 /// (user, system) CPU microseconds of a job: its ended steps together.
-fn job_cpu(job: &HistoryJob) -> (u64, u64) {
+pub fn job_cpu(job: &HistoryJob) -> (u64, u64) {
     job.steps
         .iter()
         .filter(|s| s.state.is_finished())

@@ -182,7 +182,7 @@ pub fn window(start: u64, end: u64, states: bool, jobs: bool, now: i64) -> (u64,
         end = now_u;
     }
     if end == start || end == now_u {
-        end += 1;
+        end = end.saturating_add(1);
     }
     (start, end)
 }

@@ -13,7 +13,7 @@ use axum::Extension;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use spur_client::select::{self, Filters, Target};
+use spur_client::select::{self, Filters};
 use spur_client::{Api, PerTarget, RequestError};
 use spur_proto::{ErrorCode, JobStateName, ProtoError, RequeueHold};
 
@@ -91,16 +91,12 @@ fn kill_of(body: &Value) -> Result<Kill, String> {
                 k.filters.state = Some(JobStateName::parse(state));
             }
             "nodes" => {
-                let lists = texts_of(key, v)?;
-                let mut names = Vec::new();
-                for list in &lists {
-                    names.extend(
-                        spur_conf::hostlist::expand(list).map_err(|_| {
-                            format!("kill_jobs_msg/nodes: invalid node list {list}")
-                        })?,
-                    );
-                }
-                k.filters.nodelist = Some(lists.join(","));
+                // One expression, so that hostlist's limit on names holds
+                // for the whole list.
+                let list = texts_of(key, v)?.join(",");
+                let names = spur_conf::hostlist::expand(&list)
+                    .map_err(|_| format!("kill_jobs_msg/nodes: invalid node list {list}"))?;
+                k.filters.nodelist = Some(list);
                 k.filters.nodes = Some(names);
             }
             "jobs" => {
@@ -118,7 +114,7 @@ fn kill_of(body: &Value) -> Result<Kill, String> {
                 for flag in texts_of(key, v)? {
                     match flag.as_str() {
                         "BATCH_JOB" => k.batch_only = true,
-                        "FULL_JOB" | "FULL_STEPS_ONLY" => k.full = true,
+                        "FULL_JOB" => k.full = true,
                         // Every selected job is signalled whole or by its
                         // tasks already; VERBOSE only asks for the status.
                         "ARRAY_TASK" | "VERBOSE" => {}
@@ -143,39 +139,16 @@ fn kill_of(body: &Value) -> Result<Kill, String> {
     Ok(k)
 }
 
-/// One `kill_jobs_resp_job`.
-fn kill_status(job_id: u32, outcome: Option<&ProtoError>) -> Value {
-    let (code, message) = match outcome {
-        None => (0, String::new()),
-        Some(e) => (e.code.errno(), e.to_string()),
-    };
+/// One `kill_jobs_resp_job`: the job and, when it was refused, Slurm's
+/// error number and text.
+pub(super) fn kill_status(job_id: u32, refused: Option<(i32, String)>) -> Value {
+    let (code, message) = refused.unwrap_or_default();
     json!({
         "error": {"string": message, "code": code, "message": message},
         "step_id": "",
         "job_id": value::Wrapped::of(job_id),
         "federation": {"sibling": ""},
     })
-}
-
-/// What the controller answered for each target, in the targets' order.
-fn outcomes(targets: &[Target], answer: &PerTarget) -> Vec<Option<ProtoError>> {
-    let slots = select::answer_slots(targets);
-    targets
-        .iter()
-        .zip(slots)
-        .map(|(t, slot)| match answer {
-            PerTarget::Done => None,
-            PerTarget::Jobs(results) => results
-                .get(slot)
-                .filter(|(id, _)| *id == t.job_id)
-                .or_else(|| results.iter().find(|(id, _)| *id == t.job_id))
-                .and_then(|(_, r)| r.clone().err()),
-            PerTarget::Tasks(results) => results
-                .iter()
-                .find(|(tasks, _)| Some(tasks) == t.tasks.as_ref())
-                .and_then(|(_, r)| r.clone().err()),
-        })
-        .collect()
 }
 
 /// `DELETE jobs`.
@@ -240,8 +213,11 @@ pub(super) async fn cancel_jobs(
             select::Miss::NotFound(t) => (t, ErrorCode::InvalidJobId),
             select::Miss::NotSupported(t) => (t, ErrorCode::NotSupported),
         };
-        let job_id = crate::target::job_ref(id).map_or(0, |(j, _)| j);
-        status.push(kill_status(job_id, Some(&ProtoError::new(code))));
+        // `12`, `12_3`, `12.1`, `12_[1-3]`: the job's id leads.
+        let digits = id.split(|c: char| !c.is_ascii_digit()).next().unwrap_or("");
+        let job_id = digits.parse().unwrap_or(0);
+        let e = ProtoError::new(code);
+        status.push(kill_status(job_id, Some((e.code.errno(), e.to_string()))));
     }
     if !targets.is_empty() {
         let signal = kill.signal.unwrap_or(SIGKILL);
@@ -255,8 +231,9 @@ pub(super) async fn cancel_jobs(
         let answer = ask!(state.ask(&caller, move |c| c.signal(ask)).await);
         match answer {
             Ok(per_target) => {
-                for (t, outcome) in targets.iter().zip(outcomes(&targets, &per_target)) {
-                    status.push(kill_status(t.job_id, outcome.as_ref()));
+                for (t, outcome) in targets.iter().zip(select::outcomes(&targets, &per_target)) {
+                    let refused = outcome.err().map(|e| (e.code.errno(), e.to_string()));
+                    status.push(kill_status(t.job_id, refused));
                 }
             }
             Err(e) => {
@@ -332,8 +309,12 @@ async fn requeue(
         .collect()))
 }
 
-/// The ids of a requeue's job list; Err names the first that is not one.
+/// The ids of a requeue's job list; Err names the first that is not one,
+/// or says the list is empty.
 fn requeue_ids(texts: &[String]) -> Result<Vec<u32>, String> {
+    if texts.is_empty() {
+        return Err("no jobs to requeue given".into());
+    }
     texts
         .iter()
         .map(|t| {
@@ -407,11 +388,17 @@ pub(super) async fn requeue_job(
                 .answer(&state)
         }
     };
-    let hold = RequeueHold {
-        hold: q.hold.is_some(),
-        special_exit: q.special_exit.is_some(),
+    // A flag given without a value (`?Hold`) is on, as is any value but
+    // false.
+    let on = |flag: &Option<String>| {
+        flag.as_deref()
+            .is_some_and(|v| !matches!(v.to_ascii_lowercase().as_str(), "false" | "0" | "no"))
     };
-    let result = ask!(requeue(&state, &caller, ids, hold, q.incomplete.is_some()).await);
+    let hold = RequeueHold {
+        hold: on(&q.hold),
+        special_exit: on(&q.special_exit),
+    };
+    let result = ask!(requeue(&state, &caller, ids, hold, on(&q.incomplete)).await);
     requeue_answer(&state, v, result, false)
 }
 
@@ -492,5 +479,6 @@ mod tests {
         assert!(requeue_flags(&["Sideways".into()]).is_err());
         assert_eq!(requeue_ids(&["7".into()]), Ok(vec![7]));
         assert!(requeue_ids(&["7_1".into()]).is_err());
+        assert!(requeue_ids(&[]).is_err());
     }
 }

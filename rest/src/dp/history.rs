@@ -7,7 +7,7 @@
 use serde_json::{json, Map, Value};
 
 use spur_proto::{HistoryJob, HistoryStep, JobStateName, StepId, Tres};
-use spur_report::sacct::field::{job_elapsed, step_elapsed};
+use spur_report::sacct::field::{job_cpu, job_elapsed, step_elapsed};
 use spur_report::sacct::json::tres_counts;
 
 use super::job::exit_code;
@@ -149,12 +149,8 @@ fn step(job: &HistoryJob, st: &HistoryStep, ctx: &Ctx) -> Value {
 pub fn job(j: &HistoryJob, steps: &[&HistoryStep], ctx: &Ctx) -> Value {
     let v = ctx.v;
     let account = j.account.clone().unwrap_or_default();
-    let (user_us, system_us) = steps
-        .iter()
-        .filter(|s| s.state.is_finished())
-        .fold((0, 0), |(u, s), st| {
-            (u + st.user_cpu_us, s + st.system_cpu_us)
-        });
+    // Every ended step counts, whichever are shown.
+    let (user_us, system_us) = job_cpu(j);
     let planned = match (j.start_time, j.eligible_time) {
         (Some(start), Some(eligible)) => W::of(start.saturating_sub(eligible)),
         _ => W::unset(),

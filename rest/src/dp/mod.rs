@@ -391,7 +391,7 @@ async fn cancel(
     };
     let (batch_only, full) = match q.flags.as_deref() {
         Some("BATCH_JOB") => (true, false),
-        Some("FULL_JOB") | Some("FULL_STEPS_ONLY") => (false, true),
+        Some("FULL_JOB") => (false, true),
         None => (false, false),
         Some(other) => {
             doc.warnings.push(Warning {
@@ -416,19 +416,8 @@ async fn cancel(
     let result = ask!(state.ask(&caller, move |c| c.signal(target)).await);
     let failure = crate::target::first_failure(result);
     if v >= Version::V0042 {
-        let (code, string, message) = match &failure {
-            None => (0, "".to_string(), "".to_string()),
-            Some(e) => (e.errno(), e.to_string(), e.to_string()),
-        };
-        doc = doc.put(
-            "status",
-            json!([{
-                "error": {"string": string, "code": code, "message": message},
-                "step_id": "",
-                "job_id": value::Wrapped::of(job_id),
-                "federation": {"sibling": ""},
-            }]),
-        );
+        let refused = failure.as_ref().map(|e| (e.errno(), e.to_string()));
+        doc = doc.put("status", json!([bulk::kill_status(job_id, refused)]));
     }
     if let Some(e) = failure {
         doc = doc.error(
@@ -455,9 +444,10 @@ async fn submit(
     submission(&state, &caller, v, &body, Request::Batch).await
 }
 
-/// `job/allocate`: an allocation without a script, held until its holder
-/// (an srun, a `scancel`) releases it or its time limit ends it, as
-/// `slurm_allocate_resources` leaves one; InactiveLimit applies.
+/// `job/allocate`: an allocation without a script, as
+/// `slurm_allocate_resources` leaves one: steps run in it (`srun
+/// --jobid`), and it lasts until it is cancelled or its time limit ends
+/// it; InactiveLimit applies.
 async fn allocate(
     AxState(state): AxState<Arc<State>>,
     Extension(caller): Extension<Caller>,

@@ -317,7 +317,14 @@ async fn update(
         Some(e) => failed(
             &state,
             vec![entry(
-                &format!("job update from {} failed", peer.name()),
+                // The peer's name may take a resolver's time: off the
+                // async threads.
+                &format!(
+                    "job update from {} failed",
+                    tokio::task::spawn_blocking(move || peer.name())
+                        .await
+                        .unwrap_or_else(|_| "unknown".into())
+                ),
                 &e,
                 "_parse_job_list",
             )],

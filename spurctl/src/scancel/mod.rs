@@ -16,7 +16,7 @@ use std::process::ExitCode;
 
 use spur_proto::{ErrorCode, JobInfo, JobStateName, ProtoError};
 
-use crate::controller::{Api, Live, PerTarget, RequestError};
+use crate::controller::{Api, Live, RequestError};
 use args::ScancelArgs;
 use target::{Filters, JobRef, Miss, Target};
 
@@ -431,23 +431,12 @@ fn confirm(t: &Target, jobs: &[JobInfo]) -> bool {
 /// controller answers in that order); a result per target, in order.
 fn signal(req: &Request, targets: &[Target]) -> Vec<Result<(), Failure>> {
     let ask = target::request(targets, req.signal, req.batch, req.full);
-    let position = target::answer_slots(targets);
     let all = |f: Failure| targets.iter().map(|_| Err(f.clone())).collect();
     match Live.signal(ask) {
-        Ok(PerTarget::Jobs(results)) => targets
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let by_pos = results.get(position[i]).filter(|(id, _)| *id == t.job_id);
-                let found = by_pos.or_else(|| results.iter().find(|(id, _)| *id == t.job_id));
-                match found {
-                    Some((_, r)) => r.clone().map_err(|e| Failure::of(&e)),
-                    None => Err(Failure::of(&ProtoError::new(ErrorCode::InvalidJobId))),
-                }
-            })
+        Ok(answer) => target::outcomes(targets, &answer)
+            .into_iter()
+            .map(|r| r.map_err(|e| Failure::of(&e)))
             .collect(),
-        Ok(PerTarget::Done) => targets.iter().map(|_| Ok(())).collect(),
-        Ok(PerTarget::Tasks(_)) => all(Failure::of(&ProtoError::new(ErrorCode::Malformed))),
         Err(RequestError::Refused(e)) => all(Failure::of(&e)),
         Err(e @ RequestError::Unreachable(_)) => all(Failure {
             text: e.to_string(),

@@ -303,11 +303,13 @@ impl Controller {
             Command::Shutdown => return true,
             Command::Client { uid, req, reply } => {
                 // What may let a job start calls for a pass. A held job's
-                // submission and a hold start nothing: they change no other
-                // job's lot, and the held job's reason is set as it is held.
+                // submission starts nothing and is in no other job's way;
+                // its reason is set as it is held. (A hold is different: a
+                // held job may have been what blocked the others.)
                 let changes = match &req {
                     ClientRequest::Submit(desc) => !desc.hold,
                     ClientRequest::Signal(_)
+                    | ClientRequest::Hold { .. }
                     | ClientRequest::Release { .. }
                     | ClientRequest::Requeue { .. }
                     | ClientRequest::UpdateJob(_)
