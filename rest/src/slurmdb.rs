@@ -360,12 +360,6 @@ fn chosen<'a>(
         .collect()
 }
 
-fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
 async fn jobs(
     AxState(state): AxState<Arc<State>>,
     Extension(caller): Extension<Caller>,
@@ -373,7 +367,7 @@ async fn jobs(
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
     let v = version_or_404!(tag);
-    let selected = match selected(v, &q, &state.cluster, now()) {
+    let selected = match selected(v, &q, &state.cluster, crate::dp::now()) {
         Ok(s) => s,
         Err(why) => {
             let status = if v == Version::V0038 {

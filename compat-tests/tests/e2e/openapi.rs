@@ -13,7 +13,7 @@ use crate::harness::{Cluster, Options};
 use crate::http::{request, Target};
 
 /// The published document of `version` (`v0.0.44`), if present.
-fn document(version: &str) -> Option<Value> {
+pub fn document(version: &str) -> Option<Value> {
     let short = version.replace("v0.0.", "v00");
     let mut places = vec![PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../shared/slurm-openapi")

@@ -5,7 +5,7 @@
 //! requests, good and bad, and checks that no answer is a server error and
 //! every answer matches its documented schema.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -14,21 +14,6 @@ use crate::http::Target;
 use crate::{text, venv};
 
 const SCHEMATHESIS: &str = "schemathesis==4.32.5\n";
-
-/// The published document of `version`, if present.
-fn published(version: &str) -> Option<Value> {
-    let short = version.replace("v0.0.", "v00");
-    let mut places = vec![PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/slurm-openapi")
-        .join(format!("openapi_spec_{version}.json"))];
-    if let Some(dir) = std::env::var_os("SPUR_OPENAPI_DIR") {
-        places.push(PathBuf::from(dir).join(format!("{short}.json")));
-    }
-    places
-        .iter()
-        .find_map(|p| std::fs::read_to_string(p).ok())
-        .map(|t| serde_json::from_str(&t).expect("the document is JSON"))
-}
 
 /// Slurm's documents list nested keys as required with a path
 /// (`error/code`), which JSON Schema reads as a key of that name no
@@ -145,7 +130,7 @@ fn run(python: &Path, c: &Cluster, t: &Target, doc: &Path, version: &str, token:
 fn schemathesis_finds_no_server_error_and_no_answer_off_its_schema() {
     let versions: Vec<(&str, Value)> = ["v0.0.41", "v0.0.42", "v0.0.43", "v0.0.44", "v0.0.45"]
         .into_iter()
-        .filter_map(|v| published(v).map(|d| (v, d)))
+        .filter_map(|v| crate::openapi::document(v).map(|d| (v, d)))
         .collect();
     if versions.is_empty() {
         eprintln!("skipped: no published OpenAPI document found (../shared/slurm-openapi)");

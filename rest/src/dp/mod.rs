@@ -178,7 +178,8 @@ macro_rules! version_or_404 {
     };
 }
 
-fn now() -> u64 {
+/// This host's clock, Unix seconds.
+pub(crate) fn now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
