@@ -4,7 +4,8 @@
 //! typed API with the caller's credential, which the controller checks.
 //! Answers take Slurm's shapes for each API version: Slurm 22.05's
 //! `openapi/v0.0.38` ([`v0038`]) and the data_parser versions ([`dp`]);
-//! job history under `/slurmdb/` ([`slurmdb`]).
+//! job history under `/slurmdb/` ([`slurmdb`]); spur's own OpenAPI
+//! document ([`document`]).
 
 // The diag documents are single json! literals of some sixty keys.
 #![recursion_limit = "256"]
@@ -21,6 +22,7 @@ macro_rules! ask {
 }
 
 pub mod auth;
+pub mod document;
 pub mod dp;
 pub mod listen;
 pub mod listing;

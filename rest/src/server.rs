@@ -18,7 +18,7 @@ use tracing::{info, warn};
 use crate::auth::{self, Peer};
 use crate::listen::Listener;
 use crate::reply::{plain, text};
-use crate::{dp, slurmdb, v0038, State, Unauthorized};
+use crate::{document, dp, slurmdb, v0038, State, Unauthorized};
 
 impl Connected<IncomingStream<'_, TcpListener>> for Peer {
     fn connect_info(stream: IncomingStream<'_, TcpListener>) -> Peer {
@@ -45,6 +45,7 @@ pub fn router(state: Arc<State>) -> Router {
         .merge(v0038::routes())
         .merge(dp::routes())
         .merge(slurmdb::routes())
+        .merge(document::routes())
         .fallback(unknown_path)
         .method_not_allowed_fallback(unknown_method)
         .layer(middleware::from_fn_with_state(state.clone(), admit))

@@ -4,6 +4,7 @@
 mod arrays;
 mod clients;
 mod dev;
+mod document;
 mod environment;
 mod harness;
 mod http;

@@ -16,24 +16,24 @@ use crate::http::{request, Target};
 
 /// One recorded exchange.
 #[derive(Debug)]
-struct Recording {
-    name: String,
-    method: String,
+pub(crate) struct Recording {
+    pub name: String,
+    pub method: String,
     /// The path and query.
-    path: String,
-    body: Option<String>,
-    status: u16,
+    pub path: String,
+    pub body: Option<String>,
+    pub status: u16,
     /// The answer (None: plain text).
-    answer: Option<Value>,
+    pub answer: Option<Value>,
 }
 
-fn folder() -> PathBuf {
+pub(crate) fn folder() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/slurm-reference/rest")
 }
 
 /// Reads a recording: `$ curl ... -X METHOD ... http://host:port/PATH`,
 /// an optional `# body.json:` block, `# HTTP status`, then the answer.
-fn read(name: &str) -> Option<Recording> {
+pub(crate) fn read(name: &str) -> Option<Recording> {
     let text = std::fs::read_to_string(folder().join(name)).ok()?;
     let mut lines = text.lines();
     let command = lines.next()?;

@@ -14,7 +14,7 @@ use spur_options::fields::{
 };
 
 use super::value::{self, kind, NoVal};
-use crate::reply::Warning;
+use crate::reply::{Version, Warning};
 
 /// A field of the wrong type, with its path (`job/time_limit`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -102,6 +102,115 @@ const NOT_ACTED: &[(&str, Option<&str>)] = &[
     ("x11_target_host", None),
     ("x11_target_port", None),
 ];
+
+/// How the reader takes a field's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Accepts {
+    /// A string (a number or boolean is taken as its text).
+    Text,
+    /// A list of strings, or one comma-separated string.
+    List,
+    /// A boolean (or `true`/`false`/`yes`/`no`/`1`/`0`).
+    Flag,
+    /// A number, plain or as a NO_VAL wrapper (`set`/`infinite`/`number`).
+    Number,
+    /// Anything: the field is recorded or warned about, never read.
+    Any,
+}
+
+/// Every field the reader acts on, with what it accepts; the fields it
+/// stores without acting on are [`NOT_ACTED`]. spur's OpenAPI document
+/// describes `job_desc_msg` from these two tables.
+pub const ACTED: &[(&str, Accepts)] = &[
+    ("account", Accepts::Text),
+    ("argv", Accepts::List),
+    ("array", Accepts::Text),
+    ("begin_time", Accepts::Number),
+    ("flags", Accepts::List),
+    ("clusters", Accepts::Text),
+    ("comment", Accepts::Text),
+    ("constraints", Accepts::Text),
+    ("cpus_per_task", Accepts::Number),
+    ("cpus_per_tres", Accepts::Text),
+    ("current_working_directory", Accepts::Text),
+    ("deadline", Accepts::Number),
+    ("dependency", Accepts::Text),
+    ("environment", Accepts::List),
+    ("excluded_nodes", Accepts::List),
+    ("group_id", Accepts::Any),
+    ("hold", Accepts::Flag),
+    ("kill_warning_delay", Accepts::Number),
+    ("kill_warning_flags", Accepts::List),
+    ("kill_warning_signal", Accepts::Text),
+    ("maximum_nodes", Accepts::Number),
+    ("memory_per_cpu", Accepts::Number),
+    ("memory_per_node", Accepts::Number),
+    ("memory_per_tres", Accepts::Text),
+    ("minimum_nodes", Accepts::Number),
+    ("name", Accepts::Text),
+    ("nice", Accepts::Number),
+    ("nodes", Accepts::Text),
+    ("open_mode", Accepts::List),
+    ("partition", Accepts::Text),
+    ("priority", Accepts::Number),
+    ("qos", Accepts::Text),
+    ("requeue", Accepts::Flag),
+    ("required_nodes", Accepts::List),
+    ("required_switches", Accepts::Number),
+    ("script", Accepts::Text),
+    ("segment_size", Accepts::Number),
+    ("shared", Accepts::List),
+    ("standard_error", Accepts::Text),
+    ("standard_input", Accepts::Text),
+    ("standard_output", Accepts::Text),
+    ("tasks", Accepts::Number),
+    ("tasks_per_node", Accepts::Number),
+    ("time_limit", Accepts::Number),
+    ("time_minimum", Accepts::Number),
+    ("tres_per_job", Accepts::Text),
+    ("tres_per_node", Accepts::Text),
+    ("tres_per_task", Accepts::Text),
+    ("user_id", Accepts::Any),
+    ("wait_for_switch", Accepts::Number),
+];
+
+/// v0.0.41's fields, read in every version but described in its only.
+pub const V0041_ONLY: &[(&str, Accepts)] = &[
+    ("exclusive", Accepts::List),
+    ("oversubscribe", Accepts::Flag),
+];
+
+/// Which versions describe a field.
+type Describes = fn(Version) -> bool;
+
+/// Fields some versions' `job_desc_msg` lacks (read in every version),
+/// with the versions that describe them.
+const SOME_VERSIONS: &[(&str, Describes)] = &[
+    ("resv_mpi_ports", |v| v <= Version::V0043),
+    ("power_flags", |v| v <= Version::V0044),
+    ("cores_per_socket", |v| v != Version::V0044),
+    ("container_type", |v| v >= Version::V0045),
+    ("memory_update_delay", |v| v >= Version::V0045),
+    ("memory_update_margin", |v| v >= Version::V0045),
+];
+
+/// Every field the reader knows, in `v`'s description of
+/// `job_desc_msg`.
+pub fn known(v: Version) -> impl Iterator<Item = (&'static str, Accepts)> {
+    let old = if v == Version::V0041 { V0041_ONLY } else { &[] };
+    let described = move |(k, _): &(&str, Accepts)| {
+        SOME_VERSIONS
+            .iter()
+            .find(|(name, _)| name == k)
+            .is_none_or(|(_, has)| has(v))
+    };
+    ACTED
+        .iter()
+        .chain(old)
+        .copied()
+        .chain(NOT_ACTED.iter().map(|(k, _)| (*k, Accepts::Any)))
+        .filter(described)
+}
 
 /// What a job description gave.
 #[derive(Debug, Default)]
@@ -486,6 +595,25 @@ mod tests {
         );
         let time = read(&json!({"time_limit": "INFINITE"}), "job").expect("reads");
         assert_eq!(time.fields.time_limit, Some(spur_options::fields::INFINITE));
+    }
+
+    #[test]
+    fn every_known_field_is_read_as_its_table_says() {
+        let sample = |a: Accepts| match a {
+            Accepts::Text | Accepts::Any => json!("1"),
+            Accepts::List => json!([]),
+            Accepts::Flag => json!(false),
+            Accepts::Number => json!({"set": false, "infinite": false, "number": 0}),
+        };
+        for v in Version::PARSERS {
+            for (key, accepts) in known(v) {
+                let got = read(&json!({ key: sample(accepts) }), "job")
+                    .unwrap_or_else(|e| panic!("{key}: {e}"));
+                assert!(got.unknown.is_empty(), "{key} is read as unknown");
+                let refused = read(&json!({ key: [{"a": 1}] }), "job").is_err();
+                assert_eq!(refused, accepts != Accepts::Any, "{key}");
+            }
+        }
     }
 
     #[test]

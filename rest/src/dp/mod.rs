@@ -600,6 +600,20 @@ fn job_update(job_id: u32, body: &Value, warnings: &mut Vec<Warning>) -> Result<
     Ok(u)
 }
 
+/// A job update's answer keys: `results` (one entry per job, none when
+/// refused before the controller was asked), and v0.0.41's own keys.
+fn update_keys(doc: Doc, id: &str, results: Value) -> Doc {
+    let v = doc.v;
+    let doc = doc.put("results", results);
+    if v == Version::V0041 {
+        doc.put("job_id", id)
+            .put("step_id", "")
+            .put("job_submit_user_msg", "")
+    } else {
+        doc
+    }
+}
+
 async fn update(
     AxState(state): AxState<Arc<State>>,
     Extension(caller): Extension<Caller>,
@@ -612,7 +626,7 @@ async fn update(
     };
     let mut doc = Doc::new(v);
     let Some((job_id, None)) = crate::target::job_ref(&id) else {
-        return doc
+        return update_keys(doc, &id, json!([]))
             .error(
                 &invalid_job(),
                 format!("Unable to find JobId={id}"),
@@ -624,7 +638,7 @@ async fn update(
         Ok(u) => u,
         Err(why) => {
             let e = RequestError::Refused(ProtoError::with_detail(ErrorCode::NotSupported, why));
-            return doc
+            return update_keys(doc, &id, json!([]))
                 .error(
                     &e,
                     format!("job update of JobId={id} refused"),
@@ -640,16 +654,9 @@ async fn update(
         None => (0, String::new()),
         Some(e) => (e.errno(), e.to_string()),
     };
-    doc = doc.put(
-        "results",
-        json!([{"job_id": job_id, "step_id": "", "error": error, "error_code": code, "why": ""}]),
-    );
-    if v == Version::V0041 {
-        doc = doc
-            .put("job_id", id.clone())
-            .put("step_id", "")
-            .put("job_submit_user_msg", "");
-    }
+    let results =
+        json!([{"job_id": job_id, "step_id": "", "error": error, "error_code": code, "why": ""}]);
+    doc = update_keys(doc, &id, results);
     if let Some(e) = failure {
         doc = doc.error(
             &e,

@@ -368,6 +368,23 @@ pub fn is_switch(key: &str) -> bool {
         .any(|(k, kind)| *k == key && matches!(kind, Flag(_)))
 }
 
+/// The keys slurmrestd 22.05 takes (disabled ones left out), each with
+/// the JSON type its value has where it has one type (spur's OpenAPI
+/// document describes v0.0.38's job properties from these).
+pub fn taken() -> impl Iterator<Item = (&'static str, Option<&'static str>)> {
+    KEYS.iter().filter_map(|(k, kind)| {
+        let json = match kind {
+            Disabled => return None,
+            Text(_) => Some("string"),
+            Flag(_) | YesNo(_) | One(_) => Some("boolean"),
+            Environment => Some("object"),
+            Argv => Some("array"),
+            Nodes | Begin | Exclusive | Umask => None,
+        };
+        Some((*k, json))
+    })
+}
+
 /// The keys' names (for the document and the tests).
 pub fn keys() -> impl Iterator<Item = &'static str> {
     KEYS.iter().map(|(k, _)| *k)
