@@ -87,13 +87,14 @@ pub fn parse(
         .map(|w| w.to_string_lossy().into_owned())
         .collect();
     let layers = Layers {
-        directives: layer::parse_directives(&cmd, &[]).map_err(fail)?,
+        directives: layer::parse_directives(&cmd, &[]).map_err(fail)?.into(),
         env: layer::parse(
             &cmd,
             &layer::env_words(&cmd, &input_variables(prog, &host.env)),
         )
-        .map_err(fail)?,
-        cmdline,
+        .map_err(fail)?
+        .into(),
+        cmdline: cmdline.into(),
     };
     let merged = layer::parse(&cmd, &layers.merged_words(&cmd)).map_err(fail)?;
     let all = SbatchArgs::from_arg_matches(&merged).expect("matches come from this command");
@@ -131,9 +132,9 @@ pub fn srun_job(words: &[OsString], host: &Host) -> Result<(JobDesc, Vec<String>
     let given = layer::parse(&cmd, words).map_err(text)?;
     let all = SbatchArgs::from_arg_matches(&given).expect("matches come from this command");
     let layers = Layers {
-        directives: layer::parse_directives(&cmd, &[]).map_err(text)?,
-        env: layer::parse_directives(&cmd, &[]).map_err(text)?,
-        cmdline: given,
+        directives: layer::parse_directives(&cmd, &[]).map_err(text)?.into(),
+        env: layer::parse_directives(&cmd, &[]).map_err(text)?.into(),
+        cmdline: given.into(),
     };
     let ctx = desc::Context::without_script(host);
     let built = desc::build(&all, &layers, Vec::new(), &ctx).map_err(text)?;

@@ -3,6 +3,8 @@
 //! conflicts refused as Slurm refuses them, and each option spur stores
 //! without acting on recorded with its warning.
 
+use std::sync::Arc;
+
 use spur_proto::{ExclusiveMode, JobDesc, MemSpec, OpenMode, SegmentLayout};
 
 use crate::args::SbatchArgs;
@@ -96,13 +98,13 @@ pub fn from_words(words: &[String], ctx: &Context<'_>) -> Result<Built, SbatchEr
     // A server reads many jobs: the table and its empty parse are made
     // once, and the table is parsed with in place (building a copy of it
     // for each job cost more than the rest of reading one).
-    static TABLE: std::sync::OnceLock<(std::sync::Mutex<clap::Command>, clap::ArgMatches)> =
-        std::sync::OnceLock::new();
+    type Table = (std::sync::Mutex<clap::Command>, Arc<clap::ArgMatches>);
+    static TABLE: std::sync::OnceLock<Table> = std::sync::OnceLock::new();
     let (cmd, none) = TABLE.get_or_init(|| {
         let cmd = crate::args::command();
         let none = crate::layer::parse(&cmd, &[std::ffi::OsString::from("sbatch")])
             .expect("no options parse");
-        (std::sync::Mutex::new(cmd), none)
+        (std::sync::Mutex::new(cmd), Arc::new(none))
     });
     let mut line = vec![std::ffi::OsString::from("sbatch")];
     line.extend(words.iter().map(std::ffi::OsString::from));
@@ -110,7 +112,7 @@ pub fn from_words(words: &[String], ctx: &Context<'_>) -> Result<Built, SbatchEr
         let mut cmd = cmd
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        crate::layer::parse_in_place(&mut cmd, &line)?
+        Arc::new(crate::layer::parse_in_place(&mut cmd, &line)?)
     };
     let layers = Layers {
         directives: none.clone(),

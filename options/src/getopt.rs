@@ -60,7 +60,8 @@ pub enum Takes {
 
 /// How `arg` takes its value.
 pub fn takes(arg: &clap::Arg) -> Takes {
-    if !arg.get_action().takes_values() {
+    let none = arg.get_num_args().is_some_and(|n| n.max_values() == 0);
+    if none || !arg.get_action().takes_values() {
         Takes::Nothing
     } else if arg.get_num_args().is_some_and(|n| n.min_values() == 0) {
         Takes::Optional

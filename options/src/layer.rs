@@ -5,6 +5,7 @@
 //! words, which tools and users recognise.
 
 use std::ffi::OsString;
+use std::sync::Arc;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::parser::ValueSource;
@@ -88,11 +89,11 @@ const ENV_OPTIONS: &[(&str, &str)] = &[
 #[derive(Debug, Clone)]
 pub struct Layers {
     /// `#SBATCH` lines.
-    pub directives: ArgMatches,
+    pub directives: Arc<ArgMatches>,
     /// `SBATCH_*` variables.
-    pub env: ArgMatches,
+    pub env: Arc<ArgMatches>,
     /// The command line.
-    pub cmdline: ArgMatches,
+    pub cmdline: Arc<ArgMatches>,
 }
 
 /// Whether option `id` was given in `m` (not merely defaulted).
@@ -367,9 +368,15 @@ mod tests {
                 .collect()
         };
         let layers = Layers {
-            directives: parse_directives(&cmd, &["-J".into(), "dir".into(), "-N2".into()]).unwrap(),
-            env: parse(&cmd, &words(&["--job-name=env", "--partition=envp"])).unwrap(),
-            cmdline: parse(&cmd, &words(&["-J", "cli", "--wrap=x"])).unwrap(),
+            directives: parse_directives(&cmd, &["-J".into(), "dir".into(), "-N2".into()])
+                .unwrap()
+                .into(),
+            env: parse(&cmd, &words(&["--job-name=env", "--partition=envp"]))
+                .unwrap()
+                .into(),
+            cmdline: parse(&cmd, &words(&["-J", "cli", "--wrap=x"]))
+                .unwrap()
+                .into(),
         };
         assert!(layers.by_cli("nodes") && !layers.by_env("nodes"));
         assert!(layers.by_env("partition") && !layers.by_cli("partition"));

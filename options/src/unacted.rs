@@ -349,7 +349,12 @@ pub fn args(commands: Commands) -> impl Iterator<Item = Arg> {
             None => arg,
         };
         let arg = match u.takes {
-            Takes::Nothing => arg.action(ArgAction::SetTrue),
+            // A flag that is only looked for, never read: no default
+            // value, so that a parse does not fill one in for each.
+            Takes::Nothing => arg
+                .action(ArgAction::Set)
+                .num_args(0)
+                .default_missing_value("true"),
             Takes::Optional => arg
                 .action(ArgAction::Set)
                 .num_args(0..=1)

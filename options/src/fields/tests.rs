@@ -26,9 +26,9 @@ fn from_options(words: &[&str]) -> JobDesc {
     let cmdline = layer::parse(&cmd, &argv).expect("parses");
     let all = SbatchArgs::from_arg_matches(&cmdline).expect("matches");
     let layers = Layers {
-        directives: layer::parse_directives(&cmd, &[]).expect("empty"),
-        env: layer::parse_directives(&cmd, &[]).expect("empty"),
-        cmdline,
+        directives: layer::parse_directives(&cmd, &[]).expect("empty").into(),
+        env: layer::parse_directives(&cmd, &[]).expect("empty").into(),
+        cmdline: cmdline.into(),
     };
     let env = env();
     let ctx = desc::Context {

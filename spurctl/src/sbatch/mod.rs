@@ -88,9 +88,9 @@ pub fn execute(
         let _ = writeln!(err, "{notice}");
     }
     let layers = Layers {
-        directives: layer::parse_directives(&cmd, &directives.words)?,
-        env: layer::parse(&cmd, &layer::env_words(&cmd, &host.env))?,
-        cmdline,
+        directives: layer::parse_directives(&cmd, &directives.words)?.into(),
+        env: layer::parse(&cmd, &layer::env_words(&cmd, &host.env))?.into(),
+        cmdline: cmdline.into(),
     };
     let merged = layer::parse(&cmd, &layers.merged_words(&cmd))?;
     let all = SbatchArgs::from_arg_matches(&merged).expect("matches come from this command");

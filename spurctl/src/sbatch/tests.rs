@@ -1003,9 +1003,9 @@ fn every_option_has_a_long_name_and_merges_back() {
     let m = layer::parse(&cmd, &words).unwrap();
     let empty = layer::parse(&cmd, &[OsString::from("sbatch")]).unwrap();
     let layers = Layers {
-        directives: empty.clone(),
-        env: empty,
-        cmdline: m,
+        directives: empty.clone().into(),
+        env: empty.into(),
+        cmdline: m.into(),
     };
     let merged = layers.merged_words(&cmd);
     let again: Vec<String> = merged
