@@ -1,7 +1,56 @@
 //! Users and groups from the passwd and group databases: names for ids and
-//! ids for names, primary groups and home folders.
+//! ids for names, primary groups and home folders. What is found is
+//! remembered for a minute ([`REMEMBERED`]), as nscd would: a daemon asks
+//! for the same few users with every request, and each lookup reads the
+//! databases anew (files, or a directory service over the network).
 
+use std::collections::HashMap;
 use std::ffi::{CStr, CString};
+use std::hash::Hash;
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+
+/// How long a user or group found is remembered; a change to the
+/// databases is seen within this time. What is not found is not
+/// remembered, so that a user added a moment ago is found at once.
+pub const REMEMBERED: Duration = Duration::from_secs(60);
+
+/// Entries remembered at most of each kind (all are forgotten when more
+/// would be).
+const MOST: usize = 4096;
+
+/// Lookups of one kind, remembered.
+struct Remembered<K, V>(OnceLock<Mutex<HashMap<K, (Instant, V)>>>);
+
+impl<K: Hash + Eq, V: Clone> Remembered<K, V> {
+    const fn new() -> Self {
+        Remembered(OnceLock::new())
+    }
+
+    /// The remembered value of `key`, else what `look` finds (remembered
+    /// when found).
+    fn get(&self, key: K, look: impl FnOnce(&K) -> Option<V>) -> Option<V> {
+        let map = self.0.get_or_init(Mutex::default);
+        let lock = || map.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((at, v)) = lock().get(&key) {
+            if at.elapsed() < REMEMBERED {
+                return Some(v.clone());
+            }
+        }
+        let found = look(&key)?;
+        let mut m = lock();
+        if m.len() >= MOST {
+            m.clear();
+        }
+        m.insert(key, (Instant::now(), found.clone()));
+        Some(found)
+    }
+}
+
+static USERS: Remembered<u32, User> = Remembered::new();
+static UIDS: Remembered<String, u32> = Remembered::new();
+static GROUPS: Remembered<u32, String> = Remembered::new();
+static GIDS: Remembered<String, u32> = Remembered::new();
 
 /// A user as the passwd database knows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +73,17 @@ pub fn current_uid() -> u32 {
 
 /// The user with `uid`; an unknown uid gets its number as name.
 pub fn user(uid: u32) -> User {
+    USERS
+        .get(uid, |&uid| passwd_by_uid(uid))
+        .unwrap_or_else(|| User {
+            uid,
+            gid: uid,
+            name: uid.to_string(),
+            home: "/".into(),
+        })
+}
+
+fn passwd_by_uid(uid: u32) -> Option<User> {
     let mut buf = vec![0u8; 16 * 1024];
     // SAFETY: a zeroed passwd is a valid out-parameter for getpwuid_r.
     let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
@@ -39,12 +99,7 @@ pub fn user(uid: u32) -> User {
         )
     };
     if rc != 0 || result.is_null() {
-        return User {
-            uid,
-            gid: uid,
-            name: uid.to_string(),
-            home: "/".into(),
-        };
+        return None;
     }
     // SAFETY: on success the strings point into buf, NUL-terminated.
     let (name, home) = unsafe {
@@ -53,12 +108,12 @@ pub fn user(uid: u32) -> User {
             CStr::from_ptr(pwd.pw_dir).to_string_lossy().into_owned(),
         )
     };
-    User {
+    Some(User {
         uid,
         gid: pwd.pw_gid,
         name,
         home,
-    }
+    })
 }
 
 /// The name of uid `uid`, or the number as text if it has none.
@@ -71,6 +126,10 @@ pub fn uid_of(name: &str) -> Option<u32> {
     if let Ok(uid) = name.parse::<u32>() {
         return Some(uid);
     }
+    UIDS.get(name.to_string(), |name| passwd_by_name(name))
+}
+
+fn passwd_by_name(name: &str) -> Option<u32> {
     let cname = CString::new(name).ok()?;
     let mut buf = vec![0u8; 16 * 1024];
     // SAFETY: a zeroed passwd is a valid out-parameter for getpwnam_r.
@@ -94,6 +153,10 @@ pub fn gid_of(name: &str) -> Option<u32> {
     if let Ok(gid) = name.parse::<u32>() {
         return Some(gid);
     }
+    GIDS.get(name.to_string(), |name| group_by_name(name))
+}
+
+fn group_by_name(name: &str) -> Option<u32> {
     let cname = CString::new(name).ok()?;
     let mut buf = vec![0u8; 64 * 1024];
     // SAFETY: a zeroed group is a valid out-parameter for getgrnam_r.
@@ -114,6 +177,12 @@ pub fn gid_of(name: &str) -> Option<u32> {
 
 /// The name of group `gid` (the number as text when unknown).
 pub fn group_name(gid: u32) -> String {
+    GROUPS
+        .get(gid, |&gid| group_by_gid(gid))
+        .unwrap_or_else(|| gid.to_string())
+}
+
+fn group_by_gid(gid: u32) -> Option<String> {
     let mut buf = vec![0u8; 64 * 1024];
     // SAFETY: a zeroed group is a valid out-parameter for getgrgid_r.
     let mut grp: libc::group = unsafe { std::mem::zeroed() };
@@ -129,12 +198,11 @@ pub fn group_name(gid: u32) -> String {
         )
     };
     if rc != 0 || result.is_null() {
-        return gid.to_string();
+        return None;
     }
     // SAFETY: on success gr_name points into buf, NUL-terminated.
-    unsafe { CStr::from_ptr(grp.gr_name) }
-        .to_string_lossy()
-        .into_owned()
+    let name = unsafe { CStr::from_ptr(grp.gr_name) };
+    Some(name.to_string_lossy().into_owned())
 }
 
 #[cfg(test)]
@@ -162,5 +230,24 @@ mod tests {
             ("4000000123", 4_000_000_123)
         );
         assert_eq!(group_name(4_000_000_123), "4000000123");
+    }
+
+    #[test]
+    fn what_is_found_is_remembered_and_what_is_not_is_looked_for_again() {
+        let kept: Remembered<u32, String> = Remembered::new();
+        let looks = std::cell::Cell::new(0);
+        let look = |found: bool| {
+            let looks = &looks;
+            move |k: &u32| {
+                looks.set(looks.get() + 1);
+                found.then(|| k.to_string())
+            }
+        };
+        assert_eq!(kept.get(7, look(false)), None);
+        assert_eq!(kept.get(7, look(false)), None);
+        assert_eq!(looks.get(), 2);
+        assert_eq!(kept.get(7, look(true)).as_deref(), Some("7"));
+        assert_eq!(kept.get(7, look(true)).as_deref(), Some("7"));
+        assert_eq!(looks.get(), 3);
     }
 }
