@@ -89,11 +89,13 @@ fn merge_types(a: Value, b: Value) -> Value {
             let (mut pa, pb) = (a["properties"].clone(), &b["properties"]);
             let props = pa.as_object_mut().expect("properties");
             for (k, v) in pb.as_object().expect("properties") {
-                let merged = match props.remove(k) {
-                    Some(old) => merge(old, v.clone()),
-                    None => v.clone(),
-                };
-                props.insert(k.clone(), merged);
+                // Merged in place: keys keep the order they were first seen in.
+                match props.get_mut(k) {
+                    Some(old) => *old = merge(old.take(), v.clone()),
+                    None => {
+                        props.insert(k.clone(), v.clone());
+                    }
+                }
             }
             let names = |s: &Value| -> Vec<String> {
                 s["required"]

@@ -227,6 +227,8 @@ fn drive(
         );
         let drain = json!({"name": ["n02"], "state": ["DRAIN"], "reason": "maint"});
         call("post", at("/nodes/"), at("/nodes/"), Some(drain));
+        call("delete", at("/node/{node_name}"), at("/node/n01"), None);
+        call("delete", at("/node/{node_name}"), at("/node/nx"), None);
         call("get", at("/partitions/"), at("/partitions/"), None);
         call(
             "get",

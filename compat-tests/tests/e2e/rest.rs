@@ -982,4 +982,21 @@ fn nodes_drain_and_resume_over_rest_as_scontrol_does_it() {
     );
     assert_eq!(a.json()["errors"][0]["error_number"], 2002, "{}", a.body);
     assert_eq!(sinfo(&c), "n01 idle none\nn02 idle none");
+
+    // Nodes from slurm.conf are not deleted (Slurm deletes dynamic nodes
+    // only); a name that matches none is not found.
+    let a = request(&t, "DELETE", "/slurm/v0.0.44/node/n01", &auth, None);
+    assert_eq!(a.status, 400, "{}", a.body);
+    let error = &a.json()["errors"][0];
+    assert_eq!(error["error_number"], 2028, "{}", a.body);
+    assert!(
+        error["description"]
+            .as_str()
+            .is_some_and(|d| d.ends_with("Can't delete non-dynamic node 'n01'.")),
+        "{}",
+        a.body
+    );
+    let a = request(&t, "DELETE", "/slurm/v0.0.45/node/n[01-03]", &auth, None);
+    assert_eq!(a.status, 404, "{}", a.body);
+    assert_eq!(sinfo(&c), "n01 idle none\nn02 idle none");
 }

@@ -77,7 +77,7 @@ pub fn routes() -> Router<Arc<State>> {
     r = both(
         r,
         &format!("{base}/node/{{node_name}}"),
-        get(node).post(update_node),
+        get(node).post(update_node).delete(delete_node),
     );
     r = both(r, &format!("{base}/partitions"), get(partitions));
     r = both(
@@ -929,6 +929,45 @@ async fn update_nodes(
             )
             .answer(state),
     }
+}
+
+/// `DELETE node/{node_name}`: Slurm deletes only dynamic nodes (made with
+/// `scontrol create node` or `new/node`), and every node of spur's comes
+/// from slurm.conf, so each named node that exists is refused as
+/// slurmctld refuses a static one; a name that matches none is 404.
+async fn delete_node(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path((tag, name)): Path<(String, String)>,
+) -> Response {
+    let v = version_or_404!(tag);
+    let doc = Doc::new(v);
+    let source = "slurm_delete_node";
+    let refuse = |doc: Doc, code: ErrorCode, detail: String| {
+        let e = RequestError::Refused(ProtoError::with_detail(code, detail));
+        doc.error(&e, format!("Unable to delete node {name}"), source)
+    };
+    let Ok(names) = spur_conf::hostlist::expand(&name) else {
+        return refuse(doc, ErrorCode::InvalidNodeName, name.clone()).answer(&state);
+    };
+    let listing = match ask!(state.ask(&caller, |c| c.nodes()).await) {
+        Ok(listing) => listing,
+        Err(e) => {
+            return doc
+                .error(&e, format!("Unable to delete node {name}"), source)
+                .answer(&state)
+        }
+    };
+    let known = |n: &String| listing.items.iter().any(|node| node.name == *n);
+    let doc = match names.iter().find(|n| !known(n)) {
+        Some(unknown) => refuse(doc, ErrorCode::InvalidNodeName, unknown.clone()),
+        None => {
+            let first = names.first().cloned().unwrap_or_default();
+            let why = format!("Can't delete non-dynamic node '{first}'.");
+            refuse(doc, ErrorCode::InvalidNodeState, why)
+        }
+    };
+    doc.answer(&state)
 }
 
 async fn partitions(
