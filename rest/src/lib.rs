@@ -3,7 +3,8 @@
 //! do ([`auth`]), then asked of the controller through spur-client's one
 //! typed API with the caller's credential, which the controller checks.
 //! Answers take Slurm's shapes for each API version: Slurm 22.05's
-//! `openapi/v0.0.38` ([`v0038`]) and the data_parser versions ([`dp`]);
+//! `openapi/v0.0.38` ([`v0038`], with v0.0.37 and v0.0.36 in their older
+//! shapes) and the data_parser versions ([`dp`]);
 //! job history under `/slurmdb/` ([`slurmdb`]); spur's own OpenAPI
 //! document ([`document`]).
 

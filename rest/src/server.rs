@@ -41,8 +41,14 @@ impl Connected<IncomingStream<'_, UnixListener>> for Peer {
 /// Every path spur serves, behind slurmrestd's checks.
 pub fn router(state: Arc<State>) -> Router {
     let max_body = state.settings.max_body;
+    // 22.05's older plugins answer through v0.0.38's operations.
+    let v0038_ops = Router::new()
+        .merge(v0038::routes())
+        .merge(slurmdb::routes())
+        .with_state(state.clone());
     Router::new()
         .merge(v0038::routes())
+        .merge(v0038::older::routes(v0038_ops))
         .merge(dp::routes())
         .merge(slurmdb::routes())
         .merge(document::routes())
@@ -90,10 +96,13 @@ async fn admit(AxState(state): AxState<Arc<State>>, mut req: Request, next: Next
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok())
         .is_some_and(|n| n > 0);
-    // The data_parser versions take a body with DELETE (`DELETE jobs`).
+    // The data_parser versions take a body with DELETE (`DELETE jobs`);
+    // 22.05's do not.
     let takes_body = match *req.method() {
         Method::POST | Method::PUT => true,
-        Method::DELETE => !req.uri().path().contains("/v0.0.38/"),
+        Method::DELETE => !["/v0.0.36/", "/v0.0.37/", "/v0.0.38/"]
+            .iter()
+            .any(|v| req.uri().path().contains(v)),
         _ => false,
     };
     if has_body && !takes_body {

@@ -625,6 +625,8 @@ fn spurs_document_agrees_with_the_published_ones_schema_by_schema() {
         .filter_map(|v| crate::openapi::document(v).map(|d| (v, d)))
         .collect();
     if let Some(doc) = document_2205() {
+        published.push(("v0.0.36", doc.clone()));
+        published.push(("v0.0.37", doc.clone()));
         published.push(("v0.0.38", doc));
     }
     if published.is_empty() {
@@ -636,22 +638,43 @@ fn spurs_document_agrees_with_the_published_ones_schema_by_schema() {
     // with the recordings field by field): a difference the recorded
     // answers share is the document's.
     let recorded = generate(&recorded_samples());
+    let roots_of = |v: &str| ["slurm", "slurmdb", "util"].map(|p| format!("/{p}/{v}/"));
+    let explained_by_2205 = |found: &mut Vec<String>, doc: &Value| {
+        let (_, real) = compare(&recorded, doc, &roots_of("v0.0.38"));
+        let real_errors: Vec<&str> = real.iter().filter_map(|p| root_of_error(p)).collect();
+        found.retain(|p| {
+            !real.contains(p) && root_of_error(p).is_none_or(|e| !real_errors.contains(&e))
+        });
+    };
     let mut problems = Vec::new();
     for (v, doc) in &published {
-        let roots = ["slurm", "slurmdb", "util"].map(|p| format!("/{p}/{v}/"));
-        let (compared, mut found) = compare(&ours, doc, &roots);
+        let (compared, mut found) = compare(&ours, doc, &roots_of(v));
         if *v == "v0.0.38" {
-            let (_, real) = compare(&recorded, doc, &roots);
-            let real_errors: Vec<&str> = real.iter().filter_map(|p| root_of_error(p)).collect();
-            found.retain(|p| {
-                !real.contains(p) && root_of_error(p).is_none_or(|e| !real_errors.contains(&e))
-            });
+            explained_by_2205(&mut found, doc);
+        } else if *v < "v0.0.38" {
+            // 22.05's older plugins write what its v0.0.38 writes, less
+            // the keys their documents leave out: where the older
+            // document and v0.0.38's disagree on a value's type, spur
+            // follows v0.0.38's; a key the older document lacks must be
+            // left out unless slurmrestd 22.05's recorded answers have it
+            // too, and so must any difference both documents have.
+            let as_0038 = |text: &str| text.replace(&format!("/{v}/"), "/v0.0.38/");
+            let relabelled: Value =
+                serde_json::from_str(&as_0038(&ours.to_string())).expect("the document is JSON");
+            let (_, against_0038) = compare(&relabelled, doc, &roots_of("v0.0.38"));
+            let mut kept: Vec<String> = found
+                .iter()
+                .map(|p| as_0038(p))
+                .filter(|p| p.ends_with("not in the published schema") || against_0038.contains(p))
+                .collect();
+            explained_by_2205(&mut kept, doc);
+            found = kept.iter().map(|p| format!("{v}: {p}")).collect();
         }
         eprintln!(
             "{v}: {compared} operations compared, {} differences",
             found.len()
         );
-        assert!(compared >= 15, "{v}: only {compared} operations compared");
+        assert!(compared >= 12, "{v}: only {compared} operations compared");
         problems.extend(found);
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));

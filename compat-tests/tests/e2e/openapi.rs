@@ -122,8 +122,12 @@ fn drive(
     let mut call = |method: &'static str, template: String, path: String, body: Option<Value>| {
         let text = body.as_ref().map(Value::to_string);
         let a = request(t, &method.to_uppercase(), &path, auth, text.as_deref());
+        // 22.05's versions answer every failure with 500.
+        let of_2205 = ["v0.0.36", "v0.0.37", "v0.0.38"]
+            .iter()
+            .any(|v| template.contains(v));
         assert!(
-            a.status < 500 || a.status == 500 && template.contains("v0.0.38"),
+            a.status < 500 || a.status == 500 && of_2205,
             "{method} {path}: {} {}",
             a.status,
             a.body
@@ -320,74 +324,80 @@ fn drive(
         call("get", dbat("/diag/"), dbat("/diag/"), None);
         call("get", dbat("/ping/"), dbat("/ping/"), None);
     }
-    let base = "/slurm/v0.0.38";
-    let at = |suffix: &str| format!("{base}{suffix}");
-    call("get", at("/ping"), at("/ping"), None);
-    call("get", at("/diag"), at("/diag"), None);
-    call("get", at("/jobs"), at("/jobs"), None);
-    call(
-        "get",
-        at("/job/{job_id}"),
-        at(&format!("/job/{running}")),
-        None,
-    );
-    call("get", at("/job/{job_id}"), at("/job/999999"), None);
-    let submit = json!({
-        "script": "#!/bin/bash\ntrue\n",
-        "job": {"name": "schema", "current_working_directory": cwd,
-                "environment": {"PATH": "/bin"}, "hold": true},
-    });
-    call("post", at("/job/submit"), at("/job/submit"), Some(submit));
-    call(
-        "post",
-        at("/job/{job_id}"),
-        at(&format!("/job/{running}")),
-        Some(json!({"comment": "checked"})),
-    );
-    call("get", at("/nodes"), at("/nodes"), None);
-    call("get", at("/node/{node_name}"), at("/node/n02"), None);
-    call("get", at("/partitions"), at("/partitions"), None);
-    call(
-        "get",
-        at("/partition/{partition_name}"),
-        at("/partition/batch"),
-        None,
-    );
-    call("get", at("/licenses"), at("/licenses"), None);
-    call("get", at("/reservations"), at("/reservations"), None);
-    call(
-        "get",
-        at("/reservation/{reservation_name}"),
-        at("/reservation/none"),
-        None,
-    );
-    call(
-        "delete",
-        at("/job/{job_id}"),
-        at("/job/999999?signal=USR1"),
-        None,
-    );
-    let db = "/slurmdb/v0.0.38";
-    let dbat = |suffix: &str| format!("{db}{suffix}");
-    call("get", dbat("/jobs"), dbat("/jobs"), None);
-    call(
-        "get",
-        dbat("/jobs"),
-        dbat(
-            "/jobs?users=root&start_time=0&end_time=now\
-        &state=COMPLETED&job_name=x&partition=batch&account=a&qos=q&reason=r\
-        &constraints=c&node=n01&cluster=other&group=root&cpus_min=1&cpus_max=9\
-        &nodes_min=1&nodes_max=9&skip_steps=false",
-        ),
-        None,
-    );
-    call(
-        "get",
-        dbat("/job/{job_id}"),
-        dbat(&format!("/job/{finished}")),
-        None,
-    );
-    call("get", dbat("/diag"), dbat("/diag"), None);
+    for version in ["v0.0.36", "v0.0.37", "v0.0.38"] {
+        let base = format!("/slurm/{version}");
+        let at = |suffix: &str| format!("{base}{suffix}");
+        call("get", at("/ping"), at("/ping"), None);
+        call("get", at("/diag"), at("/diag"), None);
+        call("get", at("/jobs"), at("/jobs"), None);
+        call(
+            "get",
+            at("/job/{job_id}"),
+            at(&format!("/job/{running}")),
+            None,
+        );
+        call("get", at("/job/{job_id}"), at("/job/999999"), None);
+        let submit = json!({
+            "script": "#!/bin/bash\ntrue\n",
+            "job": {"name": "schema", "current_working_directory": cwd,
+                    "environment": {"PATH": "/bin"}, "hold": true},
+        });
+        call("post", at("/job/submit"), at("/job/submit"), Some(submit));
+        call(
+            "post",
+            at("/job/{job_id}"),
+            at(&format!("/job/{running}")),
+            Some(json!({"comment": "checked"})),
+        );
+        call("get", at("/nodes"), at("/nodes"), None);
+        call("get", at("/node/{node_name}"), at("/node/n02"), None);
+        call("get", at("/partitions"), at("/partitions"), None);
+        call(
+            "get",
+            at("/partition/{partition_name}"),
+            at("/partition/batch"),
+            None,
+        );
+        if version == "v0.0.38" {
+            call("get", at("/licenses"), at("/licenses"), None);
+        }
+        if version != "v0.0.36" {
+            call("get", at("/reservations"), at("/reservations"), None);
+            call(
+                "get",
+                at("/reservation/{reservation_name}"),
+                at("/reservation/none"),
+                None,
+            );
+        }
+        call(
+            "delete",
+            at("/job/{job_id}"),
+            at("/job/999999?signal=USR1"),
+            None,
+        );
+        let db = format!("/slurmdb/{version}");
+        let dbat = |suffix: &str| format!("{db}{suffix}");
+        call("get", dbat("/jobs"), dbat("/jobs"), None);
+        call(
+            "get",
+            dbat("/jobs"),
+            dbat(
+                "/jobs?users=root&start_time=0&end_time=now\
+            &state=COMPLETED&job_name=x&partition=batch&account=a&qos=q&reason=r\
+            &constraints=c&node=n01&cluster=other&group=root&cpus_min=1&cpus_max=9\
+            &nodes_min=1&nodes_max=9&skip_steps=false",
+            ),
+            None,
+        );
+        call(
+            "get",
+            dbat("/job/{job_id}"),
+            dbat(&format!("/job/{finished}")),
+            None,
+        );
+        call("get", dbat("/diag"), dbat("/diag"), None);
+    }
     samples
 }
 

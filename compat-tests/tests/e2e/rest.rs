@@ -371,6 +371,99 @@ fn v0038_jobs_submit_list_update_and_cancel_as_the_commands_see_them() {
 }
 
 #[test]
+fn v0036_and_v0037_answer_v0038s_operations_in_their_own_shapes() {
+    let mut c = jwt_cluster();
+    let t = c.start_rest(&[]);
+    let token = c.token(&[]);
+    let auth = [("X-SLURM-USER-TOKEN", token.as_str())];
+    let cwd = c.dir.path().display().to_string();
+    // v0.0.36 names the output file `standard_out`.
+    let body = submit_body(serde_json::json!({
+        "name": "old-client", "current_working_directory": cwd,
+        "environment": {"PATH": "/usr/bin:/bin"}, "standard_out": "old-%j.out",
+    }));
+    let a = request(&t, "POST", "/slurm/v0.0.36/job/submit", &auth, Some(&body));
+    assert_eq!(a.status, 200, "{}", a.body);
+    let doc = a.json();
+    assert!(doc.get("meta").is_none(), "{}", a.body);
+    let id = doc["job_id"].as_u64().expect("a job id") as u32;
+    c.wait_state(id, "RUNNING");
+    let out = c.run("scontrol", &["show", "job", &id.to_string()]);
+    let shown = text(&out.stdout);
+    assert!(
+        shown.contains(&format!("StdOut={cwd}/old-{id}.out")),
+        "{shown}"
+    );
+
+    // v0.0.37 lists it as squeue does, without `container`.
+    let a = get(&t, "/slurm/v0.0.37/jobs", &auth);
+    assert_eq!(a.status, 200, "{}", a.body);
+    let listed = a.json();
+    let job = listed["jobs"]
+        .as_array()
+        .expect("jobs")
+        .iter()
+        .find(|j| j["job_id"] == id)
+        .expect("the job is listed")
+        .clone();
+    assert_eq!(job["name"], "old-client");
+    assert_eq!(job["job_state"], "RUNNING");
+    assert!(job.get("container").is_none(), "{job}");
+    assert!(listed.get("meta").is_none());
+
+    // What a version does not know is refused as an unknown key.
+    let body = submit_body(serde_json::json!({
+        "name": "x", "current_working_directory": cwd,
+        "environment": {"PATH": "/bin"}, "standard_output": "x.out",
+    }));
+    let a = request(&t, "POST", "/slurm/v0.0.36/job/submit", &auth, Some(&body));
+    assert_eq!(a.status, 400, "{}", a.body);
+    let errors = a.json()["errors"].clone();
+    assert_eq!(
+        errors[0]["error"], "Unknown key \"standard_output\"",
+        "{errors}"
+    );
+    assert_eq!(errors[0]["errno"], 9001, "{errors}");
+    assert!(errors[0].get("error_number").is_none(), "{errors}");
+    let body = submit_body(serde_json::json!({
+        "name": "x", "current_working_directory": cwd,
+        "environment": {"PATH": "/bin"}, "container": "/oci/bundle",
+    }));
+    let a = request(&t, "POST", "/slurm/v0.0.37/job/submit", &auth, Some(&body));
+    assert_eq!(a.status, 400, "{}", a.body);
+
+    // Errors are `{error, errno}`; what only newer versions serve is
+    // not found.
+    let a = get(&t, "/slurm/v0.0.37/job/999999", &auth);
+    assert_eq!(a.status, 500);
+    assert_eq!(
+        a.json()["errors"][0],
+        serde_json::json!({"error": "Invalid job id specified", "errno": 2017})
+    );
+    assert_eq!(get(&t, "/slurm/v0.0.37/licenses", &auth).status, 404);
+    assert_eq!(get(&t, "/slurm/v0.0.36/reservations", &auth).status, 404);
+    assert_eq!(get(&t, "/slurm/v0.0.37/reservations", &auth).status, 200);
+
+    let a = request(
+        &t,
+        "DELETE",
+        &format!("/slurm/v0.0.37/job/{id}?signal=KILL"),
+        &auth,
+        None,
+    );
+    assert_eq!(a.status, 200, "{}", a.body);
+    c.wait_state(id, "CANCELLED");
+    let a = get(&t, &format!("/slurmdb/v0.0.36/job/{id}"), &auth);
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(
+        a.json()["jobs"][0]["state"]["current"],
+        "CANCELLED",
+        "{}",
+        a.body
+    );
+}
+
+#[test]
 fn v0038_refuses_bad_submissions_as_slurmrestd_2205_does() {
     let mut c = jwt_cluster();
     let t = c.start_rest(&[]);

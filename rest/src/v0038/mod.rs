@@ -4,6 +4,7 @@
 //! operation is a 500 in 22.05). Jobs are submitted with the options
 //! their properties name ([`props`]).
 
+pub mod older;
 pub mod props;
 
 use std::sync::Arc;
