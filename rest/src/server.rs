@@ -45,6 +45,9 @@ pub fn router(state: Arc<State>) -> Router {
     let v0038_ops = Router::new()
         .merge(v0038::routes())
         .merge(slurmdb::routes())
+        .fallback(unknown_path)
+        .method_not_allowed_fallback(unknown_method)
+        .layer(DefaultBodyLimit::max(max_body))
         .with_state(state.clone());
     Router::new()
         .merge(v0038::routes())

@@ -178,7 +178,7 @@ fn drive(
         let submit = json!({
             "script": "#!/bin/bash\ntrue\n",
             "job": {"name": "schema", "current_working_directory": cwd,
-                    "environment": ["PATH=/bin"], "hold": true},
+                    "environment": ["PATH=/bin"], "hold": true, "bogus_field": 1},
         });
         call("post", at("/job/submit"), at("/job/submit"), Some(submit));
         call(
@@ -440,6 +440,29 @@ fn every_answer_matches_spurs_document_and_the_published_one() {
         names.answer["hostnames"],
         json!(["n01", "n02", "n03", "x9"])
     );
+    let list = samples
+        .iter()
+        .find(|s| s.template.ends_with("/hostlist"))
+        .expect("hostlist was asked for");
+    assert_eq!(list.answer["hostlist"], "n[01-03],x9");
+    // What should succeed did; a submission's unknown field is warned of.
+    for s in &samples {
+        let dp = !["v0.0.36", "v0.0.37", "v0.0.38"]
+            .iter()
+            .any(|v| s.template.contains(v));
+        let must = (s.template.starts_with("/slurmdb/") && !s.template.ends_with("{job_id}"))
+            || s.template.ends_with("/requeue")
+            || (s.method == "delete" && s.template.ends_with("/jobs/"));
+        let window_refused =
+            s.query.contains(&"start_time".to_string()) && !s.query.contains(&"users".to_string());
+        if dp && must && !window_refused {
+            assert_eq!(s.status, 200, "{} {}: {}", s.method, s.template, s.answer);
+        }
+        if dp && s.template.ends_with("/job/submit") && s.status == 200 {
+            let warned = s.answer["warnings"].to_string();
+            assert!(warned.contains("bogus_field"), "{}", s.answer);
+        }
+    }
 
     let committed = crate::document::path();
     if std::env::var_os("SPUR_BLESS").is_some() {

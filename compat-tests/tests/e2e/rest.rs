@@ -431,6 +431,17 @@ fn v0036_and_v0037_answer_v0038s_operations_in_their_own_shapes() {
     }));
     let a = request(&t, "POST", "/slurm/v0.0.37/job/submit", &auth, Some(&body));
     assert_eq!(a.status, 400, "{}", a.body);
+    // An update is refused as v0.0.38 refuses an update's unknown key.
+    let a = request(
+        &t,
+        "POST",
+        &format!("/slurm/v0.0.37/job/{id}"),
+        &auth,
+        Some(r#"{"prefer":"fast","time_limit":3}"#),
+    );
+    assert_eq!(a.status, 500, "{}", a.body);
+    let shown = text(&c.run("scontrol", &["show", "job", &id.to_string()]).stdout);
+    assert!(!shown.contains("TimeLimit=00:03:00"), "{shown}");
 
     // Errors are `{error, errno}`; what only newer versions serve is
     // not found.

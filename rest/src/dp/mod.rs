@@ -958,7 +958,12 @@ async fn delete_node(
                 .answer(&state)
         }
     };
-    let known = |n: &String| listing.items.iter().any(|node| node.name == *n);
+    let names_known: std::collections::HashSet<&str> = listing
+        .items
+        .iter()
+        .map(|node| node.name.as_str())
+        .collect();
+    let known = |n: &String| names_known.contains(n.as_str());
     let doc = match names.iter().find(|n| !known(n)) {
         Some(unknown) => refuse(doc, ErrorCode::InvalidNodeName, unknown.clone()),
         None => {

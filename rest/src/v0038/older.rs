@@ -76,6 +76,25 @@ impl Older {
     }
 }
 
+/// The name 22.05's `version` (`v0.0.36`) gives v0.0.38's job property
+/// `key`, or None when that version has no such property; versions other
+/// than v0.0.36 and v0.0.37 name it as v0.0.38 does.
+pub fn job_property_name(version: &str, key: &'static str) -> Option<&'static str> {
+    let older = match version {
+        "v0.0.36" => Older::V0036,
+        "v0.0.37" => Older::V0037,
+        _ => return Some(key),
+    };
+    let table = older.renamed();
+    if let Some((old, _)) = table.iter().find(|(_, new)| *new == Some(key)) {
+        return Some(old);
+    }
+    if table.iter().any(|(k, new)| *k == key && new.is_none()) {
+        return None;
+    }
+    Some(key)
+}
+
 /// The older versions' routes, answered through `inner` (v0.0.38's
 /// routes, with their state).
 pub fn routes(inner: Router) -> Router<Arc<State>> {
@@ -146,15 +165,26 @@ async fn forward(
     };
     parts.uri = uri;
     let Ok(bytes) = to_bytes(body, state.settings.max_body).await else {
-        return plain(StatusCode::PAYLOAD_TOO_LARGE, text::BAD_QUERY);
+        // Over the limit (the outer router's limit answers first), or the
+        // connection failed while the body came.
+        return plain(StatusCode::BAD_REQUEST, text::BAD_QUERY);
     };
     let mut body = Body::from(bytes.clone());
     let is_job = plugin == "slurm" && rest.trim_start_matches('/').starts_with("job/");
     if is_job && !bytes.is_empty() {
         if let Ok(mut value) = serde_json::from_slice::<Value>(&bytes) {
             if let Err(key) = job_in_v0038_names(older, &mut value) {
+                // Refused as v0.0.38 refuses a key it does not know.
                 let why = super::props::PropError::Unknown(key).to_string();
-                let refused = super::parse_failure(&state, 9001, &why);
+                let refused = if rest.trim_start_matches('/') == "job/submit" {
+                    super::parse_failure(&state, 9001, &why)
+                } else {
+                    let e = spur_client::RequestError::Refused(spur_proto::ProtoError::new(
+                        spur_proto::ErrorCode::NotSupported,
+                    ));
+                    let entry = super::entry(&why, &e, "_parse_job_list");
+                    super::failed(&state, vec![entry], Map::new())
+                };
                 return older_answer(older, plugin, refused).await;
             }
             body = Body::from(value.to_string());
