@@ -246,6 +246,14 @@ pub trait Api: Controller {
         }
     }
 
+    /// `sshare`: every user's fair-share.
+    fn shares(&mut self) -> Result<spur_proto::Shares, RequestError> {
+        match self.request(&ClientRequest::Shares)? {
+            ClientResponse::Shares(shares) => Ok(shares),
+            _ => Err(unexpected()),
+        }
+    }
+
     /// `scontrol token`: a JSON Web Token.
     fn token(&mut self, asked: TokenRequest) -> Result<String, RequestError> {
         match self.request(&ClientRequest::Token(asked))? {

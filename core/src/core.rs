@@ -13,7 +13,7 @@ use crate::array::{parse_array, JobArray, TaskSet};
 use crate::backfill::BackfillConfig;
 use crate::dependency::DependencyError;
 use crate::effects::{Effect, Effects};
-use crate::id::{JobId, NodeId, PartitionId, QosId};
+use crate::id::{JobId, NodeId, PartitionId, QosId, Uid};
 use crate::job::{ExitStatus, Hold, Job, JobState, KillCause, Resolved, TransitionError};
 use crate::node::{Health, Node, NodeAlloc, NodeConfig};
 use crate::partition::{Partition, PartitionState, Qos};
@@ -995,10 +995,7 @@ impl Core {
     /// Gives back what a job that left RUNNING held, charges its use to
     /// its user, and files it as pending again or ended.
     fn release_job(&mut self, id: JobId, alloc: Vec<NodeAlloc>, elapsed: Time, now: Time) {
-        let half_life = match self.config.priority {
-            PriorityType::Multifactor(w) => w.decay_half_life,
-            PriorityType::Basic => 0,
-        };
+        let half_life = self.half_life();
         let Some(job) = self.jobs.get(&id) else {
             return;
         };
@@ -1364,6 +1361,27 @@ impl Core {
     /// The topology.
     pub fn topology(&self) -> &Topology {
         &self.topology
+    }
+
+    /// PriorityDecayHalfLife, in seconds (0: usage never decays).
+    fn half_life(&self) -> u64 {
+        match self.config.priority {
+            PriorityType::Multifactor(w) => w.decay_half_life,
+            PriorityType::Basic => 0,
+        }
+    }
+
+    /// Fair-share as `sshare` shows it, every user an equal share: each
+    /// user with past usage, that usage (GPU-seconds, or CPU-seconds for
+    /// jobs without GPUs) decayed to `now`, and the user's fair-share
+    /// factor.
+    pub fn shares(&self, now: Time) -> Vec<(Uid, f64, f64)> {
+        let half_life = self.half_life();
+        self.fairshare
+            .usage(now, half_life)
+            .into_iter()
+            .map(|(user, usage)| (user, usage, self.fairshare.factor(user, now, half_life)))
+            .collect()
     }
 
     /// The settings.

@@ -79,6 +79,14 @@ impl FairShare {
         entry.1 = now;
     }
 
+    /// Each user's usage decayed to `now`, by uid.
+    pub fn usage(&self, now: Time, half_life: u64) -> Vec<(Uid, f64)> {
+        self.usage
+            .iter()
+            .map(|(&user, &(u, at))| (user, Self::decayed(u, at, now, half_life)))
+            .collect()
+    }
+
     /// The fair-share factor of `user` at `now`, in [0, 1].
     pub fn factor(&self, user: Uid, now: Time, half_life: u64) -> f64 {
         if self.usage.is_empty() {

@@ -17,6 +17,7 @@ pub mod job;
 pub mod message;
 pub mod node;
 pub mod pattern;
+pub mod shares;
 pub mod stats;
 pub mod step;
 
@@ -34,6 +35,7 @@ pub use message::{
 };
 pub use node::{ConfigInfo, NodeBaseState, NodeInfo, PartitionInfo};
 pub use pattern::PatternValues;
+pub use shares::{Shares, UserShare};
 pub use stats::{RpcCount, SchedCounts, Stats, UserCount};
 pub use step::{
     FromStep, StepGrant, StepInfo, StepNode, StepRequest, StepStdin, TaskLaunch, ToStep, BATCH_STEP,

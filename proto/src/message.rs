@@ -163,6 +163,8 @@ pub enum ClientRequest {
     Token(crate::auth::TokenRequest),
     /// `sdiag`: the controller's counters.
     Diag,
+    /// `sshare`: every user's fair-share.
+    Shares,
 }
 
 /// What `scancel` asks for one or more jobs.
@@ -336,6 +338,8 @@ pub enum ClientResponse {
     Token(String),
     /// Answer to Diag.
     Diag(Box<crate::stats::Stats>),
+    /// Answer to Shares.
+    Shares(crate::shares::Shares),
     /// Refused.
     Error(ProtoError),
 }

@@ -243,6 +243,13 @@ fn drive(
         call("get", at("/licenses/"), at("/licenses/"), None);
         call("get", at("/reservations/"), at("/reservations/"), None);
         call("get", at("/reconfigure/"), at("/reconfigure/"), None);
+        call("get", at("/shares"), at("/shares"), None);
+        call(
+            "get",
+            at("/shares"),
+            at("/shares?users=root,nobody&accounts=none"),
+            None,
+        );
         call("get", at("/diag/"), at("/diag/"), None);
         if version >= "v0.0.44" {
             call(

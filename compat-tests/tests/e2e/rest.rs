@@ -371,6 +371,57 @@ fn v0038_jobs_submit_list_update_and_cancel_as_the_commands_see_them() {
 }
 
 #[test]
+fn shares_show_each_users_decayed_usage_and_factor() {
+    let mut c = jwt_cluster();
+    let t = c.start_rest(&[]);
+    let token = c.token(&[]);
+    let auth = [("X-SLURM-USER-TOKEN", token.as_str())];
+    // Nothing has run: the root alone.
+    let a = get(&t, "/slurm/v0.0.44/shares", &auth);
+    assert_eq!(a.status, 200, "{}", a.body);
+    let list = a.json()["shares"]["shares"].clone();
+    assert_eq!(list.as_array().map(Vec::len), Some(1), "{list}");
+    assert_eq!(list[0]["name"], "root");
+
+    // A job that ran two seconds on two CPUs is charged to its user.
+    let id = c.submit(&["-c", "2", "--wrap", "sleep 2"], "");
+    c.wait_state(id, "COMPLETED");
+    let a = get(&t, "/slurm/v0.0.45/shares?users=root", &auth);
+    assert_eq!(a.status, 200, "{}", a.body);
+    let msg = a.json()["shares"].clone();
+    assert_eq!(msg["total_shares"], 1, "{msg}");
+    let root_user = msg["shares"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .find(|e| e["type"] == serde_json::json!(["USER"]))
+        .expect("root's entry")
+        .clone();
+    assert_eq!(root_user["name"], "root");
+    assert_eq!(root_user["id"], 0);
+    let usage = root_user["usage"].as_u64().expect("usage");
+    assert!((4..=8).contains(&usage), "{root_user}");
+    // One user holds all the usage of an equal share: 2^-1.
+    assert_eq!(root_user["usage_normalized"]["number"], 1.0, "{root_user}");
+    assert_eq!(
+        root_user["fairshare"]["factor"]["number"], 0.5,
+        "{root_user}"
+    );
+    // Others named, or accounts asked for, select no user.
+    let a = get(&t, "/slurm/v0.0.44/shares?users=nobody", &auth);
+    assert_eq!(
+        a.json()["shares"]["shares"].as_array().map(Vec::len),
+        Some(1)
+    );
+    let a = get(&t, "/slurm/v0.0.44/shares?accounts=physics", &auth);
+    assert_eq!(
+        a.json()["shares"]["shares"].as_array().map(Vec::len),
+        Some(1)
+    );
+    assert_ne!(a.json()["warnings"], serde_json::json!([]), "{}", a.body);
+}
+
+#[test]
 fn v0036_and_v0037_answer_v0038s_operations_in_their_own_shapes() {
     let mut c = jwt_cluster();
     let t = c.start_rest(&[]);

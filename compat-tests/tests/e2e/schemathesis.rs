@@ -50,6 +50,7 @@ fn served(version: &str) -> String {
         "partitions",
         "partition",
         "reservations",
+        "shares",
     ];
     if version >= "v0.0.44" {
         get.push("resources");

@@ -10,6 +10,7 @@ pub mod history;
 pub mod job;
 pub mod node;
 mod resources;
+mod shares;
 pub mod value;
 
 use std::sync::Arc;
@@ -92,6 +93,7 @@ pub fn routes() -> Router<Arc<State>> {
         get(resources::resources),
     );
     r = both(r, &format!("{base}/reservations"), get(reservations));
+    r = both(r, &format!("{base}/shares"), get(shares::shares));
     r = both(r, &format!("{base}/reconfigure"), get(reconfigure));
     r = both(r, &format!("{base}/diag"), get(diag));
     let util = "/util/{version}";

@@ -104,6 +104,7 @@ impl Controller {
             ClientRequest::SplitArrayTasks(tasks) => self.split_array_tasks(uid, &tasks),
             ClientRequest::UpdateNode(update) => self.update_node(uid, &update),
             ClientRequest::Diag => Ok(ClientResponse::Diag(Box::new(self.diag()))),
+            ClientRequest::Shares => Ok(ClientResponse::Shares(self.shares())),
             ClientRequest::Reconfigure if !self.is_operator(uid) => {
                 Err(ErrorCode::AccessDenied.into())
             }
@@ -116,6 +117,23 @@ impl Controller {
             _ => Err(ErrorCode::Malformed.into()),
         };
         Reply::Response(result.unwrap_or_else(ClientResponse::Error))
+    }
+
+    /// Every user's fair-share, as `sshare` shows it.
+    fn shares(&self) -> spur_proto::Shares {
+        let at = now();
+        let users = self
+            .core
+            .shares(at)
+            .into_iter()
+            .map(|(uid, usage, factor)| spur_proto::UserShare {
+                uid: uid.0,
+                name: users::name_of(uid.0),
+                usage,
+                factor,
+            })
+            .collect();
+        spur_proto::Shares { users, now: at }
     }
 
     /// The counters `sdiag` shows.

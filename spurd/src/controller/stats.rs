@@ -40,6 +40,7 @@ pub(super) fn message_type(req: &ClientRequest) -> MessageType {
         ClientRequest::Nodes => (2007, "REQUEST_NODE_INFO"),
         ClientRequest::Partitions => (2009, "REQUEST_PARTITION_INFO"),
         ClientRequest::Diag => (2035, "REQUEST_STATS_INFO"),
+        ClientRequest::Shares => (2022, "REQUEST_SHARE_INFO"),
         ClientRequest::UpdateJob(_)
         | ClientRequest::Hold { .. }
         | ClientRequest::Release { .. }

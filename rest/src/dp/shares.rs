@@ -1,0 +1,188 @@
+//! `GET shares`: fair-share as sshare shows it (`shares_resp_msg`). spur
+//! keeps no accounts or associations; every user has an equal share, so
+//! the tree is the root with each user who has past usage under it. A
+//! user's entry carries its uid as `id`; usage is what spur charges
+//! (GPU-seconds, or CPU-seconds for jobs without GPUs), decayed by
+//! PriorityDecayHalfLife, and the factor is the one the priority uses.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, Query, State as AxState};
+use axum::response::Response;
+use axum::Extension;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use spur_client::Api;
+use spur_proto::Shares;
+
+use super::value::Wrapped as W;
+use super::{version, Doc};
+use crate::auth::Caller;
+use crate::reply::{plain, text, Warning};
+use crate::State;
+
+/// `shares`' query: users and accounts, comma-separated.
+#[derive(Debug, Deserialize)]
+pub(super) struct SharesQuery {
+    users: Option<String>,
+    accounts: Option<String>,
+}
+
+/// A float that is set.
+fn ratio(f: f64) -> W {
+    W::float(if f.is_finite() { f } else { 0.0 })
+}
+
+/// One `assoc_shares_obj_wrap`.
+#[allow(clippy::too_many_arguments)]
+fn entry(
+    id: u32,
+    cluster: &str,
+    name: &str,
+    parent: &str,
+    shares: W,
+    shares_normalized: f64,
+    usage: f64,
+    usage_normalized: f64,
+    factor: W,
+    kind: &str,
+) -> Value {
+    json!({
+        "id": id,
+        "cluster": cluster,
+        "name": name,
+        "parent": parent,
+        "partition": "",
+        "shares_normalized": ratio(shares_normalized),
+        "shares": shares,
+        "tres": {"run_seconds": [], "group_minutes": [], "usage": []},
+        "effective_usage": ratio(usage_normalized),
+        "usage_normalized": ratio(usage_normalized),
+        "usage": usage.round() as u64,
+        "fairshare": {"factor": factor, "level": W::unset()},
+        "type": [kind],
+    })
+}
+
+/// The `shares` object of `all`, keeping the users `wanted` names (all
+/// when None).
+pub(super) fn shares_msg(all: &Shares, cluster: &str, wanted: Option<&[String]>) -> Value {
+    let total = all.total_usage();
+    let n = all.users.len();
+    let mut list = vec![entry(
+        0,
+        cluster,
+        "root",
+        "",
+        W::unset(),
+        1.0,
+        total,
+        1.0,
+        W::unset(),
+        "ASSOCIATION",
+    )];
+    for u in &all.users {
+        if wanted.is_some_and(|w| !w.iter().any(|name| *name == u.name)) {
+            continue;
+        }
+        let normalized = if total > 0.0 { u.usage / total } else { 0.0 };
+        list.push(entry(
+            u.uid,
+            cluster,
+            &u.name,
+            "root",
+            W::of(1),
+            1.0 / n as f64,
+            u.usage,
+            normalized,
+            ratio(u.factor),
+            "USER",
+        ));
+    }
+    json!({"shares": list, "total_shares": n})
+}
+
+pub(super) async fn shares(
+    AxState(state): AxState<Arc<State>>,
+    Extension(caller): Extension<Caller>,
+    Path(tag): Path<String>,
+    Query(q): Query<SharesQuery>,
+) -> Response {
+    let Some(v) = version(&tag) else {
+        return plain(axum::http::StatusCode::NOT_FOUND, text::UNKNOWN_PATH);
+    };
+    let mut doc = Doc::new(v);
+    let names = |t: &str| -> Vec<String> {
+        t.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let accounts = q.accounts.as_deref().map(names).unwrap_or_default();
+    if !accounts.is_empty() {
+        doc.warnings.push(Warning {
+            description: "accounts: spur keeps no accounts; no user is under one".into(),
+            source: "slurm_associations_get_shares".into(),
+        });
+    }
+    let users = q.users.as_deref().map(names).filter(|u| !u.is_empty());
+    match ask!(state.ask(&caller, |c| c.shares()).await) {
+        Ok(all) => {
+            let mut msg = shares_msg(&all, &state.cluster, users.as_deref());
+            if !accounts.is_empty() {
+                // Only the root: no user is under an account.
+                if let Some(Value::Array(list)) = msg.get_mut("shares") {
+                    list.truncate(1);
+                }
+            }
+            doc.put("shares", msg).answer(&state)
+        }
+        Err(e) => doc
+            .put("shares", json!({"shares": [], "total_shares": 0}))
+            .error(&e, "unable to get shares", "slurm_associations_get_shares")
+            .answer(&state),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spur_proto::UserShare;
+
+    #[test]
+    fn each_user_is_an_equal_share_under_the_root() {
+        let all = Shares {
+            users: vec![
+                UserShare {
+                    uid: 1000,
+                    name: "ann".into(),
+                    usage: 300.0,
+                    factor: 0.25,
+                },
+                UserShare {
+                    uid: 1001,
+                    name: "bob".into(),
+                    usage: 100.0,
+                    factor: 0.6,
+                },
+            ],
+            now: 0,
+        };
+        let msg = shares_msg(&all, "c", None);
+        assert_eq!(msg["total_shares"], 2);
+        let list = msg["shares"].as_array().expect("a list");
+        assert_eq!(list.len(), 3);
+        assert_eq!(list[0]["name"], "root");
+        assert_eq!(list[0]["usage"], 400);
+        assert_eq!(list[1]["name"], "ann");
+        assert_eq!(list[1]["parent"], "root");
+        assert_eq!(list[1]["shares_normalized"]["number"], 0.5);
+        assert_eq!(list[1]["usage_normalized"]["number"], 0.75);
+        assert_eq!(list[1]["fairshare"]["factor"]["number"], 0.25);
+        assert_eq!(list[2]["type"], json!(["USER"]));
+        let only = shares_msg(&all, "c", Some(&["bob".to_string()]));
+        assert_eq!(only["shares"].as_array().map(Vec::len), Some(2));
+    }
+}
