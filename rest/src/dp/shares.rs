@@ -83,7 +83,7 @@ pub(super) fn shares_msg(all: &Shares, cluster: &str, wanted: Option<&[String]>)
         "ASSOCIATION",
     )];
     for u in &all.users {
-        if wanted.is_some_and(|w| !w.iter().any(|name| *name == u.name)) {
+        if wanted.is_some_and(|w| !w.contains(&u.name)) {
             continue;
         }
         let normalized = if total > 0.0 { u.usage / total } else { 0.0 };
