@@ -106,7 +106,7 @@ impl State {
     ) -> Result<Result<T, RequestError>, Unauthorized> {
         let state = self.clone();
         let credential: Option<Credential> = caller.credential.clone();
-        let task = tokio::task::spawn_blocking(move || {
+        let run = move || {
             state.pool.with(|session| match &credential {
                 Some(credential) => f(&mut WithCredential {
                     controller: session,
@@ -114,8 +114,18 @@ impl State {
                 }),
                 None => f(session),
             })
-        });
-        match task.await {
+        };
+        // On a multi-threaded runtime the call blocks this worker in place
+        // (its other tasks move to another), so that the answer needs no
+        // hand-off between threads; elsewhere it goes to the blocking pool.
+        let multi = tokio::runtime::Handle::current().runtime_flavor()
+            == tokio::runtime::RuntimeFlavor::MultiThread;
+        let outcome = if multi {
+            Ok(tokio::task::block_in_place(run))
+        } else {
+            tokio::task::spawn_blocking(run).await
+        };
+        match outcome {
             Err(e) if !e.is_panic() => {
                 Ok(Err(RequestError::Refused(ErrorCode::Unspecified.into())))
             }
