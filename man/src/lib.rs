@@ -83,7 +83,10 @@ fn for_page(cmd: &Command) -> Command {
         );
         let arg = arg.hide(false);
         // What --help shows as `<name>` when no value name was given.
-        let takes = arg.get_action().takes_values() && !arg.is_positional();
+        // (A flag that takes no value may still be declared as a `Set`
+        // of none.)
+        let no_value = arg.get_num_args().is_some_and(|n| n.max_values() == 0);
+        let takes = arg.get_action().takes_values() && !no_value && !arg.is_positional();
         let arg = if takes && arg.get_value_names().is_none() {
             let name = arg.get_id().as_str().to_string();
             arg.value_name(name)
