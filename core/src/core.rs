@@ -393,6 +393,8 @@ pub struct Core {
     pub(crate) next_job_id: u32,
     pub(crate) seq: u32,
     pub(crate) fairshare: FairShare,
+    /// Users charged since [`Core::take_charged`] was last asked.
+    pub(crate) charged: BTreeSet<Uid>,
     pub(crate) config: SchedConfig,
     /// Base block of every node (topology/block), for `--exclusive=topo`.
     pub(crate) node_block: Vec<Option<u32>>,
@@ -584,6 +586,7 @@ impl Core {
             next_job_id: config.first_job_id.max(1),
             seq: 0,
             fairshare: FairShare::default(),
+            charged: BTreeSet::new(),
             config,
             block_nodes: {
                 let mut lists = vec![Vec::new(); block_count];
@@ -1013,6 +1016,7 @@ impl Core {
         let user = job.spec.user;
         self.fairshare
             .charge(user, (used * elapsed) as f64, now, half_life);
+        self.charged.insert(user);
         for a in &alloc {
             self.nodes[a.node.index()].release(id, a);
         }
@@ -1382,6 +1386,23 @@ impl Core {
             .into_iter()
             .map(|(user, usage)| (user, usage, self.fairshare.factor(user, now, half_life)))
             .collect()
+    }
+
+    /// The usage of each user charged since this was last asked, as kept
+    /// (the amount, and the time it was decayed to), for the store.
+    pub fn take_charged(&mut self) -> Vec<(Uid, f64, Time)> {
+        std::mem::take(&mut self.charged)
+            .into_iter()
+            .filter_map(|user| {
+                let (usage, at) = self.fairshare.kept(user)?;
+                Some((user, usage, at))
+            })
+            .collect()
+    }
+
+    /// Puts back a user's usage kept from before a restart.
+    pub fn restore_usage(&mut self, user: Uid, usage: f64, at: Time) {
+        self.fairshare.restore(user, usage, at);
     }
 
     /// The settings.

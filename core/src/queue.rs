@@ -79,6 +79,17 @@ impl FairShare {
         entry.1 = now;
     }
 
+    /// Each user's usage as kept: the amount, and the time it was decayed
+    /// to when last charged.
+    pub fn kept(&self, user: Uid) -> Option<(f64, Time)> {
+        self.usage.get(&user).copied()
+    }
+
+    /// Puts back usage kept from before (a restart).
+    pub fn restore(&mut self, user: Uid, usage: f64, at: Time) {
+        self.usage.insert(user, (usage, at));
+    }
+
     /// Each user's usage decayed to `now`, by uid.
     pub fn usage(&self, now: Time, half_life: u64) -> Vec<(Uid, f64)> {
         self.usage

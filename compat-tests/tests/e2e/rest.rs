@@ -407,6 +407,17 @@ fn shares_show_each_users_decayed_usage_and_factor() {
         root_user["fairshare"]["factor"]["number"], 0.5,
         "{root_user}"
     );
+    // The usage survives a restart of the controller.
+    c.kill_controller();
+    c.start_controller();
+    c.wait_for(Duration::from_secs(30), "the controller back", |c| {
+        c.run("squeue", &["-h"]).status.success()
+    });
+    let a = get(&t, "/slurm/v0.0.44/shares?users=root", &auth);
+    assert_eq!(a.status, 200, "{}", a.body);
+    let kept = a.json()["shares"]["shares"][1].clone();
+    assert_eq!(kept["name"], "root", "{kept}");
+    assert_eq!(kept["usage"], usage, "{kept}");
     // Others named, or accounts asked for, select no user.
     let a = get(&t, "/slurm/v0.0.44/shares?users=nobody", &auth);
     assert_eq!(

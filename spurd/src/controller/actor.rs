@@ -442,8 +442,10 @@ impl Controller {
     }
 
     fn commit(&mut self) -> Result<(), super::store::StoreError> {
+        let charged = self.core.take_charged();
         let t = &mut self.turn;
-        if t.new_jobs.is_empty()
+        if charged.is_empty()
+            && t.new_jobs.is_empty()
             && t.dirty.is_empty()
             && t.meta_dirty.is_empty()
             && t.nodes_dirty.is_empty()
@@ -483,6 +485,9 @@ impl Controller {
         }
         for step in &t.steps {
             tx.insert_step(step)?;
+        }
+        for (user, usage, at) in charged {
+            tx.set_usage(user.0, usage, at)?;
         }
         tx.set_next_job_id(self.core.next_job_id().0)?;
         tx.commit()?;

@@ -136,6 +136,9 @@ fn restore(site: &Site, store: &mut Store) -> Result<(Core, actor::JobMap<store:
         .context("while building the cluster from slurm.conf")?;
     let config = spur_site::sched_config_of(&site.conf);
     let mut core = Core::new(cluster, config).context("while building the scheduler")?;
+    for (uid, usage, at) in store.usage().context("while loading fair-share usage")? {
+        core.restore_usage(spur_core::Uid(uid), usage, at);
+    }
     let min_age = u64::from(site.conf.min_job_age_secs);
     let jobs = store
         .load_jobs(actor::now().saturating_sub(min_age))

@@ -68,6 +68,13 @@ pub(super) const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (job_id, step_id)
      );
      CREATE INDEX steps_start_time ON steps (start_time);",
+    // 4: each user's fair-share usage (decayed to `at`), so that
+    // priorities survive a restart.
+    "CREATE TABLE usage (
+        uid INTEGER PRIMARY KEY,
+        usage REAL NOT NULL,
+        at INTEGER NOT NULL
+     );",
 ];
 
 /// Brings the schema up to date.

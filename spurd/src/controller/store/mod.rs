@@ -311,6 +311,19 @@ impl Store {
         text.map(|t| decode(0, t.as_bytes())).transpose()
     }
 
+    /// Each user's fair-share usage and the time it was decayed to.
+    pub fn usage(&self) -> Result<Vec<(u32, f64, u64)>, StoreError> {
+        let mut stmt = self.conn.prepare("SELECT uid, usage, at FROM usage")?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)? as u32,
+                r.get::<_, f64>(1)?,
+                r.get::<_, i64>(2)? as u64,
+            ))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// Operator-set node states.
     pub fn node_overrides(&self) -> Result<Vec<NodeOverride>, StoreError> {
         let mut stmt = self
@@ -433,6 +446,17 @@ impl Turn<'_> {
                  ON CONFLICT(name) DO UPDATE SET drain = ?2, down = ?3, reason = ?4",
             )?
             .execute(params![node.name, node.drain, node.down, node.reason])?;
+        Ok(())
+    }
+
+    /// Saves a user's fair-share usage, decayed to `at`.
+    pub fn set_usage(&self, uid: u32, usage: f64, at: u64) -> Result<(), StoreError> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO usage (uid, usage, at) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT(uid) DO UPDATE SET usage = ?2, at = ?3",
+            )?
+            .execute(params![i64::from(uid), usage, at as i64])?;
         Ok(())
     }
 

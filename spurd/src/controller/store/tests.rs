@@ -133,6 +133,22 @@ fn node_overrides_are_kept_until_cleared() {
 }
 
 #[test]
+fn fair_share_usage_is_kept_per_user_and_replaced() {
+    let mut store = Store::in_memory().expect("opens");
+    assert!(store.usage().expect("reads").is_empty());
+    let turn = store.begin().expect("begins");
+    turn.set_usage(1000, 120.5, 50).expect("sets");
+    turn.set_usage(1001, 7.0, 60).expect("sets");
+    turn.commit().expect("commits");
+    let turn = store.begin().expect("begins");
+    turn.set_usage(1000, 200.0, 90).expect("replaces");
+    turn.commit().expect("commits");
+    let mut rows = store.usage().expect("reads");
+    rows.sort_by_key(|r| r.0);
+    assert_eq!(rows, vec![(1000, 200.0, 90), (1001, 7.0, 60)]);
+}
+
+#[test]
 fn a_row_written_before_a_field_existed_reads_with_its_default() {
     // A JobMeta as an older spurd wrote it: no `nodes`, no `unacted`.
     let old = br#"{"gid":5,"user_name":"alice","work_dir":"/home/alice"}"#;
