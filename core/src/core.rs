@@ -1380,12 +1380,7 @@ impl Core {
     /// jobs without GPUs) decayed to `now`, and the user's fair-share
     /// factor.
     pub fn shares(&self, now: Time) -> Vec<(Uid, f64, f64)> {
-        let half_life = self.half_life();
-        self.fairshare
-            .usage(now, half_life)
-            .into_iter()
-            .map(|(user, usage)| (user, usage, self.fairshare.factor(user, now, half_life)))
-            .collect()
+        self.fairshare.factors(now, self.half_life())
     }
 
     /// The usage of each user charged since this was last asked, as kept

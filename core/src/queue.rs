@@ -98,6 +98,25 @@ impl FairShare {
             .collect()
     }
 
+    /// Each user's usage decayed to `now` and fair-share factor, by uid:
+    /// [`FairShare::factor`] of every user, each usage decayed once.
+    pub fn factors(&self, now: Time, half_life: u64) -> Vec<(Uid, f64, f64)> {
+        let usage = self.usage(now, half_life);
+        let total: f64 = usage.iter().map(|(_, u)| u).sum();
+        let share = 1.0 / usage.len().max(1) as f64;
+        usage
+            .into_iter()
+            .map(|(user, u)| {
+                let factor = if total <= 0.0 {
+                    1.0
+                } else {
+                    2f64.powf(-(u / total) / share)
+                };
+                (user, u, factor)
+            })
+            .collect()
+    }
+
     /// The fair-share factor of `user` at `now`, in [0, 1].
     pub fn factor(&self, user: Uid, now: Time, half_life: u64) -> f64 {
         if self.usage.is_empty() {
@@ -196,6 +215,30 @@ fn multifactor(w: &PriorityWeights, job: &Job, ctx: &PriorityContext<'_>) -> u32
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_users_factor_at_once_is_each_users_factor() {
+        let mut fs = FairShare::default();
+        fs.charge(Uid(1), 300.0, 10, 100);
+        fs.charge(Uid(2), 100.0, 50, 100);
+        fs.charge(Uid(3), 0.0, 60, 100);
+        let all = fs.factors(90, 100);
+        assert_eq!(all.len(), 3);
+        for (user, usage, factor) in all {
+            assert!(
+                (factor - fs.factor(user, 90, 100)).abs() < 1e-12,
+                "{user:?}"
+            );
+            let (kept, at) = fs.kept(user).expect("kept");
+            assert!(usage <= kept && at <= 90);
+        }
+        let mut back = FairShare::default();
+        for user in [Uid(1), Uid(2), Uid(3)] {
+            let (u, at) = fs.kept(user).expect("kept");
+            back.restore(user, u, at);
+        }
+        assert_eq!(back.factors(90, 100), fs.factors(90, 100));
+    }
 
     #[test]
     fn fair_share_favours_light_users_and_decays() {

@@ -33,6 +33,9 @@ impl Core {
     ) -> Result<(Core, Vec<Option<NodeId>>), CoreError> {
         let refused = |why: String| CoreError::Reconfigure(why);
         let mut next = Core::new(r.cluster, r.config).map_err(|e| refused(e.to_string()))?;
+        // Past usage is the users', not the configuration's.
+        next.fairshare = self.fairshare.clone();
+        next.charged = self.charged.clone();
         let renumber: Vec<Option<NodeId>> = self
             .nodes
             .iter()

@@ -338,10 +338,11 @@ pub enum ClientResponse {
     Token(String),
     /// Answer to Diag.
     Diag(Box<crate::stats::Stats>),
-    /// Answer to Shares.
-    Shares(crate::shares::Shares),
     /// Refused.
     Error(ProtoError),
+    /// Answer to Shares (after Error: variants are only ever appended, so
+    /// that what a peer of this protocol version sends keeps its meaning).
+    Shares(crate::shares::Shares),
 }
 
 /// How a job's batch script ended, as its node reports it.

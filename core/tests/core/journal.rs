@@ -160,6 +160,8 @@ fn a_busy_run_replayed_into_a_fresh_core_ends_in_the_same_state() {
             ..SchedConfig::default()
         },
     };
+    let usage_before = env.core.shares(env.now);
+    assert!(!usage_before.is_empty(), "jobs that ran were charged");
     match handle(&mut env, Input::Reconfigure(Box::new(grown))) {
         Ok(Outcome::Reconfigured(renumber)) => {
             assert_eq!(renumber.len(), 2 * DOMAIN as usize);
@@ -171,6 +173,8 @@ fn a_busy_run_replayed_into_a_fresh_core_ends_in_the_same_state() {
         other => panic!("not reconfigured: {other:?}"),
     }
     assert_eq!(env.core.nodes().len(), 3 * DOMAIN as usize);
+    // Past usage is the users', and stays.
+    assert_eq!(env.core.shares(env.now), usage_before);
     let wide = env.submit(gpu_job(4 * 3 * DOMAIN / 2).segment(DOMAIN / 2));
     // Refused inputs are journaled and refused again on replay.
     assert!(handle(&mut env, Input::Cancel(JobId(9999))).is_err());

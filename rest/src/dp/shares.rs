@@ -60,7 +60,7 @@ fn entry(
         "effective_usage": ratio(usage_normalized),
         "usage_normalized": ratio(usage_normalized),
         "usage": usage.round() as u64,
-        "fairshare": {"factor": factor, "level": W::unset()},
+        "fairshare": {"factor": factor, "level": W::unset_float()},
         "type": [kind],
     })
 }
@@ -79,7 +79,7 @@ pub(super) fn shares_msg(all: &Shares, cluster: &str, wanted: Option<&[String]>)
         1.0,
         total,
         1.0,
-        W::unset(),
+        W::unset_float(),
         "ASSOCIATION",
     )];
     for u in &all.users {

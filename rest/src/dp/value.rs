@@ -70,6 +70,15 @@ impl Wrapped {
         }
     }
 
+    /// NO_VAL of a floating-point field (its number written as 0.0).
+    pub fn unset_float() -> Wrapped {
+        Wrapped {
+            set: false,
+            infinite: false,
+            number: Number::from_f64(0.0).unwrap_or_else(|| Number::from(0)),
+        }
+    }
+
     /// INFINITE.
     pub fn infinite() -> Wrapped {
         Wrapped {

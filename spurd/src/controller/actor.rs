@@ -487,7 +487,14 @@ impl Controller {
             tx.insert_step(step)?;
         }
         for (user, usage, at) in charged {
-            tx.set_usage(user.0, usage, at)?;
+            if usage.is_finite() {
+                tx.set_usage(user.0, usage, at)?;
+            } else {
+                warn!(
+                    uid = user.0,
+                    usage, "fair-share usage is not a number; not saved"
+                );
+            }
         }
         tx.set_next_job_id(self.core.next_job_id().0)?;
         tx.commit()?;
