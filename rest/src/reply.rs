@@ -39,6 +39,11 @@ impl Version {
         Version::V0045,
     ];
 
+    /// The data_parser version `tag` (`v0.0.44`) names, if spur serves it.
+    pub fn parser(tag: &str) -> Option<Version> {
+        Version::PARSERS.into_iter().find(|v| v.tag() == tag)
+    }
+
     /// `v0.0.44`.
     pub fn tag(self) -> &'static str {
         match self {

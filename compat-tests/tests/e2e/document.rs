@@ -34,6 +34,19 @@ pub struct Sample {
     pub answer: Value,
 }
 
+/// The keys of a path's query (`/jobs?users=a&flags=x` gives `users`,
+/// `flags`).
+pub fn query_keys(path: &str) -> Vec<String> {
+    path.split_once('?')
+        .map(|(_, q)| {
+            q.split('&')
+                .filter_map(|kv| kv.split('=').next())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Where the committed document is.
 pub fn path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../rest/openapi.json")
@@ -203,11 +216,6 @@ fn version_of(template: &str) -> (String, String) {
     (v, prefix)
 }
 
-/// The version enum of a tag.
-fn parser_version(tag: &str) -> Option<Version> {
-    Version::PARSERS.into_iter().find(|v| v.tag() == tag)
-}
-
 /// Components: objects of one shape named once.
 #[derive(Default)]
 struct Components {
@@ -344,7 +352,7 @@ pub fn generate(samples: &[Sample]) -> Value {
         if !bodies.is_empty() {
             let mut schema = bodies.iter().map(|b| infer(b)).reduce(merge).expect("one");
             if let Some(job) = schema.pointer_mut("/properties/job") {
-                *job = match parser_version(&v) {
+                *job = match Version::parser(&v) {
                     Some(pv) => job_desc(pv),
                     None => job_properties(&v),
                 };
@@ -597,20 +605,10 @@ fn recorded_samples() -> Vec<Sample> {
                 "DELETE" => "delete",
                 _ => return None,
             };
-            let query = r
-                .path
-                .split_once('?')
-                .map(|(_, q)| {
-                    q.split('&')
-                        .filter_map(|kv| kv.split('=').next())
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default();
             Some(Sample {
                 method,
                 template: template_0038(&r.path),
-                query,
+                query: query_keys(&r.path),
                 request: r.body.as_deref().and_then(|b| serde_json::from_str(b).ok()),
                 status: r.status,
                 answer: r.answer?,

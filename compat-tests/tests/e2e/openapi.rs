@@ -132,19 +132,10 @@ fn drive(
             a.status,
             a.body
         );
-        let query = path
-            .split_once('?')
-            .map(|(_, q)| {
-                q.split('&')
-                    .filter_map(|kv| kv.split('=').next())
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
         samples.push(Sample {
             method,
             template,
-            query,
+            query: crate::document::query_keys(&path),
             request: body,
             status: a.status,
             answer: a.json(),

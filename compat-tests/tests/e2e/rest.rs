@@ -22,6 +22,17 @@ fn jwt_cluster() -> Cluster {
     })
 }
 
+/// Job `id` of a listing's `jobs` (the test fails, saying `what`, if it
+/// is not there).
+fn listed_job<'a>(doc: &'a Value, id: u32, what: &str) -> &'a Value {
+    doc["jobs"]
+        .as_array()
+        .expect("jobs")
+        .iter()
+        .find(|j| j["job_id"] == id)
+        .expect(what)
+}
+
 fn get(t: &Target, path: &str, headers: &[(&str, &str)]) -> Answer {
     request(t, "GET", path, headers, None)
 }
@@ -298,25 +309,14 @@ fn v0038_jobs_submit_list_update_and_cancel_as_the_commands_see_them() {
     let a = get(&t, "/slurm/v0.0.38/jobs", &auth);
     assert_eq!(a.status, 200);
     let jobs = a.json();
-    let job = jobs["jobs"]
-        .as_array()
-        .expect("jobs")
-        .iter()
-        .find(|j| j["job_id"] == id)
-        .expect("the job is listed")
-        .clone();
+    let job = listed_job(&jobs, id, "the job is listed").clone();
     assert_eq!(job["name"], "rest-job");
     assert_eq!(job["job_state"], "RUNNING");
     assert_eq!(job["time_limit"], 10);
     // The listing is squeue --json's document.
     let squeue: Value =
         serde_json::from_str(&text(&c.run("squeue", &["--json"]).stdout)).expect("json");
-    let from_squeue = squeue["jobs"]
-        .as_array()
-        .expect("jobs")
-        .iter()
-        .find(|j| j["job_id"] == id)
-        .expect("squeue lists it");
+    let from_squeue = listed_job(&squeue, id, "squeue lists it");
     assert_eq!(from_squeue["nodes"], job["nodes"]);
     assert_eq!(from_squeue["tres_req_str"], job["tres_req_str"]);
 
@@ -461,13 +461,7 @@ fn v0036_and_v0037_answer_v0038s_operations_in_their_own_shapes() {
     let a = get(&t, "/slurm/v0.0.37/jobs", &auth);
     assert_eq!(a.status, 200, "{}", a.body);
     let listed = a.json();
-    let job = listed["jobs"]
-        .as_array()
-        .expect("jobs")
-        .iter()
-        .find(|j| j["job_id"] == id)
-        .expect("the job is listed")
-        .clone();
+    let job = listed_job(&listed, id, "the job is listed").clone();
     assert_eq!(job["name"], "old-client");
     assert_eq!(job["job_state"], "RUNNING");
     assert!(job.get("container").is_none(), "{job}");

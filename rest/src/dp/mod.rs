@@ -33,7 +33,7 @@ use crate::State;
 
 /// The version a path's first segment names, among those served here.
 fn version(tag: &str) -> Option<Version> {
-    Version::PARSERS.into_iter().find(|v| v.tag() == tag)
+    Version::parser(tag)
 }
 
 /// A route at `path` and at `path/` (slurmrestd ignores a trailing slash).

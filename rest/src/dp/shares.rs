@@ -10,7 +10,7 @@ use std::sync::Arc;
 use axum::extract::{Path, Query, State as AxState};
 use axum::response::Response;
 use axum::Extension;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use spur_client::Api;
@@ -29,40 +29,36 @@ pub(super) struct SharesQuery {
     accounts: Option<String>,
 }
 
-/// A float that is set.
-fn ratio(f: f64) -> W {
-    W::float(if f.is_finite() { f } else { 0.0 })
+/// One `assoc_shares_obj_wrap`, its keys in Slurm's order.
+#[derive(Debug, Serialize)]
+struct Entry<'a> {
+    id: u32,
+    cluster: &'a str,
+    name: &'a str,
+    parent: &'a str,
+    partition: &'static str,
+    shares_normalized: W,
+    shares: W,
+    tres: Value,
+    effective_usage: W,
+    usage_normalized: W,
+    usage: u64,
+    fairshare: Fairshare,
+    #[serde(rename = "type")]
+    kind: [&'static str; 1],
 }
 
-/// One `assoc_shares_obj_wrap`.
-#[allow(clippy::too_many_arguments)]
-fn entry(
-    id: u32,
-    cluster: &str,
-    name: &str,
-    parent: &str,
-    shares: W,
-    shares_normalized: f64,
-    usage: f64,
-    usage_normalized: f64,
+/// `assoc_shares_obj_wrap.fairshare`.
+#[derive(Debug, Serialize)]
+struct Fairshare {
     factor: W,
-    kind: &str,
-) -> Value {
-    json!({
-        "id": id,
-        "cluster": cluster,
-        "name": name,
-        "parent": parent,
-        "partition": "",
-        "shares_normalized": ratio(shares_normalized),
-        "shares": shares,
-        "tres": {"run_seconds": [], "group_minutes": [], "usage": []},
-        "effective_usage": ratio(usage_normalized),
-        "usage_normalized": ratio(usage_normalized),
-        "usage": usage.round() as u64,
-        "fairshare": {"factor": factor, "level": W::unset_float()},
-        "type": [kind],
-    })
+    level: W,
+}
+
+impl Entry<'_> {
+    fn to_value(&self) -> Value {
+        serde_json::to_value(self).expect("plain data serializes")
+    }
 }
 
 /// The `shares` object of `all`, keeping the users `wanted` names (all
@@ -70,35 +66,51 @@ fn entry(
 pub(super) fn shares_msg(all: &Shares, cluster: &str, wanted: Option<&[String]>) -> Value {
     let total = all.total_usage();
     let n = all.users.len();
-    let mut list = vec![entry(
-        0,
+    // spur keeps no per-TRES usage or limits: the lists are empty.
+    let tres = json!({"run_seconds": [], "group_minutes": [], "usage": []});
+    let root = Entry {
+        id: 0,
         cluster,
-        "root",
-        "",
-        W::unset(),
-        1.0,
-        total,
-        1.0,
-        W::unset_float(),
-        "ASSOCIATION",
-    )];
+        name: "root",
+        parent: "",
+        partition: "",
+        shares_normalized: W::float(1.0),
+        shares: W::unset(),
+        tres: tres.clone(),
+        effective_usage: W::float(1.0),
+        usage_normalized: W::float(1.0),
+        usage: total.round() as u64,
+        fairshare: Fairshare {
+            factor: W::unset_float(),
+            level: W::unset_float(),
+        },
+        kind: ["ASSOCIATION"],
+    };
+    let mut list = vec![root.to_value()];
     for u in &all.users {
         if wanted.is_some_and(|w| !w.contains(&u.name)) {
             continue;
         }
         let normalized = if total > 0.0 { u.usage / total } else { 0.0 };
-        list.push(entry(
-            u.uid,
+        let entry = Entry {
+            id: u.uid,
             cluster,
-            &u.name,
-            "root",
-            W::of(1),
-            1.0 / n as f64,
-            u.usage,
-            normalized,
-            ratio(u.factor),
-            "USER",
-        ));
+            name: &u.name,
+            parent: "root",
+            partition: "",
+            shares_normalized: W::float(1.0 / n as f64),
+            shares: W::of(1),
+            tres: tres.clone(),
+            effective_usage: W::float(normalized),
+            usage_normalized: W::float(normalized),
+            usage: u.usage.round() as u64,
+            fairshare: Fairshare {
+                factor: W::float(u.factor),
+                level: W::unset_float(),
+            },
+            kind: ["USER"],
+        };
+        list.push(entry.to_value());
     }
     json!({"shares": list, "total_shares": n})
 }
