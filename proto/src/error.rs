@@ -117,6 +117,8 @@ pub enum ErrorCode {
     /// ESLURM_USER_ID_MISSING: a user name the controller's host does not
     /// know, or a token asked for another user by someone who may not.
     UserIdMissing,
+    /// ESLURM_RESERVATION_INVALID: a reservation name that names none.
+    ReservationInvalid,
 }
 
 impl ErrorCode {
@@ -172,6 +174,7 @@ impl ErrorCode {
         ErrorCode::InvalidArgument,
         ErrorCode::AuthCredInvalid,
         ErrorCode::UserIdMissing,
+        ErrorCode::ReservationInvalid,
     ];
 
     /// Slurm's error number for the code (`slurm_get_errno()`, REST's
@@ -235,6 +238,7 @@ impl ErrorCode {
             ErrorCode::InvalidArgument => ("EINVAL", 22),
             ErrorCode::AuthCredInvalid => ("ESLURM_AUTH_CRED_INVALID", 6000),
             ErrorCode::UserIdMissing => ("ESLURM_USER_ID_MISSING", 2010),
+            ErrorCode::ReservationInvalid => ("ESLURM_RESERVATION_INVALID", 2053),
             ErrorCode::BatchScriptInvalid | ErrorCode::Unspecified => ("SLURM_ERROR", -1),
         }
     }
@@ -308,6 +312,7 @@ impl ErrorCode {
             ErrorCode::InvalidArgument => "Invalid argument",
             ErrorCode::AuthCredInvalid => "Invalid authentication credential",
             ErrorCode::UserIdMissing => "Invalid user id",
+            ErrorCode::ReservationInvalid => "Requested reservation is invalid",
         }
     }
 }
@@ -380,7 +385,7 @@ mod tests {
             .take_while(|i| bincode::deserialize::<ErrorCode>(&i.to_le_bytes()).is_ok())
             .count();
         assert_eq!(ErrorCode::ALL.len(), variants);
-        assert_eq!(variants, 50);
+        assert_eq!(variants, 51);
     }
 
     /// Where Slurm 22.05's header and a C compiler are installed

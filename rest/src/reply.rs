@@ -113,7 +113,8 @@ impl Version {
         match code {
             ErrorCode::InvalidJobId
             | ErrorCode::InvalidNodeName
-            | ErrorCode::InvalidPartitionName => StatusCode::NOT_FOUND,
+            | ErrorCode::InvalidPartitionName
+            | ErrorCode::ReservationInvalid => StatusCode::NOT_FOUND,
             ErrorCode::AccessDenied | ErrorCode::UserIdMissing | ErrorCode::PrioResetFail => {
                 StatusCode::FORBIDDEN
             }

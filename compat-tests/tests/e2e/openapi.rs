@@ -233,6 +233,37 @@ fn drive(
         );
         call("get", at("/licenses/"), at("/licenses/"), None);
         call("get", at("/reservations/"), at("/reservations/"), None);
+        let named = at("/reservation/{reservation_name}");
+        call("get", named.clone(), at("/reservation/maint"), None);
+        call("delete", named, at("/reservation/maint"), None);
+        if version >= "v0.0.43" {
+            let resv = json!({"name": "maint", "partition": "batch", "users": ["root"]});
+            call(
+                "post",
+                at("/reservation"),
+                at("/reservation"),
+                Some(resv.clone()),
+            );
+            let resvs = json!({"reservations": [resv]});
+            call(
+                "post",
+                at("/reservations/"),
+                at("/reservations/"),
+                Some(resvs),
+            );
+        }
+        if version >= "v0.0.44" {
+            let line = json!({"node_conf": "NodeName=n9 CPUs=4 State=CLOUD"});
+            call("post", at("/new/node/"), at("/new/node/"), Some(line));
+        }
+        if version >= "v0.0.45" {
+            let parts = json!({"partitions": [{"name": "extra"}]});
+            call("post", at("/partitions/"), at("/partitions/"), Some(parts));
+            let named = at("/partition/{partition_name}");
+            call("delete", named.clone(), at("/partition/batch"), None);
+            call("delete", named, at("/partition/nx"), None);
+            call("get", at("/conf"), at("/conf"), None);
+        }
         call("get", at("/reconfigure/"), at("/reconfigure/"), None);
         call("get", at("/shares"), at("/shares"), None);
         call(

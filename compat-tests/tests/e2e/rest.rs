@@ -1160,3 +1160,85 @@ fn nodes_drain_and_resume_over_rest_as_scontrol_does_it() {
     assert_eq!(a.status, 404, "{}", a.body);
     assert_eq!(sinfo(&c), "n01 idle none\nn02 idle none");
 }
+
+#[test]
+fn conf_is_scontrols_configuration_and_what_spur_lacks_is_refused_in_shape() {
+    let mut c = jwt_cluster();
+    let t = c.start_rest(&[]);
+    let token = c.token(&[]);
+    let auth = [("X-SLURM-USER-TOKEN", token.as_str())];
+    let job = c.submit(&["--hold", "--wrap", "true"], "");
+
+    // v0.0.45's conf types the values scontrol prints.
+    let a = get(&t, "/slurm/v0.0.45/conf", &auth);
+    assert_eq!(a.status, 200, "{}", a.body);
+    let doc = a.json();
+    let conf = &doc["slurm_conf"];
+    let shown = text(&c.run("scontrol", &["show", "config"]).stdout);
+    let shown = |key: &str| -> String {
+        shown
+            .lines()
+            .find_map(|l| {
+                let (k, v) = l.split_once(" = ")?;
+                (k.trim() == key).then(|| v.trim().to_string())
+            })
+            .unwrap_or_else(|| panic!("scontrol shows no {key}"))
+    };
+    assert_eq!(conf["ClusterName"], shown("ClusterName"), "{}", a.body);
+    assert_eq!(
+        conf["SlurmctldPort"].to_string(),
+        shown("SlurmctldPort"),
+        "{}",
+        a.body
+    );
+    assert_eq!(
+        format!("{} sec", conf["MessageTimeout"]),
+        shown("MessageTimeout")
+    );
+    assert_eq!(conf["AuthAltTypes"], serde_json::json!(["auth/jwt"]));
+    assert_eq!(doc["slurm_conf_meta"]["NEXT_JOB_ID"]["number"], job + 1);
+    assert_eq!(get(&t, "/slurm/v0.0.44/conf", &auth).status, 404);
+
+    // There are no reservations: none is found, made or deleted.
+    for v in ["v0.0.41", "v0.0.45"] {
+        let a = get(&t, &format!("/slurm/{v}/reservation/maint"), &auth);
+        assert_eq!(a.status, 404, "{}", a.body);
+        assert_eq!(a.json()["errors"][0]["error_number"], 2053, "{}", a.body);
+        assert_eq!(a.json()["reservations"], serde_json::json!([]));
+    }
+    let resv = r#"{"name":"maint","partition":"batch","users":["root"]}"#;
+    let a = request(&t, "POST", "/slurm/v0.0.44/reservation", &auth, Some(resv));
+    assert_eq!(a.status, 400, "{}", a.body);
+    assert_eq!(a.json()["errors"][0]["error_number"], 2036, "{}", a.body);
+    let a = request(&t, "POST", "/slurm/v0.0.41/reservation", &auth, Some(resv));
+    assert_eq!(a.status, 404, "v0.0.41 reads no reservation: {}", a.body);
+    let a = request(
+        &t,
+        "DELETE",
+        "/slurm/v0.0.44/reservation/maint",
+        &auth,
+        None,
+    );
+    assert_eq!(a.status, 404, "{}", a.body);
+    let a = get(&t, "/slurm/v0.0.44/reservations", &auth);
+    assert_eq!(a.json()["reservations"], serde_json::json!([]));
+
+    // Nodes and partitions come from slurm.conf: none is added or deleted.
+    let line = r#"{"node_conf":"NodeName=n9 CPUs=4 State=CLOUD"}"#;
+    let a = request(&t, "POST", "/slurm/v0.0.44/new/node/", &auth, Some(line));
+    assert_eq!(a.status, 400, "{}", a.body);
+    assert_eq!(a.json()["errors"][0]["error_number"], 2036, "{}", a.body);
+    let a = request(&t, "POST", "/slurm/v0.0.44/new/node/", &auth, Some("{"));
+    assert_eq!(a.status, 400, "{}", a.body);
+    let parts = r#"{"partitions":[{"name":"extra"}]}"#;
+    let a = request(&t, "POST", "/slurm/v0.0.45/partitions/", &auth, Some(parts));
+    assert_eq!(a.json()["errors"][0]["error_number"], 2036, "{}", a.body);
+    let a = request(&t, "DELETE", "/slurm/v0.0.45/partition/batch", &auth, None);
+    assert_eq!(a.json()["errors"][0]["error_number"], 2036, "{}", a.body);
+    let a = request(&t, "DELETE", "/slurm/v0.0.45/partition/nx", &auth, None);
+    assert_eq!(a.status, 404, "{}", a.body);
+    let a = request(&t, "DELETE", "/slurm/v0.0.44/partition/batch", &auth, None);
+    assert_eq!(a.status, 404, "v0.0.44 deletes no partition: {}", a.body);
+    let out = c.run("sinfo", &["-h", "-N", "-o", "%N %P"]);
+    assert_eq!(text(&out.stdout), "n01 short\nn01 batch*\nn02 batch*\n");
+}

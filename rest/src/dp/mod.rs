@@ -4,7 +4,9 @@
 //! data_parser reads them ([`desc`]), with `meta`, `errors` and
 //! `warnings` on every answer and 25.11's statuses for errors.
 
+mod absent;
 mod bulk;
+mod conf;
 pub mod desc;
 pub mod history;
 pub mod job;
@@ -80,11 +82,15 @@ pub fn routes() -> Router<Arc<State>> {
         &format!("{base}/node/{{node_name}}"),
         get(node).post(update_node).delete(delete_node),
     );
-    r = both(r, &format!("{base}/partitions"), get(partitions));
+    r = both(
+        r,
+        &format!("{base}/partitions"),
+        get(partitions).post(absent::change_partitions),
+    );
     r = both(
         r,
         &format!("{base}/partition/{{partition_name}}"),
-        get(partition),
+        get(partition).delete(absent::delete_partition),
     );
     r = both(r, &format!("{base}/licenses"), get(licenses));
     r = both(
@@ -92,10 +98,26 @@ pub fn routes() -> Router<Arc<State>> {
         &format!("{base}/resources/{{job_id}}"),
         get(resources::resources),
     );
-    r = both(r, &format!("{base}/reservations"), get(reservations));
+    r = both(
+        r,
+        &format!("{base}/reservations"),
+        get(reservations).post(absent::change_reservations),
+    );
+    r = both(
+        r,
+        &format!("{base}/reservation"),
+        post(absent::change_reservations),
+    );
+    r = both(
+        r,
+        &format!("{base}/reservation/{{reservation_name}}"),
+        get(absent::reservation).delete(absent::delete_reservation),
+    );
+    r = both(r, &format!("{base}/new/node"), post(absent::new_node));
     r = both(r, &format!("{base}/shares"), get(shares::shares));
     r = both(r, &format!("{base}/reconfigure"), get(reconfigure));
     r = both(r, &format!("{base}/diag"), get(diag));
+    r = both(r, &format!("{base}/conf"), get(conf::conf));
     let util = "/util/{version}";
     r = both(r, &format!("{util}/hostnames"), post(hostnames));
     r = both(r, &format!("{util}/hostlist"), post(hostlist));
