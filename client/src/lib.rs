@@ -317,6 +317,20 @@ pub fn request(req: &ClientRequest) -> Result<ClientResponse, ClientError> {
     session.request(req)
 }
 
+/// Makes the process's session the controller of the slurm.conf at
+/// `path` instead of SLURM_CONF's (libslurm's `slurm_init` with a file).
+pub fn use_conf(path: &Path) -> Result<(), ClientError> {
+    let conf = load_conf(path)?;
+    *SESSION.lock().unwrap_or_else(|e| e.into_inner()) = Some(Session::new(conf));
+    Ok(())
+}
+
+/// Closes the process's session: the next request reads slurm.conf again
+/// (libslurm's `slurm_fini`).
+pub fn close() {
+    *SESSION.lock().unwrap_or_else(|e| e.into_inner()) = None;
+}
+
 /// The controller's socket for a configuration.
 pub fn socket_path(conf: &SlurmConf) -> PathBuf {
     Path::new(&conf.state_save_location).join(spur_proto::CONTROLLER_SOCKET_NAME)

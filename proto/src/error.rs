@@ -243,76 +243,22 @@ impl ErrorCode {
         }
     }
 
-    /// Slurm's text for the code (`slurm_strerror`).
+    /// The code's text: `slurm_strerror`'s for its number, except where
+    /// spur's code is narrower than the number it shares (a script or
+    /// state store failure, a topology request) or than 22.05's wording.
     pub fn text(self) -> &'static str {
         match self {
-            ErrorCode::InvalidPartitionName => "Invalid partition name specified",
-            ErrorCode::DefaultPartitionNotSet => {
-                "No partition specified or system default partition"
-            }
-            ErrorCode::AccessDenied => "Access/permission denied",
-            ErrorCode::PartitionNotAvailable => {
-                "Required partition not available (inactive or drain)"
-            }
-            ErrorCode::JobHeld => "Job is in held state, pending scheduler release",
-            ErrorCode::PrioResetFail => {
-                "Changes to job priority are not persistent, change nice instead"
-            }
-            ErrorCode::InvalidNodeCount => "Node count specification invalid",
-            ErrorCode::NodeConfigUnavailable => "Requested node configuration is not available",
             ErrorCode::TopoConfigUnavailable => "Requested topology configuration is not available",
-            ErrorCode::InvalidJobId => "Invalid job id specified",
-            ErrorCode::InvalidNodeName => "Invalid node name specified",
-            ErrorCode::AlreadyDone => "Job/step already completing or completed",
-            ErrorCode::JobPending => "Job is pending execution",
-            ErrorCode::BadTaskCount => "Task count specification invalid",
-            ErrorCode::TooManyCpus => "More processors requested than permitted",
-            ErrorCode::NodesBusy => "Requested nodes are busy",
-            ErrorCode::InvalidArray => "Invalid job array specification",
-            ErrorCode::Dependency => "Job dependency problem",
-            ErrorCode::CircularDependency => "Circular job dependency",
-            ErrorCode::JobFinished => "Job has already finished",
-            ErrorCode::InvalidFeature => "Invalid feature specification",
-            ErrorCode::InvalidAccount => {
-                "Invalid account or account/partition combination specified"
-            }
-            ErrorCode::InvalidTimeLimit => {
-                "Requested time limit is invalid (missing or exceeds some limit)"
-            }
-            ErrorCode::InvalidQos => "Invalid qos specification",
-            ErrorCode::InvalidGres => "Invalid generic resource (gres) specification",
             ErrorCode::TransitionStateNoUpdate => {
                 "Requested operation not presently supported on job in this state"
             }
-            ErrorCode::JobNotPending => "Job is no longer pending execution",
-            ErrorCode::JobNotRunning => "Job is not running",
-            ErrorCode::Disabled => "Requested operation is presently disabled",
             ErrorCode::TryAgain => "Resource temporarily unavailable",
             ErrorCode::BatchScriptInvalid => "Batch script is invalid",
-            ErrorCode::BatchOnly => "Only batch jobs are accepted or processed",
             ErrorCode::ScriptMissing => "Batch script is missing",
-            ErrorCode::InvalidNodeState => "Invalid node state specified",
-            ErrorCode::BadPath => "Pathname of a file, directory or other parameter too long",
-            ErrorCode::NotSupported => "Requested operation not supported on this system",
             ErrorCode::StateStore => "Unable to save state, nothing was changed",
             ErrorCode::ProtocolVersion => "Protocol version has changed, re-link your code",
-            ErrorCode::Malformed => "Unexpected message received",
-            ErrorCode::Unspecified => "Unspecified error",
-            ErrorCode::ControllerUnreachable => {
-                "Unable to contact slurm controller (connect failure)"
-            }
-            ErrorCode::ConnectionLost => "Zero Bytes were transmitted or received",
-            ErrorCode::InvalidClusterName => "Invalid cluster name",
-            ErrorCode::InvalidNice => "Invalid --nice value",
-            ErrorCode::InvalidTimeMinLimit => {
-                "Invalid time-min specification (exceeds job's time or other limits)"
-            }
-            ErrorCode::InvalidTimeValue => "Invalid time specified",
-            ErrorCode::EnvironmentMissing => "Environment is missing in job",
             ErrorCode::InvalidArgument => "Invalid argument",
-            ErrorCode::AuthCredInvalid => "Invalid authentication credential",
-            ErrorCode::UserIdMissing => "Invalid user id",
-            ErrorCode::ReservationInvalid => "Requested reservation is invalid",
+            code => spur_slurm::errno::text(code.slurm_errno().1).unwrap_or("Unknown error"),
         }
     }
 }

@@ -7,6 +7,7 @@
 //! module says which Slurm function it follows.
 
 pub mod config;
+pub mod errno;
 pub mod export;
 pub mod gres;
 pub mod job_ref;
