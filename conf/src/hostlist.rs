@@ -139,6 +139,24 @@ pub fn compress_sorted<S: AsRef<str>>(names: &[S]) -> String {
     ranged_string(&ranges)
 }
 
+/// The names sorted in Slurm's order with repeats dropped, each as given
+/// (what `hostlist_uniq` leaves in a list of single hosts).
+pub fn unique<S: AsRef<str>>(names: &[S]) -> Vec<String> {
+    let hosts = names.iter().map(|n| HostRange::from_name(n.as_ref()));
+    let mut out: Vec<String> = msort(hosts.collect())
+        .iter()
+        .map(|h| {
+            if h.single {
+                h.prefix.clone()
+            } else {
+                format!("{}{:0width$}", h.prefix, h.lo, width = h.width)
+            }
+        })
+        .collect();
+    out.dedup();
+    out
+}
+
 /// Writes names sorted with duplicates removed (Slurm's `hostlist_uniq`).
 ///
 /// `expand(&compress_unique(x))` is `x` sorted in Slurm's order, each name once.

@@ -8,61 +8,6 @@ use crate::bindings::*;
 use crate::call::unsupported;
 
 #[no_mangle]
-pub extern "C" fn slurm_hostlist_create(_: *const ::std::os::raw::c_char) -> hostlist_t {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_hostlist_count(_: hostlist_t) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_hostlist_destroy(_: hostlist_t) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_hostlist_find(_: hostlist_t, _: *const ::std::os::raw::c_char) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_hostlist_push(_: hostlist_t, _: *const ::std::os::raw::c_char) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_hostlist_push_host(_: hostlist_t, _: *const ::std::os::raw::c_char) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_hostlist_ranged_string(_: hostlist_t, _: usize, _: *mut ::std::os::raw::c_char) -> isize {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_hostlist_ranged_string_malloc(_: hostlist_t) -> *mut ::std::os::raw::c_char {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_hostlist_ranged_string_xmalloc(_: hostlist_t) -> *mut ::std::os::raw::c_char {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_hostlist_shift(_: hostlist_t) -> *mut ::std::os::raw::c_char {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_hostlist_uniq(_: hostlist_t) {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_list_append(_: List, _: *mut ::std::os::raw::c_void) -> *mut ::std::os::raw::c_void {
     unsupported()
 }

@@ -22,4 +22,6 @@ pub mod bindings;
 pub mod absent;
 pub mod call;
 pub mod errors;
+pub mod hostlist;
+pub mod memory;
 pub mod session;

@@ -5,6 +5,15 @@
 
 use std::path::PathBuf;
 
+/// Functions of libslurm.so.38 that `slurm.h` does not declare and
+/// programs built on the library call (the Perl module, pyslurm).
+const BEYOND_SLURM_H: &[&str] = &[
+    "slurm_xcalloc",
+    "slurm_xfree",
+    "slurm_xfree_ptr",
+    "slurm_xstrcmp",
+];
+
 /// One function `slurm.h` declares: its name, its parameters' types and
 /// its return type.
 struct Declared {
@@ -146,7 +155,7 @@ fn every_declared_function_not_served_elsewhere_answers_not_supported() {
     let elsewhere = exported_elsewhere();
     for name in &elsewhere {
         assert!(
-            declared.iter().any(|d| &d.name == name),
+            declared.iter().any(|d| &d.name == name) || BEYOND_SLURM_H.contains(&name.as_str()),
             "{name} is exported but slurm.h does not declare it"
         );
     }

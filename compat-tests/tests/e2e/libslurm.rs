@@ -112,3 +112,81 @@ fn a_c_program_built_against_slurm_h_runs_on_spurs_library() {
     );
     assert_eq!(text(&out.stderr), "probe: Invalid job id specified\n");
 }
+
+const HOSTLISTS: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+#include <slurm/slurm.h>
+
+/* xmalloc.h is not installed; the Perl module and pyslurm declare it so. */
+extern void slurm_xfree(void **);
+
+int main(void) {
+    hostlist_t hl = slurm_hostlist_create("n[01-03],m1");
+    printf("hosts %d, n02 at %d, zz at %d\n", slurm_hostlist_count(hl),
+           slurm_hostlist_find(hl, "n02"), slurm_hostlist_find(hl, "zz"));
+    int pushed = slurm_hostlist_push(hl, "n04,n01");
+    int one = slurm_hostlist_push_host(hl, "a[1-2]");
+    printf("pushed %d then %d\n", pushed, one);
+    char buf[64];
+    ssize_t n = slurm_hostlist_ranged_string(hl, sizeof buf, buf);
+    printf("ranged %zd %s\n", n, buf);
+    char small[4];
+    printf("too small %zd\n", slurm_hostlist_ranged_string(hl, sizeof small, small));
+    char *first = slurm_hostlist_shift(hl);
+    printf("shifted %s\n", first);
+    free(first);
+    slurm_hostlist_uniq(hl);
+    char *x = slurm_hostlist_ranged_string_xmalloc(hl);
+    printf("unique %s (%d)\n", x, slurm_hostlist_count(hl));
+    slurm_xfree((void **) &x);
+    printf("freed to %s\n", x ? "a pointer" : "NULL");
+    slurm_hostlist_destroy(hl);
+    hostlist_t empty = slurm_hostlist_create(NULL);
+    printf("empty %d %s\n", slurm_hostlist_count(empty), slurm_hostlist_shift(empty) ? "host" : "NULL");
+    slurm_hostlist_destroy(empty);
+    return 0;
+}
+"#;
+
+/// What Slurm 22.05's own library printed for [`HOSTLISTS`].
+const HOSTLISTS_OUT: &str = "hosts 4, n02 at 1, zz at -1
+pushed 2 then 1
+ranged 27 n[01-03],m1,n[04,01],a[1-2]
+too small -1
+shifted n01
+unique a[1-2],m1,n[01-04] (6)
+freed to NULL
+empty 0 NULL
+";
+
+#[test]
+fn hostlists_are_made_and_written_as_slurms_library_does() {
+    if !Path::new(HEADER).exists() {
+        eprintln!("skipped: {HEADER} is not installed (libslurm-dev)");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lib = library_dir(dir.path());
+    let program = compile(dir.path(), &lib, "hostlists", HOSTLISTS);
+    let spurs = Command::new(&program)
+        .env("LD_LIBRARY_PATH", &lib)
+        .output()
+        .expect("runs");
+    assert!(spurs.status.success(), "{}", text(&spurs.stderr));
+    assert_eq!(text(&spurs.stdout), HOSTLISTS_OUT);
+    // Where Debian's library is installed, the same program on it (the
+    // loader's default) prints the same.
+    if Path::new("/usr/lib/x86_64-linux-gnu/libslurm.so.38").exists() {
+        let slurms = Command::new(&program)
+            .env_remove("LD_LIBRARY_PATH")
+            .output()
+            .expect("runs");
+        assert_eq!(
+            text(&slurms.stdout),
+            HOSTLISTS_OUT,
+            "{}",
+            text(&slurms.stderr)
+        );
+    }
+}

@@ -194,6 +194,11 @@ proptest! {
     }
 
     #[test]
+    fn unique_is_the_names_compress_unique_writes(x in prop::collection::vec(name_strategy(), 1..40)) {
+        prop_assert_eq!(unique(&x), expand(&compress_unique(&x)).unwrap());
+    }
+
+    #[test]
     fn expand_of_compress_unique_is_sorted_unique(x in prop::collection::vec(name_strategy(), 1..40)) {
         let unique = expand(&compress_unique(&x)).unwrap();
         let mut from_sorted = expand(&compress_sorted(&x)).unwrap();

@@ -1,0 +1,96 @@
+//! Slurm's memory helpers that programs built on libslurm call
+//! (`slurm_xcalloc`, `slurm_xfree`, `slurm_xfree_ptr`) and its NULL-safe
+//! `slurm_xstrcmp`. They are not in `slurm.h` (xmalloc.h and xstring.h
+//! are not installed) but the Perl module and pyslurm use them. The
+//! library's memory is the C allocator's: what it hands out, `free` and
+//! `slurm_xfree` both release.
+
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_int, c_void};
+
+use crate::call::set_errno;
+
+/// Allocates `count * size` bytes, zeroed when `clear`. Where Slurm's
+/// xmalloc would end the process for want of memory, this returns NULL
+/// with errno ENOMEM.
+#[no_mangle]
+pub extern "C" fn slurm_xcalloc(
+    count: usize,
+    size: usize,
+    clear: bool,
+    _try: bool,
+    _file: *const c_char,
+    _line: c_int,
+    _func: *const c_char,
+) -> *mut c_void {
+    let Some(bytes) = count.checked_mul(size) else {
+        set_errno(libc::ENOMEM);
+        return std::ptr::null_mut();
+    };
+    // Slurm's xmalloc(0) is a valid, freeable allocation.
+    let bytes = bytes.max(1);
+    // SAFETY: plain C allocations of a checked size.
+    let p = unsafe {
+        if clear {
+            libc::calloc(1, bytes)
+        } else {
+            libc::malloc(bytes)
+        }
+    };
+    if p.is_null() {
+        set_errno(libc::ENOMEM);
+    }
+    p
+}
+
+/// Frees `*p` and sets it to NULL (Slurm's `xfree(p)` macro passes `&p`).
+///
+/// # Safety
+/// `p` is NULL or points to NULL or to memory from this library or the C
+/// allocator.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_xfree(p: *mut *mut c_void) {
+    if p.is_null() {
+        return;
+    }
+    // SAFETY: the caller's pointer to a pointer this library allocated.
+    unsafe {
+        libc::free(*p);
+        *p = std::ptr::null_mut();
+    }
+}
+
+/// Frees `p`.
+///
+/// # Safety
+/// `p` is NULL or memory from this library or the C allocator.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_xfree_ptr(p: *mut c_void) {
+    // SAFETY: as the caller promises.
+    unsafe { libc::free(p) }
+}
+
+/// `strcmp` where NULL sorts before any string.
+///
+/// # Safety
+/// Each argument is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_xstrcmp(a: *const c_char, b: *const c_char) -> c_int {
+    match (a.is_null(), b.is_null()) {
+        (true, true) => 0,
+        (true, false) => -1,
+        (false, true) => 1,
+        // SAFETY: both are NUL-terminated strings.
+        (false, false) => unsafe { CStr::from_ptr(a) }.cmp(unsafe { CStr::from_ptr(b) }) as c_int,
+    }
+}
+
+/// A C string the caller frees with `free` (or `slurm_xfree`); NULL if
+/// `text` holds a NUL or memory ran out.
+pub fn c_string(text: &str) -> *mut c_char {
+    let Ok(owned) = std::ffi::CString::new(text) else {
+        return std::ptr::null_mut();
+    };
+    // SAFETY: strdup of a NUL-terminated string.
+    unsafe { libc::strdup(owned.as_ptr()) }
+}
