@@ -72,3 +72,33 @@ pub fn refused(e: &RequestError) -> c_int {
     set_errno(e.errno());
     SLURM_ERROR
 }
+
+/// A word of Slurm's vocabulary as a C string that lives as long as the
+/// library (the vocabulary is finite: each word is made once).
+pub fn c_static(word: &'static str) -> *mut std::os::raw::c_char {
+    use std::collections::HashMap;
+    use std::ffi::CString;
+    use std::sync::Mutex;
+    static WORDS: Mutex<Option<HashMap<&'static str, CString>>> = Mutex::new(None);
+    let mut words = WORDS.lock().unwrap_or_else(|e| e.into_inner());
+    let words = words.get_or_insert_with(HashMap::new);
+    let made = words
+        .entry(word)
+        .or_insert_with(|| CString::new(word).unwrap_or_default());
+    // The map only grows and a CString's bytes do not move with it.
+    made.as_ptr().cast_mut()
+}
+
+/// `text` in this thread's buffer, valid until the thread's next call
+/// that writes it (as Slurm's functions that answer from a static buffer).
+pub fn c_scratch(text: String) -> *mut std::os::raw::c_char {
+    use std::cell::RefCell;
+    use std::ffi::CString;
+    thread_local! {
+        static SCRATCH: RefCell<CString> = RefCell::new(CString::default());
+    }
+    SCRATCH.with(|s| {
+        *s.borrow_mut() = CString::new(text).unwrap_or_default();
+        s.borrow().as_ptr().cast_mut()
+    })
+}

@@ -25,3 +25,4 @@ pub mod errors;
 pub mod hostlist;
 pub mod memory;
 pub mod session;
+pub mod words;

@@ -8,6 +8,10 @@ use std::path::PathBuf;
 /// Functions of libslurm.so.38 that `slurm.h` does not declare and
 /// programs built on the library call (the Perl module, pyslurm).
 const BEYOND_SLURM_H: &[&str] = &[
+    "slurm_job_reason_string",
+    "slurm_job_state_num",
+    "slurm_job_state_string",
+    "slurm_job_state_string_compact",
     "slurm_xcalloc",
     "slurm_xfree",
     "slurm_xfree_ptr",

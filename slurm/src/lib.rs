@@ -11,6 +11,7 @@ pub mod errno;
 pub mod export;
 pub mod gres;
 pub mod job_ref;
+pub mod job_state;
 pub mod limits;
 pub mod locale;
 pub mod node_state;

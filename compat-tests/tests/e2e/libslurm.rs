@@ -113,13 +113,17 @@ fn a_c_program_built_against_slurm_h_runs_on_spurs_library() {
     assert_eq!(text(&out.stderr), "probe: Invalid job id specified\n");
 }
 
-const HOSTLISTS: &str = r#"
+const HELPERS: &str = r#"
 #include <stdio.h>
 #include <stdlib.h>
 #include <slurm/slurm.h>
 
-/* xmalloc.h is not installed; the Perl module and pyslurm declare it so. */
+/* Not in slurm.h; the Perl module and pyslurm declare them so. */
 extern void slurm_xfree(void **);
+extern char *slurm_job_state_string(uint32_t);
+extern char *slurm_job_state_string_compact(uint32_t);
+extern uint32_t slurm_job_state_num(const char *);
+extern char *slurm_job_reason_string(int);
 
 int main(void) {
     hostlist_t hl = slurm_hostlist_create("n[01-03],m1");
@@ -145,12 +149,15 @@ int main(void) {
     hostlist_t empty = slurm_hostlist_create(NULL);
     printf("empty %d %s\n", slurm_hostlist_count(empty), slurm_hostlist_shift(empty) ? "host" : "NULL");
     slurm_hostlist_destroy(empty);
+    printf("states %s %s %u %s %s\n", slurm_job_state_string(JOB_RUNNING | JOB_COMPLETING),
+           slurm_job_state_string_compact(JOB_PENDING), slurm_job_state_num("cg"),
+           slurm_job_reason_string(WAIT_RESOURCES), slurm_job_reason_string(5000));
     return 0;
 }
 "#;
 
-/// What Slurm 22.05's own library printed for [`HOSTLISTS`].
-const HOSTLISTS_OUT: &str = "hosts 4, n02 at 1, zz at -1
+/// What Slurm 22.05's own library printed for [`HELPERS`].
+const HELPERS_OUT: &str = "hosts 4, n02 at 1, zz at -1
 pushed 2 then 1
 ranged 27 n[01-03],m1,n[04,01],a[1-2]
 too small -1
@@ -158,23 +165,24 @@ shifted n01
 unique a[1-2],m1,n[01-04] (6)
 freed to NULL
 empty 0 NULL
+states COMPLETING PD 32768 Resources 5000
 ";
 
 #[test]
-fn hostlists_are_made_and_written_as_slurms_library_does() {
+fn hostlists_and_state_words_are_as_slurms_library_gives_them() {
     if !Path::new(HEADER).exists() {
         eprintln!("skipped: {HEADER} is not installed (libslurm-dev)");
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let lib = library_dir(dir.path());
-    let program = compile(dir.path(), &lib, "hostlists", HOSTLISTS);
+    let program = compile(dir.path(), &lib, "helpers", HELPERS);
     let spurs = Command::new(&program)
         .env("LD_LIBRARY_PATH", &lib)
         .output()
         .expect("runs");
     assert!(spurs.status.success(), "{}", text(&spurs.stderr));
-    assert_eq!(text(&spurs.stdout), HOSTLISTS_OUT);
+    assert_eq!(text(&spurs.stdout), HELPERS_OUT);
     // Where Debian's library is installed, the same program on it (the
     // loader's default) prints the same.
     if Path::new("/usr/lib/x86_64-linux-gnu/libslurm.so.38").exists() {
@@ -184,7 +192,7 @@ fn hostlists_are_made_and_written_as_slurms_library_does() {
             .expect("runs");
         assert_eq!(
             text(&slurms.stdout),
-            HOSTLISTS_OUT,
+            HELPERS_OUT,
             "{}",
             text(&slurms.stderr)
         );
