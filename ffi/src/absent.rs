@@ -348,11 +348,6 @@ pub extern "C" fn slurm_job_cpus_allocated_str_on_node(_: *mut ::std::os::raw::c
 }
 
 #[no_mangle]
-pub extern "C" fn slurm_free_job_info_msg(_: *mut job_info_msg_t) {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_free_priority_factors_response_msg(_: *mut priority_factors_response_msg_t) {
     unsupported()
 }
@@ -388,22 +383,7 @@ pub extern "C" fn slurm_job_node_ready(_: u32) -> ::std::os::raw::c_int {
 }
 
 #[no_mangle]
-pub extern "C" fn slurm_load_job(_: *mut *mut job_info_msg_t, _: u32, _: u16) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_load_job_prio(_: *mut *mut priority_factors_response_msg_t, _: List, _: *mut ::std::os::raw::c_char, _: List, _: u16) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_load_job_user(_: *mut *mut job_info_msg_t, _: u32, _: u16) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_load_jobs(_: time_t, _: *mut *mut job_info_msg_t, _: u16) -> ::std::os::raw::c_int {
     unsupported()
 }
 

@@ -23,6 +23,7 @@ pub mod absent;
 pub mod call;
 pub mod errors;
 pub mod hostlist;
+pub mod jobs;
 pub mod memory;
 pub mod session;
 pub mod words;

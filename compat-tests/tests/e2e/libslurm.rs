@@ -183,6 +183,16 @@ fn hostlists_and_state_words_are_as_slurms_library_gives_them() {
         .expect("runs");
     assert!(spurs.status.success(), "{}", text(&spurs.stderr));
     assert_eq!(text(&spurs.stdout), HELPERS_OUT);
+    if let Some(valgrind) = valgrind() {
+        let checked = Command::new(valgrind)
+            .args(["-q", "--error-exitcode=9", "--leak-check=full"])
+            .args(["--errors-for-leak-kinds=definite,indirect"])
+            .arg(&program)
+            .env("LD_LIBRARY_PATH", &lib)
+            .output()
+            .expect("valgrind runs");
+        assert!(checked.status.success(), "{}", text(&checked.stderr));
+    }
     // Where Debian's library is installed, the same program on it (the
     // loader's default) prints the same.
     if Path::new("/usr/lib/x86_64-linux-gnu/libslurm.so.38").exists() {
@@ -197,4 +207,115 @@ fn hostlists_and_state_words_are_as_slurms_library_gives_them() {
             text(&slurms.stderr)
         );
     }
+}
+
+const JOBS: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+extern char *slurm_job_state_string(uint32_t);
+extern char *slurm_job_reason_string(int);
+
+static void show(job_info_msg_t *msg) {
+    for (uint32_t i = 0; i < msg->record_count; i++) {
+        slurm_job_info_t *j = &msg->job_array[i];
+        printf("%u %s %u %s %s %s %u %u %s\n", j->job_id, j->name, j->user_id,
+               slurm_job_state_string(j->job_state), slurm_job_reason_string(j->state_reason),
+               j->partition, j->num_nodes, j->time_limit, j->work_dir ? "cwd" : "none");
+    }
+}
+
+int main(int argc, char **argv) {
+    job_info_msg_t *msg = NULL;
+    if (slurm_load_jobs(0, &msg, SHOW_ALL) != SLURM_SUCCESS) {
+        slurm_perror("slurm_load_jobs");
+        return 1;
+    }
+    printf("jobs %u\n", msg->record_count);
+    show(msg);
+    slurm_free_job_info_msg(msg);
+    msg = NULL;
+    if (slurm_load_job(&msg, (uint32_t) atoi(argv[1]), SHOW_DETAIL) != SLURM_SUCCESS)
+        return 2;
+    printf("one %u\n", msg->record_count);
+    show(msg);
+    slurm_free_job_info_msg(msg);
+    msg = NULL;
+    int rc = slurm_load_job(&msg, 999999, 0);
+    printf("missing %d %s %s\n", rc, slurm_strerror(slurm_get_errno()), msg ? "set" : "NULL");
+    rc = slurm_load_job_user(&msg, 424242, 0);
+    printf("nobody's %d %u\n", rc, msg->record_count);
+    slurm_free_job_info_msg(msg);
+    return 0;
+}
+"#;
+
+#[test]
+fn jobs_load_as_squeue_lists_them() {
+    if !Path::new(HEADER).exists() {
+        eprintln!("skipped: {HEADER} is not installed (libslurm-dev)");
+        return;
+    }
+    let c = Cluster::start(Options {
+        nodes: 1,
+        ..Options::default()
+    });
+    let held = c.submit(&["--hold", "-J", "held", "-t", "10", "--wrap", "true"], "");
+    let other = c.submit(
+        &["-J", "second", "-p", "short", "--hold", "--wrap", "true"],
+        "",
+    );
+    let lib = library_dir(c.dir.path());
+    let program = compile(c.dir.path(), &lib, "jobs", JOBS);
+    let out = Command::new(&program)
+        .arg(held.to_string())
+        .env("LD_LIBRARY_PATH", &lib)
+        .env("SLURM_CONF", &c.conf)
+        .output()
+        .expect("the program runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let squeue = c.run("squeue", &["-h", "-o", "%i %j %U %T %r %P %D"]);
+    let listed: Vec<String> = text(&squeue.stdout)
+        .lines()
+        .map(|l| l.trim().to_string())
+        .collect();
+    let uid = unsafe { libc::getuid() };
+    assert_eq!(
+        listed,
+        [
+            format!("{held} held {uid} PENDING JobHeldUser batch 1"),
+            format!("{other} second {uid} PENDING JobHeldUser short 1"),
+        ]
+    );
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "jobs 2\n{held} held {uid} PENDING JobHeldUser batch 1 10 cwd\n\
+             {other} second {uid} PENDING JobHeldUser short 1 1 cwd\n\
+             one 1\n{held} held {uid} PENDING JobHeldUser batch 1 10 cwd\n\
+             missing -1 Invalid job id specified NULL\nnobody's 0 0\n"
+        )
+    );
+    // Under valgrind, where it is installed: no invalid access, and
+    // nothing lost once the messages are freed.
+    if let Some(valgrind) = valgrind() {
+        let checked = Command::new(valgrind)
+            .args(["-q", "--error-exitcode=9", "--leak-check=full"])
+            .args(["--errors-for-leak-kinds=definite,indirect"])
+            .arg(&program)
+            .arg(held.to_string())
+            .env("LD_LIBRARY_PATH", &lib)
+            .env("SLURM_CONF", &c.conf)
+            .output()
+            .expect("valgrind runs");
+        assert!(checked.status.success(), "{}", text(&checked.stderr));
+    }
+}
+
+/// valgrind, if it is installed.
+fn valgrind() -> Option<&'static str> {
+    let path = "/usr/bin/valgrind";
+    Path::new(path).exists().then_some(path)
 }
