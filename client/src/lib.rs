@@ -29,6 +29,7 @@ use thiserror::Error;
 pub mod api;
 pub mod pool;
 pub mod select;
+pub mod target;
 pub use api::{Api, Listing, PerTarget, StepCreated, Submitted};
 pub use pool::Pool;
 

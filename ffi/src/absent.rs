@@ -68,11 +68,6 @@ pub extern "C" fn slurm_list_pop(_: List) -> *mut ::std::os::raw::c_void {
 }
 
 #[no_mangle]
-pub extern "C" fn slurm_init_job_desc_msg(_: *mut job_desc_msg_t) {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_allocate_resources(_: *mut job_desc_msg_t, _: *mut *mut resource_allocation_response_msg_t) -> ::std::os::raw::c_int {
     unsupported()
 }
@@ -118,17 +113,7 @@ pub extern "C" fn slurm_allocation_msg_thr_destroy(_: *mut allocation_msg_thread
 }
 
 #[no_mangle]
-pub extern "C" fn slurm_submit_batch_job(_: *mut job_desc_msg_t, _: *mut *mut submit_response_msg_t) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_submit_batch_het_job(_: List, _: *mut *mut submit_response_msg_t) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_free_submit_response_response_msg(_: *mut submit_response_msg_t) {
     unsupported()
 }
 
@@ -193,22 +178,12 @@ pub extern "C" fn slurm_free_assoc_mgr_info_request_msg(_: *mut assoc_mgr_info_r
 }
 
 #[no_mangle]
-pub extern "C" fn slurm_kill_job(_: u32, _: u16, _: u16) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_kill_job_step(_: u32, _: u32, _: u16) -> ::std::os::raw::c_int {
     unsupported()
 }
 
 #[no_mangle]
 pub extern "C" fn slurm_kill_job2(_: *const ::std::os::raw::c_char, _: u16, _: u16, _: *const ::std::os::raw::c_char) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_signal_job(_: u32, _: u16) -> ::std::os::raw::c_int {
     unsupported()
 }
 

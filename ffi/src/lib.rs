@@ -26,4 +26,5 @@ pub mod hostlist;
 pub mod jobs;
 pub mod memory;
 pub mod session;
+pub mod submit;
 pub mod words;

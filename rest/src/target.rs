@@ -1,12 +1,8 @@
-//! The jobs a path names (`N`, or an array task `N_T`), the signal request
-//! a cancel makes of them, and the first refusal among the answers of a
-//! request that acted on several: shared by every version's handlers.
+//! The jobs a path names (`N`, or an array task `N_T`) and the signal a
+//! cancel's query names; the signal request and the first refusal come
+//! from spur-client, shared with the C library.
 
-use spur_client::{PerTarget, RequestError};
-use spur_proto::{ArrayTasks, SignalTarget};
-
-/// SIGKILL: a cancel, as `slurm_kill_job` with it is.
-const SIGKILL: i32 = 9;
+pub use spur_client::target::{first_failure, signal, SIGKILL};
 
 /// The signal a cancel's `signal` names (a name or a number): SIGKILL
 /// when it names none, None when it is no signal.
@@ -22,48 +18,6 @@ pub fn job_ref(text: &str) -> Option<(u32, Option<u32>)> {
     }
 }
 
-/// What signalling `job_id` (or one of its array tasks) with `signal`
-/// asks of the controller; SIGKILL to the whole job cancels it.
-pub fn signal(
-    job_id: u32,
-    task: Option<u32>,
-    signal: i32,
-    batch_only: bool,
-    full: bool,
-) -> SignalTarget {
-    SignalTarget {
-        jobs: if task.is_none() {
-            vec![job_id]
-        } else {
-            Vec::new()
-        },
-        array_tasks: task
-            .map(|t| ArrayTasks {
-                array_job_id: job_id,
-                tasks: t.to_string(),
-            })
-            .into_iter()
-            .collect(),
-        signal: (signal != SIGKILL || batch_only || full).then_some(signal),
-        batch_only,
-        full,
-    }
-}
-
-/// The first refusal of a request that acted on several jobs.
-pub fn first_failure(result: Result<PerTarget, RequestError>) -> Option<RequestError> {
-    match result {
-        Err(e) => Some(e),
-        Ok(PerTarget::Done) => None,
-        Ok(PerTarget::Jobs(r)) => r
-            .into_iter()
-            .find_map(|(_, r)| r.err().map(RequestError::Refused)),
-        Ok(PerTarget::Tasks(r)) => r
-            .into_iter()
-            .find_map(|(_, r)| r.err().map(RequestError::Refused)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,11 +28,7 @@ mod tests {
         assert_eq!(job_ref("12_3"), Some((12, Some(3))));
         assert_eq!(job_ref("x"), None);
         assert_eq!(job_ref("12_"), None);
-        let kill = signal(12, None, SIGKILL, false, false);
-        assert_eq!((kill.jobs, kill.signal), (vec![12], None));
-        let usr1 = signal(12, Some(3), 10, false, false);
-        assert!(usr1.jobs.is_empty());
-        assert_eq!(usr1.array_tasks[0].tasks, "3");
-        assert_eq!(usr1.signal, Some(10));
+        assert_eq!(requested_signal(None), Some(SIGKILL));
+        assert_eq!(requested_signal(Some("USR1")), Some(10));
     }
 }

@@ -319,3 +319,91 @@ fn valgrind() -> Option<&'static str> {
     let path = "/usr/bin/valgrind";
     Path::new(path).exists().then_some(path)
 }
+
+const SUBMIT: &str = r##"
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+static int submit(const char *name, const char *partition, uint32_t priority, const char *out) {
+    job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
+    char *env[] = {"PATH=/usr/bin:/bin", "GREETING=hello from libslurm"};
+    char cwd[4096];
+    d.name = (char *) name;
+    d.partition = (char *) partition;
+    d.priority = priority;
+    d.script = "#!/bin/sh\necho \"$GREETING $SLURM_JOB_NAME\"\n";
+    d.environment = env;
+    d.env_size = 2;
+    d.work_dir = getcwd(cwd, sizeof cwd);
+    d.std_out = (char *) out;
+    d.min_nodes = 1;
+    d.time_limit = 5;
+    d.user_id = getuid();
+    d.group_id = getgid();
+    submit_response_msg_t *resp = NULL;
+    if (slurm_submit_batch_job(&d, &resp) != SLURM_SUCCESS) {
+        printf("refused %d %s\n", slurm_get_errno(), slurm_strerror(slurm_get_errno()));
+        return -1;
+    }
+    int id = (int) resp->job_id;
+    printf("submitted %s %s\n", name, resp->step_id == SLURM_BATCH_SCRIPT ? "batch" : "?");
+    slurm_free_submit_response_response_msg(resp);
+    return id;
+}
+
+int main(void) {
+    int ran = submit("runs", NULL, NO_VAL, "runs.out");
+    int held = submit("held", NULL, 0, "held.out");
+    submit("nowhere", "nosuch", NO_VAL, "nowhere.out");
+    printf("kill %d\n", slurm_kill_job((uint32_t) held, SIGKILL, 0));
+    int again = slurm_kill_job((uint32_t) held, SIGKILL, 0);
+    printf("kill again %d %d\n", again, slurm_get_errno());
+    printf("ids %d %d\n", ran, held);
+    return 0;
+}
+"##;
+
+#[test]
+fn jobs_are_submitted_and_cancelled_through_the_library_as_sbatch_and_scancel_do() {
+    if !Path::new(HEADER).exists() {
+        eprintln!("skipped: {HEADER} is not installed (libslurm-dev)");
+        return;
+    }
+    let c = Cluster::start(Options {
+        nodes: 1,
+        ..Options::default()
+    });
+    let lib = library_dir(c.dir.path());
+    let program = compile(c.dir.path(), &lib, "submit", SUBMIT);
+    let out = Command::new(&program)
+        .current_dir(c.dir.path())
+        .env("LD_LIBRARY_PATH", &lib)
+        .env("SLURM_CONF", &c.conf)
+        .output()
+        .expect("the program runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let ids = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("ids "))
+        .expect("ids line");
+    let (ran, held) = ids.split_once(' ').expect("two ids");
+    let (ran, held): (u32, u32) = (ran.parse().expect("id"), held.parse().expect("id"));
+    assert_eq!(
+        stdout,
+        format!(
+            "submitted runs batch\nsubmitted held batch\n\
+             refused 2000 Invalid partition name specified\n\
+             kill 0\nkill again -1 2021\nids {ran} {held}\n"
+        )
+    );
+    c.wait_state(ran, "COMPLETED");
+    let written = std::fs::read_to_string(c.dir.path().join("runs.out")).expect("output");
+    assert_eq!(written, "hello from libslurm runs\n");
+    assert_eq!(c.state(held).as_deref(), Some("CANCELLED"));
+}

@@ -1,0 +1,276 @@
+//! Jobs submitted and ended through libslurm: `slurm_init_job_desc_msg`
+//! (every field unset, as Slurm's library leaves it), the description
+//! read into spur-options' [`JobDescFields`] (the one reading of a
+//! `job_desc_msg_t`, which the REST server's data_parser versions share)
+//! and submitted as sbatch submits (`slurm_submit_batch_job`), its answer
+//! freed by `slurm_free_submit_response_response_msg`; `slurm_kill_job`
+//! and `slurm_signal_job` as scancel signals.
+
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_int};
+
+use spur_client::target::{first_failure, signal};
+use spur_client::{Api, Process, RequestError};
+use spur_options::fields::{JobDescFields, Request};
+
+use crate::bindings::{
+    job_desc_msg_t, submit_response_msg_t, NICE_OFFSET, NO_VAL, NO_VAL16, SLURM_BATCH_SCRIPT,
+    SLURM_ERROR, SLURM_SUCCESS,
+};
+use crate::call::{guarded, refused, set_errno};
+use crate::memory::c_string;
+
+/// NO_VAL64: a 64-bit field left unset.
+const NO_VAL64: u64 = 0xffff_ffff_ffff_fffe;
+/// NO_VAL8.
+const NO_VAL8: u8 = 0xfe;
+/// `KILL_JOB_BATCH`: signal the batch shell only.
+const KILL_JOB_BATCH: u16 = 1 << 0;
+/// `KILL_FULL_JOB`: signal every step, the batch shell included.
+const KILL_FULL_JOB: u16 = 1 << 3;
+
+/// `slurm_init_job_desc_msg`: a description with every field unset.
+///
+/// # Safety
+/// `desc` is NULL or points to a `job_desc_msg_t`.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_init_job_desc_msg(desc: *mut job_desc_msg_t) {
+    if desc.is_null() {
+        return;
+    }
+    let (v, v16) = (NO_VAL, NO_VAL16 as u16);
+    // SAFETY: the caller's struct; every field is plain data.
+    let d = unsafe {
+        desc.write(job_desc_msg_t::default());
+        &mut *desc
+    };
+    (d.alloc_sid, d.cpu_freq_min, d.cpu_freq_max, d.cpu_freq_gov) = (v, v, v, v);
+    (d.delay_boot, d.group_id, d.job_id, d.max_cpus) = (v, v, v, v);
+    (d.max_nodes, d.min_cpus, d.min_nodes, d.nice) = (v, v, v, v);
+    (d.num_tasks, d.pn_min_tmp_disk, d.priority, d.req_switch) = (v, v, v, v);
+    (d.site_factor, d.task_dist, d.time_limit, d.time_min) = (v, v, v, v);
+    (d.user_id, d.wait4switch) = (v, v);
+    (
+        d.contiguous,
+        d.core_spec,
+        d.cores_per_socket,
+        d.cpu_bind_type,
+    ) = (v16, v16, v16, v16);
+    (
+        d.cpus_per_task,
+        d.kill_on_node_fail,
+        d.mem_bind_type,
+        d.mail_type,
+    ) = (v16, v16, v16, v16);
+    (d.ntasks_per_core, d.ntasks_per_tres, d.ntasks_per_node) = (v16, v16, v16);
+    (d.ntasks_per_socket, d.plane_size, d.pn_min_cpus, d.reboot) = (v16, v16, v16, v16);
+    (d.requeue, d.shared, d.sockets_per_node, d.threads_per_core) = (v16, v16, v16, v16);
+    d.wait_all_nodes = v16;
+    d.overcommit = NO_VAL8;
+    d.pn_min_memory = NO_VAL64;
+}
+
+/// A string field.
+///
+/// # Safety
+/// `s` is NULL or NUL-terminated.
+unsafe fn text(s: *const c_char) -> Option<String> {
+    // SAFETY: as the caller promises.
+    (!s.is_null()).then(|| unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned())
+}
+
+/// A string array field of `count` entries.
+///
+/// # Safety
+/// `a` is NULL or holds `count` strings (each NULL or NUL-terminated).
+unsafe fn texts(a: *const *mut c_char, count: u32) -> Vec<String> {
+    if a.is_null() {
+        return Vec::new();
+    }
+    // SAFETY: as the caller promises.
+    (0..count as usize)
+        .filter_map(|i| unsafe { text(*a.add(i)) })
+        .collect()
+}
+
+fn set32(n: u32) -> Option<u32> {
+    (n != NO_VAL).then_some(n)
+}
+
+fn set16(n: u16) -> Option<u32> {
+    (u32::from(n) != NO_VAL16).then_some(u32::from(n))
+}
+
+fn when(t: i64) -> Option<u64> {
+    u64::try_from(t).ok().filter(|&t| t > 0)
+}
+
+/// What `d` asks for, as spur reads a `job_desc_msg_t`; fields it sets
+/// that spur does not act on are kept as the options they stand for.
+///
+/// # Safety
+/// `d`'s pointers are NULL or valid, as the header documents them.
+unsafe fn read(d: &job_desc_msg_t) -> JobDescFields {
+    // SAFETY: the pointers are the caller's, valid as documented.
+    unsafe {
+        let mut unacted = Vec::new();
+        if d.mail_type != NO_VAL16 as u16 && d.mail_type != 0 {
+            unacted.push("--mail-type".to_string());
+        }
+        let others = [
+            (d.mail_user, "--mail-user"),
+            (d.licenses, "--licenses"),
+            (d.reservation, "--reservation"),
+            (d.wckey, "--wckey"),
+        ];
+        for (field, option) in others {
+            if let Some(value) = text(field) {
+                unacted.push(format!("{option}={value}"));
+            }
+        }
+        JobDescFields {
+            name: text(d.name),
+            account: text(d.account),
+            partition: text(d.partition),
+            qos: text(d.qos),
+            clusters: text(d.clusters),
+            comment: text(d.comment),
+            min_nodes: set32(d.min_nodes),
+            max_nodes: set32(d.max_nodes).filter(|&n| n != 0),
+            num_tasks: set32(d.num_tasks),
+            ntasks_per_node: set16(d.ntasks_per_node),
+            cpus_per_task: set16(d.cpus_per_task),
+            pn_min_memory: (d.pn_min_memory != NO_VAL64).then_some(d.pn_min_memory),
+            mem_per_tres: text(d.mem_per_tres),
+            cpus_per_tres: text(d.cpus_per_tres),
+            tres_per_job: text(d.tres_per_job),
+            tres_per_node: text(d.tres_per_node),
+            tres_per_task: text(d.tres_per_task),
+            shared: set16(d.shared).map(|s| s as u16),
+            req_switch: set32(d.req_switch).filter(|&n| n != 0),
+            wait4switch: set32(d.wait4switch).filter(|_| set32(d.req_switch).is_some()),
+            req_nodes: text(d.req_nodes),
+            exc_nodes: text(d.exc_nodes),
+            features: text(d.features),
+            time_limit: set32(d.time_limit),
+            time_min: set32(d.time_min).filter(|&n| n != 0),
+            nice: set32(d.nice).map(|n| (i64::from(n) - i64::from(NICE_OFFSET)) as i32),
+            priority: set32(d.priority),
+            begin_time: when(d.begin_time),
+            deadline: when(d.deadline),
+            requeue: set16(d.requeue).map(|r| r != 0),
+            warn_signal: (d.warn_signal != 0).then_some(d.warn_signal),
+            warn_time: (d.warn_time != 0).then_some(d.warn_time),
+            warn_flags: d.warn_flags,
+            bitflags: d.bitflags,
+            array_inx: text(d.array_inx),
+            dependency: text(d.dependency),
+            script: text(d.script),
+            argv: texts(d.argv, d.argc),
+            environment: texts(d.environment, d.env_size),
+            work_dir: text(d.work_dir),
+            std_out: text(d.std_out),
+            std_err: text(d.std_err),
+            std_in: text(d.std_in),
+            open_mode: (d.open_mode != 0).then_some(d.open_mode),
+            alloc_node: text(d.alloc_node),
+            unacted,
+            ..JobDescFields::default()
+        }
+    }
+}
+
+/// `slurm_submit_batch_job`: submits the described batch job; its id is
+/// in `*resp` (freed by `slurm_free_submit_response_response_msg`).
+///
+/// # Safety
+/// `desc` is NULL or a description as `slurm.h` documents it; `resp` is
+/// NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_submit_batch_job(
+    desc: *mut job_desc_msg_t,
+    resp: *mut *mut submit_response_msg_t,
+) -> c_int {
+    if desc.is_null() || resp.is_null() {
+        set_errno(libc::EINVAL);
+        return SLURM_ERROR;
+    }
+    // SAFETY: the caller's description.
+    let mut fields = unsafe { read(&*desc) };
+    if fields.alloc_node.is_none() {
+        fields.alloc_node = Some(spur_sys::short_hostname());
+    }
+    guarded(|| {
+        let job = match fields.job_desc(Request::Batch) {
+            Ok(job) => job,
+            Err(e) => return refused(&RequestError::Refused(e)),
+        };
+        match Process.submit(job) {
+            Ok(s) => {
+                let answer = submit_response_msg_t {
+                    job_id: s.job_id,
+                    step_id: SLURM_BATCH_SCRIPT,
+                    error_code: 0,
+                    job_submit_user_msg: c_string(""),
+                };
+                // SAFETY: a plain allocation of the answer, checked.
+                unsafe {
+                    let out = libc::malloc(size_of::<submit_response_msg_t>())
+                        .cast::<submit_response_msg_t>();
+                    if out.is_null() {
+                        libc::free(answer.job_submit_user_msg.cast());
+                        set_errno(libc::ENOMEM);
+                        return SLURM_ERROR;
+                    }
+                    out.write(answer);
+                    *resp = out;
+                }
+                SLURM_SUCCESS as c_int
+            }
+            Err(e) => refused(&e),
+        }
+    })
+}
+
+/// `slurm_free_submit_response_response_msg`.
+///
+/// # Safety
+/// `msg` is NULL or an answer of `slurm_submit_batch_job`, not used again.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_free_submit_response_response_msg(msg: *mut submit_response_msg_t) {
+    if msg.is_null() {
+        return;
+    }
+    // SAFETY: an answer made by slurm_submit_batch_job.
+    unsafe {
+        libc::free((*msg).job_submit_user_msg.cast());
+        libc::free(msg.cast());
+    }
+}
+
+/// Signals a job as scancel does; SIGKILL without flags cancels it.
+fn kill(job_id: u32, signal_number: u16, flags: u16) -> c_int {
+    let target = signal(
+        job_id,
+        None,
+        i32::from(signal_number),
+        flags & KILL_JOB_BATCH != 0,
+        flags & KILL_FULL_JOB != 0,
+    );
+    match first_failure(Process.signal(target)) {
+        None => SLURM_SUCCESS as c_int,
+        Some(e) => refused(&e),
+    }
+}
+
+/// `slurm_kill_job`: signals (SIGKILL: cancels) a job.
+#[no_mangle]
+pub extern "C" fn slurm_kill_job(job_id: u32, signal: u16, flags: u16) -> c_int {
+    guarded(|| kill(job_id, signal, flags))
+}
+
+/// `slurm_signal_job`: signals every step of a job.
+#[no_mangle]
+pub extern "C" fn slurm_signal_job(job_id: u32, signal: u16) -> c_int {
+    guarded(|| kill(job_id, signal, 0))
+}
