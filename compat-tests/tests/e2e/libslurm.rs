@@ -27,6 +27,30 @@ fn library_dir(inside: &Path) -> PathBuf {
     dir
 }
 
+/// Whether Debian's slurm.h is there to build against (else the test
+/// says it skips).
+fn header_installed() -> bool {
+    let there = Path::new(HEADER).exists();
+    if !there {
+        eprintln!("skipped: {HEADER} is not installed (libslurm-dev)");
+    }
+    there
+}
+
+/// `program` on spur's library, with the cluster's slurm.conf.
+fn on_cluster(program: &Path, lib: &Path, c: &Cluster) -> Command {
+    let mut run = Command::new(program);
+    run.env("LD_LIBRARY_PATH", lib).env("SLURM_CONF", &c.conf);
+    run
+}
+
+/// Runs a program that must succeed; its output.
+fn run_ok(run: &mut Command) -> std::process::Output {
+    let out = run.output().expect("the program runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    out
+}
+
 /// `source` compiled against slurm.h and linked with `-lslurm` from `lib`.
 fn compile(dir: &Path, lib: &Path, name: &str, source: &str) -> PathBuf {
     let c = dir.join(format!("{name}.c"));
@@ -76,8 +100,7 @@ int main(void) {
 
 #[test]
 fn a_c_program_built_against_slurm_h_runs_on_spurs_library() {
-    if !Path::new(HEADER).exists() {
-        eprintln!("skipped: {HEADER} is not installed (libslurm-dev)");
+    if !header_installed() {
         return;
     }
     let c = Cluster::start(Options {
@@ -86,12 +109,7 @@ fn a_c_program_built_against_slurm_h_runs_on_spurs_library() {
     });
     let lib = library_dir(c.dir.path());
     let program = compile(c.dir.path(), &lib, "basics", BASICS);
-    let out = Command::new(&program)
-        .env("LD_LIBRARY_PATH", &lib)
-        .env("SLURM_CONF", &c.conf)
-        .output()
-        .expect("the program runs");
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = run_ok(&mut on_cluster(&program, &lib, &c));
     let lines = text(&out.stdout);
     let lines: Vec<&str> = lines.lines().collect();
     let loaded = lines[0].strip_prefix("library ").expect("library line");
@@ -170,8 +188,7 @@ states COMPLETING PD 32768 Resources 5000
 
 #[test]
 fn hostlists_and_state_words_are_as_slurms_library_gives_them() {
-    if !Path::new(HEADER).exists() {
-        eprintln!("skipped: {HEADER} is not installed (libslurm-dev)");
+    if !header_installed() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
@@ -183,16 +200,7 @@ fn hostlists_and_state_words_are_as_slurms_library_gives_them() {
         .expect("runs");
     assert!(spurs.status.success(), "{}", text(&spurs.stderr));
     assert_eq!(text(&spurs.stdout), HELPERS_OUT);
-    if let Some(valgrind) = valgrind() {
-        let checked = Command::new(valgrind)
-            .args(["-q", "--error-exitcode=9", "--leak-check=full"])
-            .args(["--errors-for-leak-kinds=definite,indirect"])
-            .arg(&program)
-            .env("LD_LIBRARY_PATH", &lib)
-            .output()
-            .expect("valgrind runs");
-        assert!(checked.status.success(), "{}", text(&checked.stderr));
-    }
+    assert_valgrind_clean(Command::new(&program).env("LD_LIBRARY_PATH", &lib));
     // Where Debian's library is installed, the same program on it (the
     // loader's default) prints the same.
     if Path::new("/usr/lib/x86_64-linux-gnu/libslurm.so.38").exists() {
@@ -254,8 +262,7 @@ int main(int argc, char **argv) {
 
 #[test]
 fn jobs_load_as_squeue_lists_them() {
-    if !Path::new(HEADER).exists() {
-        eprintln!("skipped: {HEADER} is not installed (libslurm-dev)");
+    if !header_installed() {
         return;
     }
     let c = Cluster::start(Options {
@@ -269,13 +276,7 @@ fn jobs_load_as_squeue_lists_them() {
     );
     let lib = library_dir(c.dir.path());
     let program = compile(c.dir.path(), &lib, "jobs", JOBS);
-    let out = Command::new(&program)
-        .arg(held.to_string())
-        .env("LD_LIBRARY_PATH", &lib)
-        .env("SLURM_CONF", &c.conf)
-        .output()
-        .expect("the program runs");
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = run_ok(on_cluster(&program, &lib, &c).arg(held.to_string()));
     let squeue = c.run("squeue", &["-h", "-o", "%i %j %U %T %r %P %D"]);
     let listed: Vec<String> = text(&squeue.stdout)
         .lines()
@@ -300,24 +301,30 @@ fn jobs_load_as_squeue_lists_them() {
     );
     // Under valgrind, where it is installed: no invalid access, and
     // nothing lost once the messages are freed.
-    if let Some(valgrind) = valgrind() {
-        let checked = Command::new(valgrind)
-            .args(["-q", "--error-exitcode=9", "--leak-check=full"])
-            .args(["--errors-for-leak-kinds=definite,indirect"])
-            .arg(&program)
-            .arg(held.to_string())
-            .env("LD_LIBRARY_PATH", &lib)
-            .env("SLURM_CONF", &c.conf)
-            .output()
-            .expect("valgrind runs");
-        assert!(checked.status.success(), "{}", text(&checked.stderr));
-    }
+    assert_valgrind_clean(on_cluster(&program, &lib, &c).arg(held.to_string()));
 }
 
-/// valgrind, if it is installed.
-fn valgrind() -> Option<&'static str> {
-    let path = "/usr/bin/valgrind";
-    Path::new(path).exists().then_some(path)
+/// Where valgrind is installed, `run` under it makes no invalid access
+/// and loses nothing (what the library hands out, its frees free).
+fn assert_valgrind_clean(run: &mut Command) {
+    let valgrind = "/usr/bin/valgrind";
+    if !Path::new(valgrind).exists() {
+        eprintln!("valgrind is not installed: the memory check skips");
+        return;
+    }
+    let mut checked = Command::new(valgrind);
+    checked
+        .args(["-q", "--error-exitcode=9", "--leak-check=full"])
+        .args(["--errors-for-leak-kinds=definite,indirect"])
+        .arg(run.get_program())
+        .args(run.get_args());
+    for (key, value) in run.get_envs() {
+        if let Some(value) = value {
+            checked.env(key, value);
+        }
+    }
+    let out = checked.output().expect("valgrind runs");
+    assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
 const SUBMIT: &str = r##"
@@ -370,8 +377,7 @@ int main(void) {
 
 #[test]
 fn jobs_are_submitted_and_cancelled_through_the_library_as_sbatch_and_scancel_do() {
-    if !Path::new(HEADER).exists() {
-        eprintln!("skipped: {HEADER} is not installed (libslurm-dev)");
+    if !header_installed() {
         return;
     }
     let c = Cluster::start(Options {
@@ -380,13 +386,7 @@ fn jobs_are_submitted_and_cancelled_through_the_library_as_sbatch_and_scancel_do
     });
     let lib = library_dir(c.dir.path());
     let program = compile(c.dir.path(), &lib, "submit", SUBMIT);
-    let out = Command::new(&program)
-        .current_dir(c.dir.path())
-        .env("LD_LIBRARY_PATH", &lib)
-        .env("SLURM_CONF", &c.conf)
-        .output()
-        .expect("the program runs");
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = run_ok(on_cluster(&program, &lib, &c).current_dir(c.dir.path()));
     let stdout = text(&out.stdout);
     let ids = stdout
         .lines()

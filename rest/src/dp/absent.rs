@@ -79,6 +79,34 @@ pub(super) async fn delete_reservation(
         .answer(&state)
 }
 
+/// A change spur cannot make, asked of it with a JSON body: the
+/// operation's answer (with `empty` keys) and the refusal saying why.
+struct Unmade {
+    /// The first version whose data_parser reads the request.
+    since: Version,
+    /// Keys the answer's schema requires, empty.
+    empty: &'static [&'static str],
+    why: &'static str,
+    description: &'static str,
+    source: &'static str,
+}
+
+impl Unmade {
+    fn answer(&self, state: &State, tag: &str, body: &[u8]) -> Response {
+        let v = or_404!(since(tag, self.since));
+        if !is_json(body) {
+            return unparsable();
+        }
+        let doc = (self.empty.iter()).fold(Doc::new(v), |doc, key| doc.put(key, json!([])));
+        doc.error(
+            &refusal(ErrorCode::NotSupported, self.why),
+            self.description,
+            self.source,
+        )
+        .answer(state)
+    }
+}
+
 /// `POST reservation` and `POST reservations`: creating or updating a
 /// reservation, which spur cannot hold.
 pub(super) async fn change_reservations(
@@ -86,21 +114,14 @@ pub(super) async fn change_reservations(
     Path(tag): Path<String>,
     body: axum::body::Bytes,
 ) -> Response {
-    let v = or_404!(since(&tag, Version::V0043));
-    if !is_json(&body) {
-        return unparsable();
+    Unmade {
+        since: Version::V0043,
+        empty: &["reservations"],
+        why: "spur has no reservations; they cannot be created or updated",
+        description: "Error creating reservation",
+        source: "slurm_create_reservation",
     }
-    Doc::new(v)
-        .put("reservations", json!([]))
-        .error(
-            &refusal(
-                ErrorCode::NotSupported,
-                "spur has no reservations; they cannot be created or updated",
-            ),
-            "Error creating reservation",
-            "slurm_create_reservation",
-        )
-        .answer(&state)
+    .answer(&state, &tag, &body)
 }
 
 /// `POST new/node`: a dynamic node, which spur cannot add.
@@ -109,20 +130,14 @@ pub(super) async fn new_node(
     Path(tag): Path<String>,
     body: axum::body::Bytes,
 ) -> Response {
-    let v = or_404!(since(&tag, Version::V0044));
-    if !is_json(&body) {
-        return unparsable();
+    Unmade {
+        since: Version::V0044,
+        empty: &[],
+        why: "dynamic nodes are not supported by spur; nodes come from slurm.conf",
+        description: "Unable to create node",
+        source: "slurm_create_node",
     }
-    Doc::new(v)
-        .error(
-            &refusal(
-                ErrorCode::NotSupported,
-                "dynamic nodes are not supported by spur; nodes come from slurm.conf",
-            ),
-            "Unable to create node",
-            "slurm_create_node",
-        )
-        .answer(&state)
+    .answer(&state, &tag, &body)
 }
 
 /// `POST partitions` (v0.0.45): partitions come from slurm.conf and are
@@ -132,20 +147,14 @@ pub(super) async fn change_partitions(
     Path(tag): Path<String>,
     body: axum::body::Bytes,
 ) -> Response {
-    let v = or_404!(since(&tag, Version::V0045));
-    if !is_json(&body) {
-        return unparsable();
+    Unmade {
+        since: Version::V0045,
+        empty: &[],
+        why: "partitions come from slurm.conf; spur does not create or update them at run time",
+        description: "Unable to update partitions",
+        source: "slurm_update_partition",
     }
-    Doc::new(v)
-        .error(
-            &refusal(
-                ErrorCode::NotSupported,
-                "partitions come from slurm.conf; spur does not create or update them at run time",
-            ),
-            "Unable to update partitions",
-            "slurm_update_partition",
-        )
-        .answer(&state)
+    .answer(&state, &tag, &body)
 }
 
 /// `DELETE partition/{name}` (v0.0.45): a name that matches none is 404,
