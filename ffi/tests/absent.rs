@@ -177,12 +177,16 @@ fn every_declared_function_not_served_elsewhere_answers_not_supported() {
 /// The library as built beside this test.
 fn built_library() -> PathBuf {
     let exe = std::env::current_exe().expect("the test's path");
-    // target/<profile>/deps/<test> -> target/<profile>/libslurm.so
-    let dir = exe
-        .parent()
-        .and_then(|d| d.parent())
-        .expect("target/<profile>");
-    dir.join("libslurm.so")
+    // target/<profile>/deps/<test>: `cargo test` leaves the library beside
+    // it, `cargo build` in target/<profile>; the newer one is this tree's.
+    let deps = exe.parent().expect("target/<profile>/deps");
+    let profile = deps.parent().expect("target/<profile>");
+    [deps.join("libslurm.so"), profile.join("libslurm.so")]
+        .into_iter()
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .max()
+        .map(|(_, p)| p)
+        .expect("libslurm.so is built")
 }
 
 #[test]

@@ -13,12 +13,18 @@ const HEADER: &str = "/usr/include/slurm/slurm.h";
 /// A folder where the dynamic loader finds spur's library as
 /// `libslurm.so.38` (and the linker as `libslurm.so`).
 fn library_dir(inside: &Path) -> PathBuf {
-    let built = bin_dir().join("libslurm.so");
-    assert!(
-        built.exists(),
-        "{} is not built (cargo build -p spur-ffi)",
-        built.display()
-    );
+    // `cargo build` puts the library in target/<profile>, `cargo test` in
+    // its deps folder: the newer one is this tree's.
+    let profile = bin_dir();
+    let built = [
+        profile.join("libslurm.so"),
+        profile.join("deps/libslurm.so"),
+    ]
+    .into_iter()
+    .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+    .max()
+    .map(|(_, p)| p)
+    .expect("libslurm.so is built (cargo build -p spur-ffi)");
     let dir = inside.join("lib");
     std::fs::create_dir_all(&dir).expect("lib folder");
     for name in ["libslurm.so.38", "libslurm.so"] {
