@@ -71,11 +71,33 @@ pub struct Cluster {
 }
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
+    free_port_on("127.0.0.1")
+}
+
+/// A port nothing listens on at `ip` now.
+fn free_port_on(ip: &str) -> u16 {
+    std::net::TcpListener::bind((ip, 0))
         .expect("binds an ephemeral port")
         .local_addr()
         .expect("has an address")
         .port()
+}
+
+/// A loopback network of the cluster's own, `127.a.b.0/24`: the controller
+/// at `.1` and node `i` at `.(i + 1)`. Clusters of tests running side by
+/// side (threads or processes) never share an address, so a port picked
+/// for one and taken by another before it is bound cannot make two
+/// clusters meet.
+fn own_network() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static MADE: AtomicU64 = AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    h.write_u64(MADE.fetch_add(1, Ordering::Relaxed));
+    let n = h.finish();
+    // 127.0.x is left to what binds 127.0.0.1 (the REST servers, relays).
+    format!("127.{}.{}", 1 + n % 254, (n >> 8) % 256)
 }
 
 impl Cluster {
@@ -95,11 +117,13 @@ impl Cluster {
         ] {
             std::os::unix::fs::symlink(bin_dir().join("spurctl"), bin.join(cmd)).expect("link");
         }
-        let port = free_port();
+        let net = own_network();
+        let ctld = format!("{net}.1");
+        let port = free_port_on(&ctld);
         let d = dir.path().display();
         let n = opts.nodes;
         let mut conf = format!(
-            "ClusterName=e2e\nSlurmctldHost=ctl(127.0.0.1)\nSlurmctldPort={port}\n\
+            "ClusterName=e2e\nSlurmctldHost=ctl({ctld})\nSlurmctldPort={port}\n\
              SlurmUser=root\nStateSaveLocation={d}/state\nSlurmdSpoolDir={d}/spool/%n\n\
              SlurmdTimeout={}\nMinJobAge={}\nKillWait={}\nDefMemPerCPU=1000\n\
              GresTypes=gpu\nTopologyPlugin=topology/block\nSelectType=select/cons_tres\n\
@@ -120,9 +144,9 @@ impl Cluster {
             // Each node its own address and port, as several slurmds on one
             // host have; the port is ephemeral so that clusters never meet.
             conf.push_str(&format!(
-                "NodeName=n{i:02} NodeAddr=127.0.0.{} Port={} CPUs=8 RealMemory=16000 Gres=gpu:4 Feature=nvl01\n",
+                "NodeName=n{i:02} NodeAddr={net}.{} Port={} CPUs=8 RealMemory=16000 Gres=gpu:4 Feature=nvl01\n",
                 i + 1,
-                free_port()
+                free_port_on(&format!("{net}.{}", i + 1))
             ));
         }
         conf.push_str(&format!(
