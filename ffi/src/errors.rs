@@ -2,41 +2,21 @@
 //! `slurm_seterrno`) and its texts (`slurm_strerror`, `slurm_perror`), with
 //! the texts Slurm 22.05 gives ([`spur_slurm::errno`]).
 
-use std::ffi::{CStr, CString};
+use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
-use std::sync::OnceLock;
 
-use spur_slurm::errno::{text, ERRORS};
+use spur_slurm::errno::text;
 
-use crate::call::{errno, guarded, set_errno};
-
-/// Slurm's texts as C strings, made once: (number, text) by number (-2
-/// standing for every other negative number).
-fn texts() -> &'static [(c_int, CString)] {
-    static TEXTS: OnceLock<Vec<(c_int, CString)>> = OnceLock::new();
-    TEXTS.get_or_init(|| {
-        let own = [-2, -1, 0].into_iter().chain(ERRORS.iter().map(|e| e.0));
-        own.filter_map(|n| {
-            let t = text(n)?;
-            Some((n, CString::new(t).expect("Slurm's texts hold no NUL")))
-        })
-        .collect()
-    })
-}
+use crate::call::{c_static, errno, guarded, set_errno};
 
 /// The text of `number`, as `slurm_strerror` gives it: Slurm's own, else
 /// the C library's.
 fn c_text(number: c_int) -> *const c_char {
-    let texts = texts();
-    let key = match number {
-        n if n < -1 => -2,
-        n => n,
-    };
-    match texts.binary_search_by_key(&key, |(n, _)| *n) {
-        Ok(i) => texts[i].1.as_ptr(),
+    match text(number) {
+        Some(t) => c_static(t),
         // SAFETY: strerror returns a string valid until the next call in
         // this thread, as Slurm's slurm_strerror passes it on.
-        Err(_) => unsafe { libc::strerror(number) },
+        None => unsafe { libc::strerror(number) },
     }
 }
 

@@ -160,24 +160,21 @@ pub unsafe extern "C" fn slurm_hostlist_ranged_string(
     if buf.is_null() || n == 0 {
         return -1;
     }
-    let text = guarded(|| c_string(&ranged(h)));
-    if text.is_null() {
-        return -1;
-    }
-    // SAFETY: text is NUL-terminated (strdup); buf has n bytes.
-    unsafe {
-        let len = libc::strlen(text);
-        let fits = len < n;
-        let copy = if fits { len } else { n - 1 };
-        std::ptr::copy_nonoverlapping(text, buf, copy);
-        *buf.add(copy) = 0;
-        libc::free(text.cast());
+    guarded(|| {
+        let text = ranged(h);
+        let fits = text.len() < n;
+        let copy = if fits { text.len() } else { n - 1 };
+        // SAFETY: buf has n writable bytes and copy < n.
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr().cast::<c_char>(), buf, copy);
+            *buf.add(copy) = 0;
+        }
         if fits {
-            isize::try_from(len).unwrap_or(-1)
+            isize::try_from(text.len()).unwrap_or(-1)
         } else {
             -1
         }
-    }
+    })
 }
 
 /// `slurm_hostlist_ranged_string_malloc`: the expression, to be freed

@@ -114,9 +114,27 @@ unsafe fn read(d: &job_desc_msg_t) -> JobDescFields {
     // SAFETY: the pointers are the caller's, valid as documented.
     unsafe {
         let mut unacted = Vec::new();
-        if d.mail_type != NO_VAL16 as u16 && d.mail_type != 0 {
-            unacted.push("--mail-type".to_string());
-        }
+        let v16 = |n: u16| u32::from(n) != NO_VAL16 && n != 0;
+        let numbers = [
+            (v16(d.mail_type), "--mail-type"),
+            (v16(d.sockets_per_node), "--sockets-per-node"),
+            (v16(d.cores_per_socket), "--cores-per-socket"),
+            (v16(d.threads_per_core), "--threads-per-core"),
+            (v16(d.ntasks_per_socket), "--ntasks-per-socket"),
+            (v16(d.ntasks_per_core), "--ntasks-per-core"),
+            (v16(d.core_spec), "--core-spec"),
+            (v16(d.contiguous), "--contiguous"),
+            (v16(d.reboot), "--reboot"),
+            (v16(d.kill_on_node_fail), "--no-kill"),
+            (d.overcommit != NO_VAL8 && d.overcommit != 0, "--overcommit"),
+            (set32(d.pn_min_tmp_disk).is_some_and(|n| n != 0), "--tmp"),
+        ];
+        unacted.extend(
+            numbers
+                .iter()
+                .filter(|(set, _)| *set)
+                .map(|(_, o)| o.to_string()),
+        );
         let others = [
             (d.mail_user, "--mail-user"),
             (d.licenses, "--licenses"),

@@ -43,6 +43,18 @@ fn header_installed() -> bool {
     there
 }
 
+/// A one-node cluster, the folder of spur's library, and `source` built
+/// against it in the cluster's folder.
+fn on_one_node(name: &str, source: &str) -> (Cluster, PathBuf, PathBuf) {
+    let c = Cluster::start(Options {
+        nodes: 1,
+        ..Options::default()
+    });
+    let lib = library_dir(c.dir.path());
+    let program = compile(c.dir.path(), &lib, name, source);
+    (c, lib, program)
+}
+
 /// `program` on spur's library, with the cluster's slurm.conf.
 fn on_cluster(program: &Path, lib: &Path, c: &Cluster) -> Command {
     let mut run = Command::new(program);
@@ -109,12 +121,7 @@ fn a_c_program_built_against_slurm_h_runs_on_spurs_library() {
     if !header_installed() {
         return;
     }
-    let c = Cluster::start(Options {
-        nodes: 1,
-        ..Options::default()
-    });
-    let lib = library_dir(c.dir.path());
-    let program = compile(c.dir.path(), &lib, "basics", BASICS);
+    let (c, lib, program) = on_one_node("basics", BASICS);
     let out = run_ok(&mut on_cluster(&program, &lib, &c));
     let lines = text(&out.stdout);
     let lines: Vec<&str> = lines.lines().collect();
@@ -271,17 +278,12 @@ fn jobs_load_as_squeue_lists_them() {
     if !header_installed() {
         return;
     }
-    let c = Cluster::start(Options {
-        nodes: 1,
-        ..Options::default()
-    });
+    let (c, lib, program) = on_one_node("jobs", JOBS);
     let held = c.submit(&["--hold", "-J", "held", "-t", "10", "--wrap", "true"], "");
     let other = c.submit(
         &["-J", "second", "-p", "short", "--hold", "--wrap", "true"],
         "",
     );
-    let lib = library_dir(c.dir.path());
-    let program = compile(c.dir.path(), &lib, "jobs", JOBS);
     let out = run_ok(on_cluster(&program, &lib, &c).arg(held.to_string()));
     let squeue = c.run("squeue", &["-h", "-o", "%i %j %U %T %r %P %D"]);
     let listed: Vec<String> = text(&squeue.stdout)
@@ -386,12 +388,7 @@ fn jobs_are_submitted_and_cancelled_through_the_library_as_sbatch_and_scancel_do
     if !header_installed() {
         return;
     }
-    let c = Cluster::start(Options {
-        nodes: 1,
-        ..Options::default()
-    });
-    let lib = library_dir(c.dir.path());
-    let program = compile(c.dir.path(), &lib, "submit", SUBMIT);
+    let (c, lib, program) = on_one_node("submit", SUBMIT);
     let out = run_ok(on_cluster(&program, &lib, &c).current_dir(c.dir.path()));
     let stdout = text(&out.stdout);
     let ids = stdout
