@@ -9,6 +9,7 @@
 pub mod config;
 pub mod errno;
 pub mod export;
+pub mod flags;
 pub mod gres;
 pub mod job_ref;
 pub mod job_state;

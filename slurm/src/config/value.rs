@@ -68,16 +68,8 @@ pub(super) fn tres(value: Option<&str>) -> String {
 /// `accounting_enforce_string` of what `_validate_accounting_storage_enforce`
 /// reads, and whether it sets TrackWCKey.
 pub(super) fn enforce(value: Option<&str>) -> (String, bool) {
-    const NAMES: [&str; 7] = [
-        "associations",
-        "limits",
-        "nojobs",
-        "nosteps",
-        "qos",
-        "safe",
-        "wckeys",
-    ];
-    let (assoc, limits, nojobs, nosteps, qos, safe, wckeys) = (1, 2, 4, 8, 16, 32, 64);
+    // ACCOUNTING_ENFORCE_* of read_config.h.
+    let (assoc, limits, wckeys, qos, safe, nojobs, nosteps) = (1, 2, 4, 8, 16, 32, 64);
     let mut bits = 0u8;
     let mut track_wckey = false;
     for t in value.into_iter().flat_map(tokens) {
@@ -100,7 +92,10 @@ pub(super) fn enforce(value: Option<&str>) -> (String, bool) {
             _ => 0,
         };
     }
-    (flag_names(bits.into(), &NAMES, "none"), track_wckey)
+    (
+        crate::flags::accounting_enforce_string(bits.into()),
+        track_wckey,
+    )
 }
 
 /// The names of the set bits, bit 0 first, or `none` if no bit is set.
@@ -422,28 +417,23 @@ pub(super) fn reset_period(value: Option<&str>) -> String {
 
 /// PrivateData: each word found anywhere in the value; `all` is all.
 pub(super) fn private_data(value: Option<&str>) -> String {
-    const WORDS: [(&str, &str); 9] = [
-        ("account", "accounts"),
-        ("cloud", "cloud"),
-        ("event", "events"),
-        ("job", "jobs"),
-        ("node", "nodes"),
-        ("partition", "partitions"),
-        ("reservation", "reservations"),
-        ("usage", "usage"),
-        ("user", "users"),
+    const WORDS: [(&str, u16); 9] = [
+        ("account", 1 << 5),
+        ("cloud", 1 << 7),
+        ("event", 1 << 8),
+        ("job", 1 << 0),
+        ("node", 1 << 1),
+        ("partition", 1 << 2),
+        ("reservation", 1 << 6),
+        ("usage", 1 << 3),
+        ("user", 1 << 4),
     ];
     let lower = value.unwrap_or_default().to_ascii_lowercase();
     let all = lower.contains("all");
-    let set: Vec<&str> = (WORDS.iter())
+    let bits = (WORDS.iter())
         .filter(|(word, _)| all || lower.contains(word))
-        .map(|(_, name)| *name)
-        .collect();
-    if set.is_empty() {
-        "none".to_string()
-    } else {
-        set.join(",")
-    }
+        .fold(0, |bits, (_, bit)| bits | bit);
+    crate::flags::private_data_string(bits)
 }
 
 /// PrologFlags: Contain implies Alloc, X11 implies Alloc and Contain,
