@@ -318,6 +318,17 @@ pub fn request(req: &ClientRequest) -> Result<ClientResponse, ClientError> {
     session.request(req)
 }
 
+/// Reads the process's session's slurm.conf (reading SLURM_CONF's first
+/// if no request has been made yet).
+pub fn with_conf<T>(f: impl FnOnce(&SlurmConf) -> T) -> Result<T, ClientError> {
+    let mut session = SESSION.lock().unwrap_or_else(|e| e.into_inner());
+    let session = match &mut *session {
+        Some(s) => s,
+        empty => empty.insert(Session::new(load_conf(&spur_conf::slurm_conf_path())?)),
+    };
+    Ok(f(session.conf()))
+}
+
 /// Makes the process's session the controller of the slurm.conf at
 /// `path` instead of SLURM_CONF's (libslurm's `slurm_init` with a file).
 pub fn use_conf(path: &Path) -> Result<(), ClientError> {

@@ -8,66 +8,6 @@ use crate::bindings::*;
 use crate::call::unsupported;
 
 #[no_mangle]
-pub extern "C" fn slurm_list_append(_: List, _: *mut ::std::os::raw::c_void) -> *mut ::std::os::raw::c_void {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_list_count(_: List) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_list_create(_: ListDelF) -> List {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_list_destroy(_: List) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_list_find(_: ListIterator, _: ListFindF, _: *mut ::std::os::raw::c_void) -> *mut ::std::os::raw::c_void {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_list_is_empty(_: List) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_list_iterator_create(_: List) -> ListIterator {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_list_iterator_reset(_: ListIterator) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_list_iterator_destroy(_: ListIterator) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_list_next(_: ListIterator) -> *mut ::std::os::raw::c_void {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_list_sort(_: List, _: ListCmpF) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_list_pop(_: List) -> *mut ::std::os::raw::c_void {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_allocate_resources(_: *mut job_desc_msg_t, _: *mut *mut resource_allocation_response_msg_t) -> ::std::os::raw::c_int {
     unsupported()
 }
@@ -373,26 +313,6 @@ pub extern "C" fn slurm_pid2jobid(_: pid_t, _: *mut u32) -> ::std::os::raw::c_in
 }
 
 #[no_mangle]
-pub extern "C" fn slurm_print_job_info(_: *mut FILE, _: *mut slurm_job_info_t, _: ::std::os::raw::c_int) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_print_job_info_msg(_: *mut FILE, _: *mut job_info_msg_t, _: ::std::os::raw::c_int) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_sprint_job_info(_: *mut slurm_job_info_t, _: ::std::os::raw::c_int) -> *mut ::std::os::raw::c_char {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_update_job(_: *mut job_desc_msg_t) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_update_job2(_: *mut job_desc_msg_t, _: *mut *mut job_array_resp_msg_t) -> ::std::os::raw::c_int {
     unsupported()
 }
@@ -478,17 +398,7 @@ pub extern "C" fn slurm_destroy_selected_step(_: *mut ::std::os::raw::c_void) {
 }
 
 #[no_mangle]
-pub extern "C" fn slurm_load_node(_: time_t, _: *mut *mut node_info_msg_t, _: u16) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_load_node2(_: time_t, _: *mut *mut node_info_msg_t, _: u16, _: *mut slurmdb_cluster_rec_t) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_load_node_single(_: *mut *mut node_info_msg_t, _: *mut ::std::os::raw::c_char, _: u16) -> ::std::os::raw::c_int {
     unsupported()
 }
 
@@ -508,37 +418,7 @@ pub extern "C" fn slurm_get_node_energy(_: *mut ::std::os::raw::c_char, _: u16, 
 }
 
 #[no_mangle]
-pub extern "C" fn slurm_free_node_info_msg(_: *mut node_info_msg_t) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_print_node_info_msg(_: *mut FILE, _: *mut node_info_msg_t, _: ::std::os::raw::c_int) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_print_node_table(_: *mut FILE, _: *mut node_info_t, _: ::std::os::raw::c_int) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_sprint_node_table(_: *mut node_info_t, _: ::std::os::raw::c_int) -> *mut ::std::os::raw::c_char {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_init_update_node_msg(_: *mut update_node_msg_t) {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_create_node(_: *mut update_node_msg_t) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_update_node(_: *mut update_node_msg_t) -> ::std::os::raw::c_int {
     unsupported()
 }
 
@@ -603,42 +483,12 @@ pub extern "C" fn slurm_print_topo_record(_: *mut FILE, _: *mut topo_info_t, _: 
 }
 
 #[no_mangle]
-pub extern "C" fn slurm_get_select_nodeinfo(_: *mut dynamic_plugin_data_t, _: select_nodedata_type, _: node_states, _: *mut ::std::os::raw::c_void) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_init_part_desc_msg(_: *mut update_part_msg_t) {
     unsupported()
 }
 
 #[no_mangle]
-pub extern "C" fn slurm_load_partitions(_: time_t, _: *mut *mut partition_info_msg_t, _: u16) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_load_partitions2(_: time_t, _: *mut *mut partition_info_msg_t, _: u16, _: *mut slurmdb_cluster_rec_t) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_free_partition_info_msg(_: *mut partition_info_msg_t) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_print_partition_info_msg(_: *mut FILE, _: *mut partition_info_msg_t, _: ::std::os::raw::c_int) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_print_partition_info(_: *mut FILE, _: *mut partition_info_t, _: ::std::os::raw::c_int) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_sprint_partition_info(_: *mut partition_info_t, _: ::std::os::raw::c_int) -> *mut ::std::os::raw::c_char {
     unsupported()
 }
 
@@ -759,11 +609,6 @@ pub extern "C" fn slurm_resume2(_: *mut ::std::os::raw::c_char, _: *mut *mut job
 
 #[no_mangle]
 pub extern "C" fn slurm_free_job_array_resp(_: *mut job_array_resp_msg_t) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_requeue(_: u32, _: u32) -> ::std::os::raw::c_int {
     unsupported()
 }
 

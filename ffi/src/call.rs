@@ -74,16 +74,17 @@ pub fn refused(e: &RequestError) -> c_int {
 }
 
 /// A word of Slurm's vocabulary as a C string that lives as long as the
-/// library (the vocabulary is finite: each word is made once).
-pub fn c_static(word: &'static str) -> *mut std::os::raw::c_char {
+/// library (the vocabulary is finite: each word, state names with their
+/// flags included, is made once).
+pub fn c_static(word: &str) -> *mut std::os::raw::c_char {
     use std::collections::HashMap;
     use std::ffi::CString;
     use std::sync::Mutex;
-    static WORDS: Mutex<Option<HashMap<&'static str, CString>>> = Mutex::new(None);
+    static WORDS: Mutex<Option<HashMap<String, CString>>> = Mutex::new(None);
     let mut words = WORDS.lock().unwrap_or_else(|e| e.into_inner());
     let words = words.get_or_insert_with(HashMap::new);
     let made = words
-        .entry(word)
+        .entry(word.to_string())
         .or_insert_with(|| CString::new(word).unwrap_or_default());
     // The map only grows and a CString's bytes do not move with it.
     made.as_ptr().cast_mut()

@@ -5,11 +5,13 @@
 //! `update_time` says (spur keeps no time of each job's last change), and
 //! with its details whatever `show_flags` says.
 
+use std::collections::HashMap;
 use std::os::raw::{c_char, c_int};
 
 use spur_client::{Api, Process};
+use spur_proto::history::Tres;
 use spur_proto::{ExclusiveMode, JobInfo, JobStateName, MemSpec};
-use spur_slurm::job_state::{reason_number, state_number};
+use spur_slurm::job_state::{reason_number, reason_text, state_name, state_number};
 
 use crate::bindings::{
     job_info, job_info_msg_t, time_t, ESLURM_INVALID_JOB_ID, INFINITE, JOB_COMPLETE, JOB_PENDING,
@@ -18,6 +20,7 @@ use crate::bindings::{
 };
 use crate::call::{guarded, refused, set_errno};
 use crate::memory::c_string;
+use crate::nodes::{node_index, node_table, read, read_opt};
 
 /// A string field: NULL for none.
 fn text(s: Option<&str>) -> *mut c_char {
@@ -55,8 +58,9 @@ fn state(s: JobStateName) -> u32 {
     }
 }
 
-/// One job's record, its strings the C allocator's.
-fn record(j: &JobInfo) -> job_info {
+/// One job's record, its strings the C allocator's; `table` is the node
+/// table.
+fn record(j: &JobInfo, table: &HashMap<String, usize>) -> job_info {
     let mem = match j.mem {
         MemSpec::Default | MemSpec::PerGpu(_) => 0,
         MemSpec::PerNode(mb) => mb,
@@ -87,6 +91,9 @@ fn record(j: &JobInfo) -> job_info {
         eligible_time: time(Some(j.eligible_time)),
         end_time: time(j.end_time),
         exc_nodes: text(j.exc_nodes.as_deref()),
+        exc_node_inx: node_index(j.exc_nodes.as_deref(), table),
+        node_inx: node_index(Some(&j.nodes), table),
+        req_node_inx: node_index(j.req_nodes.as_deref(), table),
         // A wait status: the exit code above the signal.
         exit_code: ((j.exit_code as u32 & 0xff) << 8) | (j.exit_signal as u32 & 0x7f),
         features: text(j.features.as_deref()),
@@ -130,6 +137,17 @@ fn record(j: &JobInfo) -> job_info {
         threads_per_core: NO_VAL16 as u16,
         time_limit: minutes(j.time_limit),
         time_min: j.time_min.map_or(0, |s| u32::try_from(s / 60).unwrap_or(0)),
+        tres_alloc_str: text(
+            j.tres
+                .filter(|_| j.start_time.is_some())
+                .map(|t| t.job_text())
+                .as_deref(),
+        ),
+        tres_req_str: text(j.tres.map(|t| t.job_text()).as_deref()),
+        mem_per_tres: match j.mem {
+            MemSpec::PerGpu(mb) => c_string(&format!("gres:gpu:{mb}")),
+            _ => std::ptr::null_mut(),
+        },
         tres_per_job: text(j.tres_per_job.as_deref()),
         tres_per_node: text(j.tres_per_node.as_deref()),
         tres_per_task: text(j.tres_per_task.as_deref()),
@@ -137,6 +155,106 @@ fn record(j: &JobInfo) -> job_info {
         user_name: nonempty(&j.user_name),
         work_dir: nonempty(&j.work_dir),
         ..job_info::default()
+    }
+}
+
+/// A job record read back (for the print functions, which print what a
+/// record says wherever it came from). What the record has no field for
+/// (per-node CPUs and GPU indices, options spur keeps but does not act
+/// on) is left empty.
+///
+/// # Safety
+/// `r`'s strings are NULL or NUL-terminated.
+pub unsafe fn job_of(r: &job_info) -> JobInfo {
+    let no_val16 = |n: u16| {
+        if n == NO_VAL16 as u16 {
+            0
+        } else {
+            u32::from(n)
+        }
+    };
+    // SAFETY: as the caller promises, for every string read below.
+    unsafe {
+        let tres = read_opt(r.tres_alloc_str)
+            .or_else(|| read_opt(r.tres_req_str))
+            .and_then(|t| Tres::parse(&t));
+        let per_gpu = read_opt(r.mem_per_tres)
+            .and_then(|m| m.strip_prefix("gres:gpu:").and_then(|n| n.parse().ok()));
+        JobInfo {
+            job_id: r.job_id,
+            name: read(r.name),
+            user_id: r.user_id,
+            user_name: read_opt(r.user_name).unwrap_or_else(|| spur_sys::users::name_of(r.user_id)),
+            group_id: r.group_id,
+            group_name: spur_sys::users::group_name(r.group_id),
+            state: JobStateName::parse(state_name(r.job_state)).unwrap_or(JobStateName::Pending),
+            reason: reason_text(r.state_reason.into())
+                .unwrap_or("None")
+                .to_string(),
+            priority: r.priority,
+            nice: (i64::from(r.nice) - i64::from(NICE_OFFSET)) as i32,
+            account: read_opt(r.account),
+            qos: read(r.qos),
+            partition: read(r.partition),
+            time_limit: (r.time_limit != INFINITE && r.time_limit != NO_VAL)
+                .then(|| u64::from(r.time_limit) * 60),
+            time_min: (r.time_min != 0).then(|| u64::from(r.time_min) * 60),
+            submit_time: u64::try_from(r.submit_time).unwrap_or(0),
+            eligible_time: u64::try_from(r.eligible_time).unwrap_or(0),
+            start_time: u64::try_from(r.start_time).ok().filter(|&t| t > 0),
+            end_time: u64::try_from(r.end_time).ok().filter(|&t| t > 0),
+            nodes: read(r.nodes),
+            sched_nodes: read_opt(r.sched_nodes),
+            num_nodes: r.num_nodes,
+            num_cpus: r.num_cpus,
+            num_tasks: r.num_tasks,
+            cpus_per_task: no_val16(r.cpus_per_task),
+            ntasks_per_node: no_val16(r.ntasks_per_node),
+            cpus_per_node: Vec::new(),
+            batch_host: read_opt(r.batch_host),
+            req_nodes: read_opt(r.req_nodes),
+            exc_nodes: read_opt(r.exc_nodes),
+            features: read_opt(r.features),
+            mem: match (per_gpu, r.pn_min_memory) {
+                (Some(mb), _) => MemSpec::PerGpu(mb),
+                (None, 0) => MemSpec::Default,
+                (None, m) if m & MEM_PER_CPU as u64 != 0 => {
+                    MemSpec::PerCpu(m & !(MEM_PER_CPU as u64))
+                }
+                (None, m) => MemSpec::PerNode(m),
+            },
+            tres,
+            tres_per_node: read_opt(r.tres_per_node),
+            tres_per_job: read_opt(r.tres_per_job),
+            tres_per_task: read_opt(r.tres_per_task),
+            gpus_per_node_idx: Vec::new(),
+            work_dir: read(r.work_dir),
+            stdout: read(r.std_out),
+            stderr: read(r.std_err),
+            stdin: read(r.std_in),
+            command: read_opt(r.command),
+            comment: read_opt(r.comment),
+            exit_code: ((r.exit_code >> 8) & 0xff) as i32,
+            exit_signal: (r.exit_code & 0x7f) as i32,
+            restarts: r.restart_cnt.into(),
+            requeue: r.requeue != 0,
+            batch: r.batch_flag != 0,
+            deadline: u64::try_from(r.deadline).ok().filter(|&t| t > 0),
+            exclusive: match u32::from(r.shared) {
+                JOB_SHARED_NONE => ExclusiveMode::Node,
+                JOB_SHARED_USER => ExclusiveMode::User,
+                _ => ExclusiveMode::No,
+            },
+            contiguous: r.contiguous != 0,
+            submit_host: read(r.alloc_node),
+            dependency: read_opt(r.dependency),
+            array_job_id: (r.array_job_id != 0).then_some(r.array_job_id),
+            array_task_id: (r.array_task_id != NO_VAL).then_some(r.array_task_id),
+            array_task_str: read_opt(r.array_task_str),
+            array_task_throttle: r.array_max_tasks,
+            last_sched_eval: u64::try_from(r.last_sched_eval).ok().filter(|&t| t > 0),
+            unacted: Vec::new(),
+        }
     }
 }
 
@@ -205,6 +323,11 @@ unsafe fn free_record(r: &mut job_info) {
         unsafe { libc::free(s.cast()) };
         *s = std::ptr::null_mut();
     }
+    for inx in [&mut r.exc_node_inx, &mut r.node_inx, &mut r.req_node_inx] {
+        // SAFETY: each is NULL or from node_index.
+        unsafe { libc::free(inx.cast()) };
+        *inx = std::ptr::null_mut();
+    }
 }
 
 /// A message of `jobs`, the C allocator's (freed by
@@ -222,8 +345,9 @@ fn message(jobs: &[JobInfo], now: u64) -> *mut job_info_msg_t {
             libc::free(msg.cast());
             return std::ptr::null_mut();
         }
+        let table = node_table();
         for (i, j) in jobs.iter().enumerate() {
-            array.add(i).write(record(j));
+            array.add(i).write(record(j, &table));
         }
         (*msg).last_update = time(Some(now));
         (*msg).record_count = u32::try_from(jobs.len()).unwrap_or(u32::MAX);

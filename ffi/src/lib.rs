@@ -20,11 +20,16 @@ pub mod bindings;
 
 #[rustfmt::skip]
 pub mod absent;
+pub mod bitstring;
 pub mod call;
 pub mod errors;
 pub mod hostlist;
 pub mod jobs;
+pub mod list;
 pub mod memory;
+pub mod nodes;
 pub mod session;
+pub mod show;
 pub mod submit;
+pub mod update;
 pub mod words;

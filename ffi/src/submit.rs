@@ -110,7 +110,7 @@ fn when(t: i64) -> Option<u64> {
 ///
 /// # Safety
 /// `d`'s pointers are NULL or valid, as the header documents them.
-unsafe fn read(d: &job_desc_msg_t) -> JobDescFields {
+pub(crate) unsafe fn read_desc(d: &job_desc_msg_t) -> JobDescFields {
     // SAFETY: the pointers are the caller's, valid as documented.
     unsafe {
         let mut unacted = Vec::new();
@@ -214,7 +214,7 @@ pub unsafe extern "C" fn slurm_submit_batch_job(
         return SLURM_ERROR;
     }
     // SAFETY: the caller's description.
-    let mut fields = unsafe { read(&*desc) };
+    let mut fields = unsafe { read_desc(&*desc) };
     if fields.alloc_node.is_none() {
         fields.alloc_node = Some(spur_sys::short_hostname());
     }

@@ -1,15 +1,18 @@
-//! Slurm's words for job states and reasons (`slurm_job_state_string`,
-//! `slurm_job_state_string_compact`, `slurm_job_state_num`,
-//! `slurm_job_reason_string`), from spur-slurm's recorded vocabulary.
-//! Not in `slurm.h`; the Perl module and pyslurm call them.
+//! Slurm's words for job and node states, job reasons, preemption modes
+//! and flag sets (`slurm_job_state_string`, `slurm_node_state_string`,
+//! `slurm_preempt_mode_string`, `slurm_private_data_string`, ...), from
+//! spur-slurm's vocabulary. Not in `slurm.h`; the Perl module and pyslurm
+//! call them.
 
 use std::ffi::CStr;
-use std::os::raw::c_char;
+use std::os::raw::{c_char, c_int};
 
 use spur_slurm::job_state::{reason_text, state_compact, state_name, state_number};
+use spur_slurm::{flags, node_state};
 
-use crate::bindings::NO_VAL;
+use crate::bindings::{reserve_info_t, NO_VAL};
 use crate::call::{c_scratch, c_static, guarded};
+use crate::memory::c_string;
 
 /// `slurm_job_state_string`: a state's name with its flags.
 #[no_mangle]
@@ -44,5 +47,109 @@ pub extern "C" fn slurm_job_reason_string(reason: u32) -> *mut c_char {
     guarded(|| match reason_text(reason) {
         Some(word) => c_static(word),
         None => c_scratch(reason.to_string()),
+    })
+}
+
+/// `slurm_node_state_string`: `IDLE`, `DRAINING`, `ALLOCATED+`, `DOWN*`.
+#[no_mangle]
+pub extern "C" fn slurm_node_state_string(state: u32) -> *mut c_char {
+    guarded(|| c_static(&node_state::long_name(state)))
+}
+
+/// `slurm_node_state_string_compact`: `IDLE`, `DRNG`, `ALLOC+`, `DOWN*`.
+#[no_mangle]
+pub extern "C" fn slurm_node_state_string_compact(state: u32) -> *mut c_char {
+    guarded(|| c_static(&node_state::compact_name(state)))
+}
+
+/// `slurm_node_state_string_complete`: `MIXED+DRAIN`, the caller's to free.
+#[no_mangle]
+pub extern "C" fn slurm_node_state_string_complete(state: u32) -> *mut c_char {
+    guarded(|| c_string(&node_state::complete_name(state)))
+}
+
+/// `slurm_preempt_mode_string`: `OFF`, `GANG,SUSPEND`, ...
+#[no_mangle]
+pub extern "C" fn slurm_preempt_mode_string(mode: u16) -> *const c_char {
+    guarded(|| c_static(flags::preempt_mode_string(mode)).cast_const())
+}
+
+/// `slurm_preempt_mode_num`: the mode a comma list names, NO_VAL16 if it
+/// names none.
+///
+/// # Safety
+/// `text` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_preempt_mode_num(text: *const c_char) -> u16 {
+    // SAFETY: as the caller promises.
+    let text = (!text.is_null()).then(|| unsafe { CStr::from_ptr(text) }.to_string_lossy());
+    guarded(|| flags::preempt_mode_num(text.as_deref()))
+}
+
+/// Writes `text` into the caller's buffer of `len` bytes, as Slurm's
+/// functions that take one do: nothing but an empty string when `len` is
+/// below `needed`.
+///
+/// # Safety
+/// `buf` is NULL or holds `len` bytes.
+unsafe fn into_buffer(text: &str, buf: *mut c_char, len: c_int, needed: c_int) {
+    let Ok(size) = usize::try_from(len) else {
+        return;
+    };
+    if buf.is_null() || size == 0 {
+        return;
+    }
+    let count = if len < needed {
+        0
+    } else {
+        text.len().min(size - 1)
+    };
+    // SAFETY: count + 1 <= size bytes of the caller's buffer.
+    unsafe {
+        std::ptr::copy_nonoverlapping(text.as_ptr().cast::<c_char>(), buf, count);
+        *buf.add(count) = 0;
+    }
+}
+
+/// `slurm_private_data_string`: PrivateData's words into `buf` (at least
+/// 69 bytes, as Slurm asks).
+///
+/// # Safety
+/// `buf` is NULL or holds `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_private_data_string(bits: u16, buf: *mut c_char, len: c_int) {
+    // SAFETY: as the caller promises.
+    guarded(|| unsafe { into_buffer(&flags::private_data_string(bits), buf, len, 69) })
+}
+
+/// `slurm_accounting_enforce_string`: AccountingStorageEnforce's words
+/// into `buf` (at least 50 bytes, as Slurm asks).
+///
+/// # Safety
+/// `buf` is NULL or holds `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_accounting_enforce_string(bits: u16, buf: *mut c_char, len: c_int) {
+    // SAFETY: as the caller promises.
+    guarded(|| unsafe { into_buffer(&flags::accounting_enforce_string(bits), buf, len, 50) })
+}
+
+/// `slurm_reservation_flags_string`: a reservation's flags, the caller's
+/// to free.
+///
+/// # Safety
+/// `resv` is NULL or a reservation record.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_reservation_flags_string(
+    resv: *const reserve_info_t,
+) -> *mut c_char {
+    // SAFETY: as the caller promises.
+    let Some(resv) = (unsafe { resv.as_ref() }) else {
+        return c_string("");
+    };
+    guarded(|| {
+        c_string(&flags::reservation_flags_string(
+            resv.flags,
+            resv.purge_comp_time,
+        ))
     })
 }

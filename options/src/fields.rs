@@ -7,7 +7,9 @@
 //! Checks that need the cluster are the controller's, as for every front
 //! end.
 
-use spur_proto::{ErrorCode, ExclusiveMode, JobDesc, JobSignal, MemSpec, OpenMode, ProtoError};
+use spur_proto::{
+    ErrorCode, ExclusiveMode, JobDesc, JobSignal, JobUpdate, MemSpec, OpenMode, ProtoError,
+};
 use spur_slurm::gres::{self, GpuRequest, GpuSpec, GresError};
 
 use crate::unacted;
@@ -163,6 +165,47 @@ pub enum Request {
 }
 
 impl JobDescFields {
+    /// What the fields ask of an existing job (`slurm_update_job`, the REST
+    /// job update): the fields slurmctld's update_job changes that spur
+    /// changes too. A time limit of 0 or INFINITE is UNLIMITED.
+    pub fn job_update(&self, job_id: u32) -> JobUpdate {
+        JobUpdate {
+            job_id,
+            time_limit: self.time_limit.map(|m| match m {
+                0 | INFINITE => None,
+                m => Some(u64::from(m) * 60),
+            }),
+            partition: self.partition.clone(),
+            name: self.name.clone(),
+            nice: self.nice,
+            priority: self.priority,
+            comment: self.comment.clone(),
+            dependency: self.dependency.clone(),
+            ..JobUpdate::default()
+        }
+    }
+
+    /// Whether every field set is one [`job_update`](Self::job_update)
+    /// carries (or one slurmctld's update_job leaves as submitted: the
+    /// script, its arguments and environment, the open mode).
+    pub fn only_updatable(&self) -> bool {
+        let rest = JobDescFields {
+            time_limit: None,
+            partition: None,
+            name: None,
+            nice: None,
+            priority: None,
+            comment: None,
+            dependency: None,
+            script: None,
+            argv: Vec::new(),
+            environment: Vec::new(),
+            open_mode: None,
+            ..self.clone()
+        };
+        rest == JobDescFields::default()
+    }
+
     /// The job the fields describe, as the commands would have built it;
     /// Slurm's error for a field no option could have produced.
     pub fn job_desc(&self, request: Request) -> Result<JobDesc, ProtoError> {

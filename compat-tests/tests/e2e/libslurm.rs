@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 use crate::harness::{bin_dir, Cluster, Options};
 use crate::text;
@@ -65,7 +66,13 @@ fn on_cluster(program: &Path, lib: &Path, c: &Cluster) -> Command {
 /// Runs a program that must succeed; its output.
 fn run_ok(run: &mut Command) -> std::process::Output {
     let out = run.output().expect("the program runs");
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}\n{}{}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
     out
 }
 
@@ -409,4 +416,442 @@ fn jobs_are_submitted_and_cancelled_through_the_library_as_sbatch_and_scancel_do
     let written = std::fs::read_to_string(c.dir.path().join("runs.out")).expect("output");
     assert_eq!(written, "hello from libslurm runs\n");
     assert_eq!(c.state(held).as_deref(), Some("CANCELLED"));
+}
+
+const RECORDS: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+extern void slurm_xfree(void **);
+extern char *slurm_node_state_string(uint32_t);
+
+int main(int argc, char **argv) {
+    job_info_msg_t *jobs = NULL;
+    node_info_msg_t *nodes = NULL;
+    partition_info_msg_t *parts = NULL;
+    if (slurm_load_job(&jobs, (uint32_t) atoi(argv[1]), 0) || slurm_load_node(0, &nodes, SHOW_ALL)
+        || slurm_load_partitions(0, &parts, SHOW_ALL)) {
+        slurm_perror("load");
+        return 1;
+    }
+    char *text = slurm_sprint_job_info(&jobs->job_array[0], 0);
+    printf("%s", text);
+    slurm_xfree((void **) &text);
+    for (uint32_t i = 0; i < nodes->record_count; i++) {
+        node_info_t *n = &nodes->node_array[i];
+        uint16_t alloc = 0;
+        slurm_get_select_nodeinfo(n->select_nodeinfo, SELECT_NODEDATA_SUBCNT, NODE_STATE_ALLOCATED, &alloc);
+        fprintf(stderr, "node %s %s cpus %u alloc %u\n", n->name, slurm_node_state_string(n->node_state),
+                n->cpus, alloc);
+        text = slurm_sprint_node_table(n, 0);
+        printf("%s", text);
+        slurm_xfree((void **) &text);
+    }
+    for (uint32_t i = 0; i < parts->record_count; i++) {
+        partition_info_t *p = &parts->partition_array[i];
+        fprintf(stderr, "partition %s nodes %s total %u first index %d\n", p->name, p->nodes,
+                p->total_nodes, p->node_inx[0]);
+        slurm_print_partition_info(stdout, p, 0);
+    }
+    node_info_msg_t *one = NULL;
+    int rc = slurm_load_node_single(&one, "nosuch", 0);
+    fprintf(stderr, "single %d %s\n", rc, slurm_strerror(slurm_get_errno()));
+    slurm_free_job_info_msg(jobs);
+    slurm_free_node_info_msg(nodes);
+    slurm_free_partition_info_msg(parts);
+    return 0;
+}
+"#;
+
+#[test]
+fn records_print_as_scontrol_shows_them() {
+    if !header_installed() {
+        return;
+    }
+    let (c, lib, program) = on_one_node("records", RECORDS);
+    let job = c.submit(&["-J", "busy", "-t", "5", "--wrap", "sleep 60"], "");
+    c.wait_state(job, "RUNNING");
+    let out = run_ok(on_cluster(&program, &lib, &c).arg(job.to_string()));
+    let mut scontrol = String::new();
+    for what in [
+        &["show", "job", &job.to_string()][..],
+        &["show", "node"],
+        &["show", "partition"],
+    ] {
+        let shown = c.run("scontrol", what);
+        assert!(shown.status.success(), "{}", text(&shown.stderr));
+        scontrol.push_str(&text(&shown.stdout));
+    }
+    assert_eq!(text(&out.stdout), scontrol);
+    let notes = text(&out.stderr);
+    assert_eq!(
+        notes,
+        "node n01 MIXED cpus 8 alloc 1\n\
+         partition batch nodes n01 total 1 first index 0\n\
+         partition short nodes n01 total 1 first index 0\n\
+         single -1 Invalid node name specified\n"
+    );
+    assert_valgrind_clean(on_cluster(&program, &lib, &c).arg(job.to_string()));
+    c.run("scancel", &[&job.to_string()]);
+}
+
+/// Debian's Perl `Slurm` module (libslurm-perl), as site scripts use it.
+const PERL_MODULE: &str = "/usr/lib/x86_64-linux-gnu/perl5/5.36/Slurm.pm";
+
+const PERL: &str = r##"
+use strict;
+use warnings;
+use Cwd;
+use Slurm qw(:constant);
+
+my $slurm = Slurm::new() or die "Slurm::new";
+my $resp = $slurm->submit_batch_job({
+    name => "from-perl",
+    script => "#!/bin/sh\nsleep 60\n",
+    environment => { PATH => "/usr/bin:/bin", FROM => "perl" },
+    work_dir => getcwd(),
+    std_out => "perl.out",
+    min_nodes => 1,
+    time_limit => 5,
+    user_id => $<,
+    group_id => $( + 0,
+}) or die "submit: " . $slurm->strerror();
+my $id = $resp->{job_id};
+print "submitted $id\n";
+# Until the job runs.
+for (1 .. 100) {
+    my $one = $slurm->load_job($id) or die "load_job";
+    last if $slurm->job_state_string($one->{job_array}[0]{job_state}) eq "RUNNING";
+    select(undef, undef, undef, 0.1);
+}
+
+my $jobs = $slurm->load_jobs() or die "load_jobs: " . $slurm->strerror();
+for my $j (@{$jobs->{job_array}}) {
+    printf "job %d %s %s %s %s %d\n", $j->{job_id}, $j->{name},
+        $slurm->job_state_string($j->{job_state}), $j->{partition}, $j->{nodes}, $j->{num_cpus};
+    print "JOB\n", $slurm->sprint_job_info($j);
+}
+my $nodes = $slurm->load_node() or die "load_node: " . $slurm->strerror();
+for my $n (@{$nodes->{node_array}}) {
+    printf "node %s %s %d %d\n", $n->{name}, $slurm->node_state_string($n->{node_state}),
+        $n->{cpus}, $n->{alloc_cpus};
+    print "NODE\n", $slurm->sprint_node_table($n);
+}
+my $parts = $slurm->load_partitions() or die "load_partitions: " . $slurm->strerror();
+for my $p (@{$parts->{partition_array}}) {
+    printf "partition %s %s %d %d\n", $p->{name}, $p->{nodes}, $p->{total_nodes}, $p->{max_time};
+    print "PARTITION\n", $slurm->sprint_partition_info($p);
+}
+"##;
+
+const PERL_CANCEL: &str = r##"
+use Slurm qw(:constant);
+my $slurm = Slurm::new();
+$slurm->kill_job($ARGV[0], 9) == SLURM_SUCCESS or die "kill_job: " . $slurm->strerror();
+print "cancelled $ARGV[0]\n";
+defined $slurm->load_job(999999) and die "a job that is not there";
+printf "missing %s\n", $slurm->strerror();
+"##;
+
+/// The lines of `text` that begin (after indentation) with one of `keys`.
+fn lines_with(text: &str, keys: &[&str]) -> Vec<String> {
+    text.lines()
+        .filter(|l| keys.iter().any(|k| l.trim_start().starts_with(k)))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn the_perl_slurm_module_submits_lists_and_cancels_on_spurs_library() {
+    if !Path::new(PERL_MODULE).exists() {
+        eprintln!("skipped: {PERL_MODULE} is not installed (libslurm-perl)");
+        return;
+    }
+    let c = Cluster::start(Options {
+        nodes: 1,
+        ..Options::default()
+    });
+    let lib = library_dir(c.dir.path());
+    let perl = |source: &str, args: &[&str]| {
+        let script = c.dir.path().join("script.pl");
+        std::fs::write(&script, source).expect("script written");
+        let out = run_ok(
+            Command::new("perl")
+                .arg(&script)
+                .args(args)
+                .env("LD_LIBRARY_PATH", &lib)
+                .env("SLURM_CONF", &c.conf)
+                .current_dir(c.dir.path()),
+        );
+        text(&out.stdout)
+    };
+    let stdout = perl(PERL, &[]);
+    let id: u32 = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("submitted "))
+        .and_then(|id| id.parse().ok())
+        .unwrap_or_else(|| panic!("no job id in {stdout}"));
+    let show = |what: &[&str]| text(&c.run("scontrol", what).stdout);
+    let records = |name: &str| -> String {
+        let marker = format!("{name}\n");
+        stdout
+            .split(marker.as_str())
+            .skip(1)
+            .map(|s| s.split_once("\n\n").map_or(s, |(record, _)| record))
+            .map(|record| format!("{record}\n\n"))
+            .collect()
+    };
+    // The values the module read are those scontrol shows.
+    assert!(
+        stdout.contains(&format!("job {id} from-perl RUNNING batch n01 1\n")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("node n01 MIXED 8 1\n"), "{stdout}");
+    assert!(
+        stdout.contains("partition batch n01 1 4294967295\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("partition short n01 1 1\n"), "{stdout}");
+    // Its records print as scontrol prints them, in every field the
+    // module's hashes carry (they carry no TRES, addresses or task counts,
+    // with Slurm's library too).
+    let job_keys = [
+        "JobId=",
+        "UserId=",
+        "Priority=",
+        "JobState=",
+        "Requeue=",
+        "SubmitTime=",
+        "StartTime=",
+        "Partition=",
+        "NodeList=",
+        "MinCPUsNode=",
+        "WorkDir=",
+        "StdOut=",
+    ];
+    let scontrol_job = show(&["show", "job", &id.to_string()]);
+    assert_eq!(
+        lines_with(&records("JOB"), &job_keys),
+        lines_with(&scontrol_job, &job_keys)
+    );
+    let node_keys = [
+        "NodeName=",
+        "AvailableFeatures=",
+        "ActiveFeatures=",
+        "Gres=",
+        "State=",
+        "BootTime=",
+    ];
+    assert_eq!(
+        lines_with(&records("NODE"), &node_keys),
+        lines_with(&show(&["show", "node"]), &node_keys)
+    );
+    let partitions = show(&["show", "partition"]);
+    let without_tres = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| !l.trim_start().starts_with("TRES="))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(
+        without_tres(&records("PARTITION")),
+        without_tres(&partitions)
+    );
+
+    assert_eq!(
+        perl(PERL_CANCEL, &[&id.to_string()]),
+        format!("cancelled {id}\nmissing Invalid job id specified\n")
+    );
+    c.wait_for(Duration::from_secs(20), "the job cancelled", |c| {
+        c.state(id).as_deref().is_none_or(|s| s == "CANCELLED")
+    });
+}
+
+/// slurm-wlm-torque's `qsub`, `qstat`, `qdel` and `pbsnodes`: Perl
+/// scripts on the `Slurm` module (qsub runs the `sbatch` beside it, so it
+/// is copied, unchanged, next to spur's commands, as an install puts it).
+#[test]
+fn torques_commands_run_unchanged_on_spurs_library() {
+    let torque = Path::new("/usr/bin/qsub");
+    if !torque.exists() || !Path::new(PERL_MODULE).exists() {
+        eprintln!("skipped: slurm-wlm-torque or libslurm-perl is not installed");
+        return;
+    }
+    let c = Cluster::start(Options {
+        nodes: 1,
+        ..Options::default()
+    });
+    let lib = library_dir(c.dir.path());
+    let bin = c.dir.path().join("bin");
+    std::fs::copy(torque, bin.join("qsub")).expect("qsub copied");
+    let run = |cmd: &str, args: &[&str]| {
+        let program = if cmd == "qsub" {
+            bin.join(cmd)
+        } else {
+            Path::new("/usr/bin").join(cmd)
+        };
+        Command::new(program)
+            .args(args)
+            .env("LD_LIBRARY_PATH", &lib)
+            .env("SLURM_CONF", &c.conf)
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .current_dir(c.dir.path())
+            .output()
+            .expect("runs")
+    };
+    std::fs::write(c.dir.path().join("job.sh"), "#!/bin/sh\nsleep 60\n").expect("script");
+    let out = run("qsub", &["-N", "fromq", "job.sh"]);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let id: u32 = text(&out.stdout)
+        .trim()
+        .parse()
+        .expect("qsub prints the job id");
+    c.wait_state(id, "RUNNING");
+
+    let out = run("qstat", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let listed = text(&out.stdout);
+    let user = user_name();
+    let row = listed
+        .lines()
+        .find(|l| l.starts_with(&format!("{id} ")))
+        .unwrap_or_else(|| panic!("{listed}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells[..2], [id.to_string().as_str(), "fromq"], "{row}");
+    assert_eq!(cells[2], user, "{row}");
+    assert_eq!(cells[4..], ["R", "batch"], "{row}");
+
+    let out = run("pbsnodes", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let nodes = text(&out.stdout);
+    for line in [
+        "n01\n",
+        "    np = 8\n",
+        "    properties = nvl01\n",
+        "    gpus = 4\n",
+    ] {
+        assert!(nodes.contains(line), "{line:?} in {nodes}");
+    }
+
+    let out = run("qdel", &[&id.to_string()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    c.wait_for(Duration::from_secs(20), "the job cancelled", |c| {
+        c.state(id).as_deref().is_none_or(|s| s == "CANCELLED")
+    });
+    let out = run("qdel", &["999999"]);
+    assert!(!out.status.success());
+}
+
+/// The name of the user running the tests.
+fn user_name() -> String {
+    let out = Command::new("id").arg("-un").output().expect("id runs");
+    text(&out.stdout).trim().to_string()
+}
+
+const UPDATES: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+extern char *slurm_job_state_string(uint32_t);
+
+/* The job's state and reason once `state` is reached (or after 10 s). */
+static void await(uint32_t id, uint32_t state) {
+    for (int i = 0; i < 200; i++) {
+        job_info_msg_t *msg = NULL;
+        if (slurm_load_job(&msg, id, 0) == SLURM_SUCCESS) {
+            uint32_t now = msg->job_array[0].job_state & JOB_STATE_BASE;
+            slurm_free_job_info_msg(msg);
+            if (now == state)
+                break;
+        }
+        usleep(50000);
+    }
+}
+
+int main(int argc, char **argv) {
+    uint32_t id = (uint32_t) atoi(argv[1]);
+    job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
+    d.job_id = id;
+    d.time_limit = 7;
+    d.name = "renamed";
+    d.comment = "changed from C";
+    printf("update %d\n", slurm_update_job(&d));
+
+    slurm_init_job_desc_msg(&d);
+    d.job_id = id;
+    d.min_nodes = 2;
+    int rc = slurm_update_job(&d);
+    printf("nodes %d %s\n", rc, slurm_strerror(slurm_get_errno()));
+
+    slurm_init_job_desc_msg(&d);
+    d.job_id = id;
+    d.priority = INFINITE;
+    printf("release %d\n", slurm_update_job(&d));
+    await(id, JOB_RUNNING);
+    printf("requeue %d\n", slurm_requeue(id, JOB_REQUEUE_HOLD));
+    await(id, JOB_PENDING);
+
+    update_node_msg_t u;
+    slurm_init_update_node_msg(&u);
+    u.node_names = "n01";
+    u.node_state = NODE_STATE_DRAIN;
+    u.reason = "drained from C";
+    printf("drain %d\n", slurm_update_node(&u));
+    u.node_state = NODE_STATE_FUTURE;
+    rc = slurm_update_node(&u);
+    printf("future %d %s\n", rc, slurm_strerror(slurm_get_errno()));
+    slurm_init_update_node_msg(&u);
+    u.node_names = "n99";
+    u.node_state = NODE_RESUME;
+    rc = slurm_update_node(&u);
+    printf("unknown node %d %s\n", rc, slurm_strerror(slurm_get_errno()));
+    return 0;
+}
+"#;
+
+#[test]
+fn jobs_and_nodes_change_through_the_library_as_scontrol_changes_them() {
+    if !header_installed() {
+        return;
+    }
+    let (c, lib, program) = on_one_node("updates", UPDATES);
+    let job = c.submit(&["--hold", "-J", "first", "--wrap", "sleep 60"], "");
+    let out = run_ok(on_cluster(&program, &lib, &c).arg(job.to_string()));
+    assert_eq!(
+        text(&out.stdout),
+        "update 0\n\
+         nodes -1 Requested operation not supported on this system\n\
+         release 0\nrequeue 0\ndrain 0\n\
+         future -1 Invalid node state specified\n\
+         unknown node -1 Invalid node name specified\n"
+    );
+    let shown = text(&c.run("scontrol", &["show", "job", &job.to_string()]).stdout);
+    for field in [
+        "JobName=renamed",
+        "TimeLimit=00:07:00",
+        "Comment=changed from C",
+        "JobState=PENDING",
+        "Restarts=1",
+    ] {
+        assert!(shown.contains(field), "{field} in {shown}");
+    }
+    let held = text(
+        &c.run("squeue", &["-h", "-j", &job.to_string(), "-o", "%r"])
+            .stdout,
+    );
+    assert_eq!(held.trim(), "job requeued in held state");
+    let node = text(&c.run("sinfo", &["-h", "-n", "n01", "-o", "%T %E"]).stdout);
+    assert_eq!(node.trim(), "drained drained from C");
+    c.run("scancel", &[&job.to_string()]);
 }

@@ -126,6 +126,12 @@ fn reason(node: &NodeInfo, end: &str, locale: &Locale) -> String {
 
 /// One partition's record; `nodes` are all nodes (for the TRES line).
 pub fn render_partition(part: &PartitionInfo, nodes: &[NodeInfo], opts: ShowOpts) -> String {
+    render_partition_with_tres(part, &partition_tres(part, nodes), opts)
+}
+
+/// One partition's record with its TRES line given (libslurm's records
+/// carry it as `tres_fmt_str`).
+pub fn render_partition_with_tres(part: &PartitionInfo, tres: &str, opts: ShowOpts) -> String {
     let end = opts.line_end();
     let all = |v: &Option<Vec<String>>| v.as_ref().map_or("ALL".to_string(), |l| l.join(","));
     let limit =
@@ -166,7 +172,7 @@ pub fn render_partition(part: &PartitionInfo, nodes: &[NodeInfo], opts: ShowOpts
     out.push_str(&format!("JobDefaults=(null){end}"));
     out.push_str(&memory_line(part));
     out.push_str(end);
-    out.push_str(&format!("TRES={}", partition_tres(part, nodes)));
+    out.push_str(&format!("TRES={tres}"));
     out.push_str(opts.record_end());
     out
 }

@@ -591,35 +591,20 @@ fn job_update(job_id: u32, body: &Value, warnings: &mut Vec<Warning>) -> Result<
         return Err("the job description is not a dictionary".into());
     };
     let read = desc::read(body, "job").map_err(|e| e.to_string())?;
-    let f = read.fields;
-    let mut u = JobUpdate {
-        job_id,
-        ..JobUpdate::default()
-    };
     for key in map.keys() {
         if read.unknown.contains(key) {
             // Warned about, as at submission.
             continue;
         }
         match key.as_str() {
-            // Unset (NO_VAL) leaves the limit as it is.
-            "time_limit" => {
-                u.time_limit = f.time_limit.map(|m| match m {
-                    0 | spur_options::fields::INFINITE => None,
-                    m => Some(u64::from(m) * 60),
-                })
-            }
-            "partition" => u.partition = f.partition.clone(),
-            "name" => u.name = f.name.clone(),
-            "nice" => u.nice = f.nice,
-            "priority" => u.priority = f.priority,
-            "comment" => u.comment = f.comment.clone(),
-            "dependency" => u.dependency = f.dependency.clone(),
+            "time_limit" | "partition" | "name" | "nice" | "priority" | "comment"
+            | "dependency" => {}
             // slurmctld's update_job leaves these as submitted.
             "environment" | "argv" | "script" | "open_mode" => {}
             other => return Err(format!("updating {other} is not supported by spur")),
         }
     }
+    let u = read.fields.job_update(job_id);
     warnings.extend(read.warnings);
     Ok(u)
 }
