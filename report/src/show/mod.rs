@@ -5,6 +5,7 @@
 //! [`spur_slurm::locale::Locale`] in, text out. They live beside the types
 //! they print, below every front end that prints them.
 
+pub mod config;
 pub mod job;
 pub mod node;
 pub mod step;

@@ -1,33 +1,10 @@
-//! `scontrol show config`, `show topology` and `ping` text, as Slurm 22.05
-//! prints them (`src/api/config_info.c`, `src/api/topo_info.c`,
-//! `src/scontrol/scontrol.c`). Pure.
+//! `scontrol show topology` and `ping` text, as Slurm 22.05 prints them
+//! (`src/api/topo_info.c`, `src/scontrol/scontrol.c`); `show config`'s
+//! record is spur-report's. Pure.
 
 use std::collections::BTreeSet;
 
 use spur_conf::TopologyConf;
-use spur_proto::ConfigInfo;
-
-use spur_slurm::locale::Locale;
-
-/// `Configuration data as of <as_of>` and the `Key = Value` lines (keys
-/// padded to 23 columns, as `slurm_print_key_pairs` does). `BOOT_TIME` is
-/// the controller's start, `conf.loaded_at`, in this client's time format
-/// (scontrol formats it too, in `slurm_ctl_conf_2_key_pairs`).
-pub fn render_config(conf: &ConfigInfo, as_of: u64, locale: &Locale) -> String {
-    let mut out = format!(
-        "Configuration data as of {}\n",
-        locale.time_or_unknown(as_of)
-    );
-    for (key, value) in &spur_slurm::config::entries(&conf.conf, &conf.facts) {
-        if key == "BOOT_TIME" {
-            let boot = locale.time_or_unknown(conf.loaded_at);
-            out.push_str(&format!("{key:<23} = {boot}\n"));
-        } else {
-            out.push_str(&format!("{key:<23} = {value}\n"));
-        }
-    }
-    out
-}
 
 /// `scontrol ping`'s lines: `Slurmctld(primary) at <host> is UP`, one per
 /// controller, each `Some(true)` when it answered.

@@ -27,7 +27,7 @@ use crate::controller;
 use spur_slurm::locale::Locale;
 use spur_sys::users;
 
-pub use self::config::render_config;
+pub use spur_report::show::config::render_config;
 pub use spur_report::show::job::render_job;
 pub use spur_report::show::node::{render_node, render_partition};
 

@@ -7,10 +7,11 @@ use spur_conf::{ConfFile, TopologyConf};
 use spur_proto::JobInfo;
 
 use super::args::abbrev;
-use super::config::{render_config, render_topology, topology_records};
+use super::config::{render_topology, topology_records};
 use super::session::Session;
 use super::{act, args};
 use crate::controller::Api;
+use spur_report::show::config::render_config;
 use spur_report::show::job::render_job;
 use spur_report::show::node::{render_node, render_partition, NodeView};
 use spur_slurm::job_ref::task_ids;

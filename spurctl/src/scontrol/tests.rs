@@ -382,7 +382,7 @@ fn config_boot_time_is_the_controllers_start_in_local_format() {
     // The controller sends its start, not BOOT_TIME's text; the client
     // formats ConfigInfo::loaded_at, as scontrol formats boot_time itself.
     let sent = recorded_config();
-    let text = super::config::render_config(&sent, NOW, &utc::locale());
+    let text = spur_report::show::config::render_config(&sent, NOW, &utc::locale());
     let (recorded, _) = golden(include_str!("golden/39-scontrol-show-config-full.txt"));
     assert!(recorded.starts_with(&text), "\n{text}");
     assert!(text.contains("\nBOOT_TIME               = 2026-11-29T23:04:54\n"));
