@@ -183,32 +183,7 @@ pub extern "C" fn slurm_step_launch_fwd_wake(_: *mut slurm_step_ctx_t) {
 }
 
 #[no_mangle]
-pub extern "C" fn slurm_load_ctl_conf(_: time_t, _: *mut *mut slurm_conf_t) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_free_ctl_conf(_: *mut slurm_conf_t) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_print_ctl_conf(_: *mut FILE, _: *mut slurm_conf_t) {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_write_ctl_conf(_: *mut slurm_conf_t, _: *mut node_info_msg_t, _: *mut partition_info_msg_t) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_ctl_conf_2_key_pairs(_: *mut slurm_conf_t) -> *mut ::std::os::raw::c_void {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_print_key_pairs(_: *mut FILE, _: *mut ::std::os::raw::c_void, _: *mut ::std::os::raw::c_char) {
     unsupported()
 }
 
@@ -323,32 +298,7 @@ pub extern "C" fn slurm_xlate_job_id(_: *mut ::std::os::raw::c_char) -> u32 {
 }
 
 #[no_mangle]
-pub extern "C" fn slurm_get_job_steps(_: time_t, _: u32, _: u32, _: *mut *mut job_step_info_response_msg_t, _: u16) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_free_job_step_info_response_msg(_: *mut job_step_info_response_msg_t) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_print_job_step_info_msg(_: *mut FILE, _: *mut job_step_info_response_msg_t, _: ::std::os::raw::c_int) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_print_job_step_info(_: *mut FILE, _: *mut job_step_info_t, _: ::std::os::raw::c_int) {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_job_step_layout_get(_: *mut slurm_step_id_t) -> *mut slurm_step_layout_t {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_sprint_job_step_info(_: *mut job_step_info_t, _: ::std::os::raw::c_int) -> *mut ::std::os::raw::c_char {
     unsupported()
 }
 
@@ -389,11 +339,6 @@ pub extern "C" fn slurm_job_step_stat_response_msg_free(_: *mut ::std::os::raw::
 
 #[no_mangle]
 pub extern "C" fn slurm_update_step(_: *mut step_update_request_msg_t) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_destroy_selected_step(_: *mut ::std::os::raw::c_void) {
     unsupported()
 }
 
@@ -719,5 +664,705 @@ pub extern "C" fn slurm_update_crontab(_: uid_t, _: gid_t, _: *mut ::std::os::ra
 
 #[no_mangle]
 pub extern "C" fn slurm_remove_crontab(_: uid_t, _: gid_t) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_accounts_add(_: *mut ::std::os::raw::c_void, _: List) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_accounts_get(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_account_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_accounts_modify(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_account_cond_t, _: *mut slurmdb_account_rec_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_accounts_remove(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_account_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_archive(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_archive_cond_t) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_archive_load(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_archive_rec_t) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_associations_add(_: *mut ::std::os::raw::c_void, _: List) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_associations_get(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_assoc_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_associations_modify(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_assoc_cond_t, _: *mut slurmdb_assoc_rec_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_associations_remove(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_assoc_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_clusters_add(_: *mut ::std::os::raw::c_void, _: List) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_clusters_get(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_cluster_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_clusters_modify(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_cluster_cond_t, _: *mut slurmdb_cluster_rec_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_clusters_remove(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_cluster_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_report_cluster_account_by_user(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_assoc_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_report_cluster_user_by_account(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_assoc_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_report_cluster_wckey_by_user(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_wckey_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_report_cluster_user_by_wckey(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_wckey_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_report_job_sizes_grouped_by_account(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_job_cond_t, _: List, _: bool, _: bool) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_report_job_sizes_grouped_by_wckey(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_job_cond_t, _: List) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_report_job_sizes_grouped_by_account_then_wckey(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_job_cond_t, _: List, _: bool, _: bool) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_report_user_top_usage(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_user_cond_t, _: bool) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_connection_get(_: *mut u16) -> *mut ::std::os::raw::c_void {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_connection_close(_: *mut *mut ::std::os::raw::c_void) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_connection_commit(_: *mut ::std::os::raw::c_void, _: bool) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_coord_add(_: *mut ::std::os::raw::c_void, _: List, _: *mut slurmdb_user_cond_t) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_coord_remove(_: *mut ::std::os::raw::c_void, _: List, _: *mut slurmdb_user_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_federations_add(_: *mut ::std::os::raw::c_void, _: List) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_federations_modify(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_federation_cond_t, _: *mut slurmdb_federation_rec_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_federations_remove(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_federation_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_federations_get(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_federation_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_job_modify(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_job_cond_t, _: *mut slurmdb_job_rec_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_jobs_get(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_job_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_jobs_fix_runaway(_: *mut ::std::os::raw::c_void, _: List) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_jobcomp_init(_: *mut ::std::os::raw::c_char) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_jobcomp_fini() -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_jobcomp_jobs_get(_: *mut slurmdb_job_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_reconfig(_: *mut ::std::os::raw::c_void) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_shutdown(_: *mut ::std::os::raw::c_void) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_clear_stats(_: *mut ::std::os::raw::c_void) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_get_stats(_: *mut ::std::os::raw::c_void, _: *mut *mut slurmdb_stats_rec_t) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_config_get(_: *mut ::std::os::raw::c_void) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_events_get(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_event_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_problems_get(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_assoc_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_reservations_get(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_reservation_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_txn_get(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_txn_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_get_info_cluster(_: *mut ::std::os::raw::c_char) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_get_first_avail_cluster(_: *mut job_desc_msg_t, _: *mut ::std::os::raw::c_char, _: *mut *mut slurmdb_cluster_rec_t) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_get_first_het_job_cluster(_: List, _: *mut ::std::os::raw::c_char, _: *mut *mut slurmdb_cluster_rec_t) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_assoc_usage(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_bf_usage(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_bf_usage_members(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_qos_usage(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_user_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_account_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_coord_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_clus_res_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_cluster_accounting_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_cluster_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_federation_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_accounting_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_free_assoc_mgr_state_msg(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_free_assoc_rec_members(_: *mut slurmdb_assoc_rec_t) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_assoc_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_event_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_job_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_free_qos_rec_members(_: *mut slurmdb_qos_rec_t) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_qos_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_reservation_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_step_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_res_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_txn_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_wckey_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_archive_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_tres_rec_noalloc(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_tres_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_report_assoc_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_report_user_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_report_cluster_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_user_cond(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_account_cond(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_cluster_cond(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_federation_cond(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_tres_cond(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_assoc_cond(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_event_cond(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_job_cond(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_qos_cond(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_reservation_cond(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_res_cond(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_txn_cond(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_wckey_cond(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_archive_cond(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_update_object(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_used_limits(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_print_tree(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_hierarchical_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_report_job_grouping(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_report_acct_grouping(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_report_cluster_grouping(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_rpc_obj(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_rollup_stats(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_free_stats_rec_members(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_stats_rec(_: *mut ::std::os::raw::c_void) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_free_slurmdb_stats_members(_: *mut slurmdb_stats_t) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_destroy_slurmdb_stats(_: *mut slurmdb_stats_t) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_init_assoc_rec(_: *mut slurmdb_assoc_rec_t, _: bool) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_init_clus_res_rec(_: *mut slurmdb_clus_res_rec_t, _: bool) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_init_cluster_rec(_: *mut slurmdb_cluster_rec_t, _: bool) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_init_federation_rec(_: *mut slurmdb_federation_rec_t, _: bool) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_init_qos_rec(_: *mut slurmdb_qos_rec_t, _: bool, _: u32) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_init_res_rec(_: *mut slurmdb_res_rec_t, _: bool) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_init_wckey_rec(_: *mut slurmdb_wckey_rec_t, _: bool) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_init_tres_cond(_: *mut slurmdb_tres_cond_t, _: bool) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_init_cluster_cond(_: *mut slurmdb_cluster_cond_t, _: bool) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_init_federation_cond(_: *mut slurmdb_federation_cond_t, _: bool) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_init_res_cond(_: *mut slurmdb_res_cond_t, _: bool) {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_get_hierarchical_sorted_assoc_list(_: List, _: bool) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_get_acct_hierarchical_rec_list(_: List) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_tree_name_get(_: *mut ::std::os::raw::c_char, _: *mut ::std::os::raw::c_char, _: List) -> *mut ::std::os::raw::c_char {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_res_add(_: *mut ::std::os::raw::c_void, _: List) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_res_get(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_res_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_res_modify(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_res_cond_t, _: *mut slurmdb_res_rec_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_res_remove(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_res_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_qos_add(_: *mut ::std::os::raw::c_void, _: List) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_qos_get(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_qos_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_qos_modify(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_qos_cond_t, _: *mut slurmdb_qos_rec_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_qos_remove(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_qos_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_tres_add(_: *mut ::std::os::raw::c_void, _: List) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_tres_get(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_tres_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_usage_get(_: *mut ::std::os::raw::c_void, _: *mut ::std::os::raw::c_void, _: ::std::os::raw::c_int, _: time_t, _: time_t) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_usage_roll(_: *mut ::std::os::raw::c_void, _: time_t, _: time_t, _: u16, _: *mut List) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_users_add(_: *mut ::std::os::raw::c_void, _: List) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_users_get(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_user_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_users_modify(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_user_cond_t, _: *mut slurmdb_user_rec_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_users_remove(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_user_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_wckeys_add(_: *mut ::std::os::raw::c_void, _: List) -> ::std::os::raw::c_int {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_wckeys_get(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_wckey_cond_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_wckeys_modify(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_wckey_cond_t, _: *mut slurmdb_wckey_rec_t) -> List {
+    unsupported()
+}
+
+#[no_mangle]
+pub extern "C" fn slurmdb_wckeys_remove(_: *mut ::std::os::raw::c_void, _: *mut slurmdb_wckey_cond_t) -> List {
     unsupported()
 }

@@ -38,6 +38,13 @@ failure!(0.0 => f32, f64);
 failure!(false => bool);
 failure!(() => ());
 
+/// A text the function writes into the caller's buffer: empty.
+impl Failure for String {
+    fn failure() -> Self {
+        String::new()
+    }
+}
+
 impl<T> Failure for *mut T {
     fn failure() -> Self {
         std::ptr::null_mut()

@@ -202,6 +202,20 @@ pub unsafe extern "C" fn slurm_hostlist_ranged_string_xmalloc(hl: hostlist_t) ->
     unsafe { slurm_hostlist_ranged_string_malloc(hl) }
 }
 
+/// `slurm_hostlist_deranged_string_malloc`: every host by name, joined
+/// by commas (`n1,n2,n3`), to be freed with `free`.
+///
+/// # Safety
+/// `hl` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_hostlist_deranged_string_malloc(hl: hostlist_t) -> *mut c_char {
+    // SAFETY: as the caller promises.
+    match unsafe { hosts(hl) } {
+        Some(h) => guarded(|| c_string(&h.0.iter().cloned().collect::<Vec<_>>().join(","))),
+        None => std::ptr::null_mut(),
+    }
+}
+
 /// `slurm_hostlist_shift`: takes the first host off the list; the name is
 /// the caller's to `free` (NULL when the list is empty).
 ///

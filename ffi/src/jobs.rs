@@ -330,6 +330,23 @@ unsafe fn free_record(r: &mut job_info) {
     }
 }
 
+/// `slurm_free_job_info`: frees one record this library filled and the
+/// record itself (pyslurm's copies).
+///
+/// # Safety
+/// `job` is NULL or a C allocation holding such a record, not used again.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_free_job_info(job: *mut job_info) {
+    // SAFETY: as the caller promises.
+    if let Some(r) = unsafe { job.as_mut() } {
+        // SAFETY: its members are this library's; then the record.
+        unsafe {
+            free_record(r);
+            libc::free(job.cast());
+        }
+    }
+}
+
 /// A message of `jobs`, the C allocator's (freed by
 /// slurm_free_job_info_msg).
 fn message(jobs: &[JobInfo], now: u64) -> *mut job_info_msg_t {

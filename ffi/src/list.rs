@@ -4,14 +4,21 @@
 //! pyslurm make themselves). A list owns its items when it was made with
 //! a destructor: `slurm_list_destroy` calls it on each. Iterators walk a
 //! list by position; each list locks itself, so several threads may use
-//! one.
+//! one. Also Slurm's fillers of lists from command-line text:
+//! `slurm_addto_char_list_with_case` (names, with hostlist brackets) and
+//! `slurm_addto_step_list` (`job[_task][+het][.step]` entries).
 
 use std::collections::VecDeque;
-use std::os::raw::{c_int, c_void};
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_int, c_void};
 use std::sync::{Mutex, MutexGuard};
 
-use crate::bindings::{listIterator, xlist, List, ListCmpF, ListDelF, ListFindF, ListIterator};
-use crate::call::guarded;
+use crate::bindings::{
+    listIterator, slurm_selected_step_t, xlist, List, ListCmpF, ListDelF, ListFindF, ListIterator,
+    NO_VAL, SLURM_BATCH_SCRIPT, SLURM_ERROR, SLURM_EXTERN_CONT, SLURM_INTERACTIVE_STEP,
+};
+use crate::call::{guarded, set_errno};
+use crate::memory::c_string;
 
 /// An item: the caller's pointer, moved between threads only under the
 /// list's lock.
@@ -254,6 +261,245 @@ pub unsafe extern "C" fn slurm_list_find(
     }
 }
 
+/// Removes the first item `matches` picks, freeing it with the list's
+/// destructor; whether there was one.
+///
+/// # Safety
+/// The destructor, if any, frees the list's items.
+unsafe fn remove_first(list: &SlurmList, matches: impl Fn(*mut c_void) -> bool) -> bool {
+    let removed = {
+        let mut items = list.items();
+        let at = items.iter().position(|i| matches(i.0));
+        at.and_then(|at| items.remove(at))
+    };
+    match (removed, list.destroy) {
+        (Some(item), Some(destroy)) => {
+            // SAFETY: the list's destructor on its own item.
+            unsafe { destroy(item.0) };
+            true
+        }
+        (Some(_), None) => true,
+        (None, _) => false,
+    }
+}
+
+/// The names a `slurm_addto_char_list` text holds, as Slurm splits it:
+/// at commas outside brackets, a bracketed hostlist expanded, a leading
+/// quote ending the text where it closes and other quotes read as `` ` ``,
+/// an empty text (or one with nothing else) as one empty name.
+pub fn char_list_names(text: &str) -> Vec<String> {
+    let mut chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    let quote = match chars.first() {
+        Some(&q @ ('"' | '\'')) => {
+            i = 1;
+            Some(q)
+        }
+        _ => None,
+    };
+    let mut start = i;
+    let mut names = Vec::new();
+    let (mut in_bracket, mut after_bracket) = (false, false);
+    while i < chars.len() {
+        let c = chars[i];
+        if Some(c) == quote {
+            break;
+        }
+        match c {
+            '"' | '\'' => chars[i] = '`',
+            '[' => in_bracket = true,
+            ',' if !in_bracket => {
+                if after_bracket {
+                    after_bracket = false;
+                } else {
+                    if i + 1 == chars.len() {
+                        break;
+                    }
+                    if i != start {
+                        names.push(chars[start..i].iter().collect());
+                    }
+                }
+                start = i + 1;
+            }
+            ']' => {
+                after_bracket = true;
+                in_bracket = false;
+                let expr: String = chars[start..=i].iter().collect();
+                if let Ok(hosts) = spur_conf::hostlist::expand(&expr) {
+                    names.extend(hosts);
+                    start = i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if names.is_empty() || i > start {
+        names.push(chars[start.min(i)..i].iter().collect());
+    }
+    names
+}
+
+/// `slurm_addto_char_list_with_case`: adds each name of `names` (see
+/// [`char_list_names`]) to a list of C strings, lower-cased when asked; a
+/// name already there (in any case) moves to the end. Answers how many
+/// names were new.
+///
+/// # Safety
+/// `l` is NULL or a live list of C strings whose destructor frees them;
+/// `names` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_addto_char_list_with_case(
+    l: List,
+    names: *mut c_char,
+    lower_case: bool,
+) -> c_int {
+    // SAFETY: as the caller promises.
+    let Some(list) = (unsafe { self::list(l) }) else {
+        return 0;
+    };
+    if names.is_null() {
+        return 0;
+    }
+    // SAFETY: as the caller promises.
+    let text = unsafe { CStr::from_ptr(names) }
+        .to_string_lossy()
+        .into_owned();
+    guarded(|| {
+        let mut added = 0;
+        for name in char_list_names(&text) {
+            let same = |item: *mut c_void| {
+                // SAFETY: the list holds C strings.
+                let have = unsafe { CStr::from_ptr(item.cast::<c_char>()) };
+                have.to_string_lossy().eq_ignore_ascii_case(&name)
+            };
+            // SAFETY: the list's destructor frees its strings.
+            if !unsafe { remove_first(list, same) } {
+                added += 1;
+            }
+            let name = if lower_case {
+                name.to_ascii_lowercase()
+            } else {
+                name
+            };
+            list.items().push_back(Item(c_string(&name).cast()));
+        }
+        added
+    })
+}
+
+/// One `job[_task][+het][.step]` entry as Slurm's `slurm_parse_step_str`
+/// reads it (`batch`, `extern` and `interactive` steps by name); None
+/// where Slurm would stop the program.
+pub fn selected_step(text: &str) -> Option<slurm_selected_step_t> {
+    let number = |t: &str| -> Option<u32> {
+        let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        (digits > 0).then(|| t[..digits].parse().unwrap_or(u32::MAX))
+    };
+    let mut step = slurm_selected_step_t::default();
+    step.step_id.step_het_comp = NO_VAL;
+    let (job, het_step) = match text.split_once('.') {
+        Some((job, dot)) => {
+            step.step_id.step_id = match dot {
+                "batch" => SLURM_BATCH_SCRIPT,
+                "extern" => SLURM_EXTERN_CONT,
+                "interactive" => SLURM_INTERACTIVE_STEP,
+                d => number(d)?,
+            };
+            let plus = dot.split_once('+').map(|(_, p)| p);
+            if let Some(p) = plus {
+                step.step_id.step_het_comp = number(p).unwrap_or(0);
+            }
+            (job, plus.is_some())
+        }
+        None => {
+            step.step_id.step_id = NO_VAL;
+            (text, false)
+        }
+    };
+    let job = if let Some((job, task)) = job.split_once('_') {
+        step.array_task_id = number(task)?;
+        step.het_job_offset = NO_VAL;
+        job
+    } else if let Some((job, offset)) = job.split_once('+').filter(|_| !het_step) {
+        step.array_task_id = NO_VAL;
+        step.het_job_offset = number(offset)?;
+        job
+    } else {
+        step.array_task_id = NO_VAL;
+        step.het_job_offset = NO_VAL;
+        job
+    };
+    step.step_id.job_id = number(job)?;
+    Some(step)
+}
+
+fn same_step(a: &slurm_selected_step_t, b: &slurm_selected_step_t) -> bool {
+    a.step_id.job_id == b.step_id.job_id
+        && a.step_id.step_id == b.step_id.step_id
+        && a.step_id.step_het_comp == b.step_id.step_het_comp
+        && a.array_task_id == b.array_task_id
+        && a.het_job_offset == b.het_job_offset
+}
+
+/// `slurm_addto_step_list`: adds each step of a comma list to a list of
+/// `slurm_selected_step_t` (freed by `slurm_destroy_selected_step`),
+/// leaving out those already there. Answers how many were added, or
+/// SLURM_ERROR (errno EINVAL) for an entry Slurm cannot read, where
+/// Slurm's own library would end the program.
+///
+/// # Safety
+/// `l` is NULL or a live list of `slurm_selected_step_t`; `names` is NULL
+/// or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_addto_step_list(l: List, names: *mut c_char) -> c_int {
+    // SAFETY: as the caller promises.
+    let Some(list) = (unsafe { self::list(l) }) else {
+        return 0;
+    };
+    if names.is_null() {
+        return 0;
+    }
+    // SAFETY: as the caller promises.
+    let text = unsafe { CStr::from_ptr(names) }
+        .to_string_lossy()
+        .into_owned();
+    guarded(|| {
+        let mut added = 0;
+        for name in char_list_names(&text) {
+            let step =
+                selected_step(&name).filter(|_| name.starts_with(|c: char| c.is_ascii_digit()));
+            let Some(step) = step else {
+                set_errno(libc::EINVAL);
+                return SLURM_ERROR;
+            };
+            let mut items = list.items();
+            // SAFETY: the list holds selected steps.
+            let known = items
+                .iter()
+                .any(|i| same_step(unsafe { &*i.0.cast::<slurm_selected_step_t>() }, &step));
+            if !known {
+                items.push_back(Item(Box::into_raw(Box::new(step)).cast()));
+                added += 1;
+            }
+        }
+        added
+    })
+}
+
+/// `slurm_destroy_selected_step`: frees a step `slurm_addto_step_list`
+/// made.
+///
+/// # Safety
+/// `object` is NULL or such a step, not used again.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_destroy_selected_step(object: *mut c_void) {
+    if !object.is_null() {
+        // SAFETY: a Box made by slurm_addto_step_list.
+        drop(unsafe { Box::from_raw(object.cast::<slurm_selected_step_t>()) });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -325,6 +571,35 @@ mod tests {
             slurm_list_destroy(l);
             assert_eq!(FREED.load(Ordering::SeqCst) - before, 2);
         }
+    }
+
+    #[test]
+    fn char_lists_split_as_slurms() {
+        assert_eq!(char_list_names("a,b,,c"), ["a", "b", "c"]);
+        assert_eq!(char_list_names("n[1-2],x"), ["n1", "n2", "x"]);
+        assert_eq!(char_list_names("'q,r'tail"), ["q", "r"]);
+        assert_eq!(char_list_names(""), [""]);
+        assert_eq!(char_list_names("a,"), ["a"]);
+    }
+
+    #[test]
+    fn steps_read_as_slurms() {
+        let s = selected_step("12_3.batch").expect("step");
+        assert_eq!(
+            (
+                s.step_id.job_id,
+                s.array_task_id,
+                s.step_id.step_id,
+                s.het_job_offset
+            ),
+            (12, 3, SLURM_BATCH_SCRIPT, NO_VAL)
+        );
+        let s = selected_step("7+1").expect("het");
+        assert_eq!(
+            (s.step_id.job_id, s.het_job_offset, s.step_id.step_id),
+            (7, 1, NO_VAL)
+        );
+        assert!(selected_step("7.x").is_none());
     }
 
     #[test]

@@ -8,6 +8,7 @@
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_void};
 
+use crate::bindings::stats_info_response_msg_t;
 use crate::call::set_errno;
 
 /// Allocates `count * size` bytes, zeroed when `clear`. Where Slurm's
@@ -85,6 +86,50 @@ pub unsafe extern "C" fn slurm_xstrcmp(a: *const c_char, b: *const c_char) -> c_
     }
 }
 
+/// `slurm_free_return_code_msg`: frees a return-code message (it holds
+/// no pointers).
+///
+/// # Safety
+/// `msg` is NULL or a C allocation, not used again.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_free_return_code_msg(msg: *mut c_void) {
+    // SAFETY: as the caller promises.
+    unsafe { libc::free(msg) }
+}
+
+/// `slurm_free_stats_response_msg`: frees a statistics answer and its
+/// arrays. This library makes none (`slurm_get_statistics` is not
+/// supported); pyslurm frees what it was given, NULL included.
+///
+/// # Safety
+/// `msg` is NULL or an answer whose arrays are the C allocator's.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_free_stats_response_msg(msg: *mut stats_info_response_msg_t) {
+    // SAFETY: as the caller promises.
+    let Some(m) = (unsafe { msg.as_ref() }) else {
+        return;
+    };
+    // SAFETY: each array is NULL or the C allocator's, as is the answer.
+    unsafe {
+        libc::free(m.rpc_type_id.cast());
+        libc::free(m.rpc_type_cnt.cast());
+        libc::free(m.rpc_type_time.cast());
+        libc::free(m.rpc_user_id.cast());
+        libc::free(m.rpc_user_cnt.cast());
+        libc::free(m.rpc_user_time.cast());
+        libc::free(m.rpc_queue_type_id.cast());
+        libc::free(m.rpc_queue_count.cast());
+        libc::free(m.rpc_dump_types.cast());
+        if !m.rpc_dump_hostlist.is_null() {
+            for i in 0..m.rpc_dump_count as usize {
+                libc::free((*m.rpc_dump_hostlist.add(i)).cast());
+            }
+            libc::free(m.rpc_dump_hostlist.cast());
+        }
+        libc::free(msg.cast());
+    }
+}
+
 /// A C string the caller frees with `free` (or `slurm_xfree`); NULL if
 /// `text` holds a NUL or memory ran out.
 pub fn c_string(text: &str) -> *mut c_char {
@@ -93,4 +138,24 @@ pub fn c_string(text: &str) -> *mut c_char {
     };
     // SAFETY: strdup of a NUL-terminated string.
     unsafe { libc::strdup(owned.as_ptr()) }
+}
+
+/// Writes `text` into the caller's buffer of `size` bytes as `snprintf`
+/// would: cut to fit, always terminated.
+///
+/// # Safety
+/// `buf` is NULL or holds `size` bytes.
+pub unsafe fn snprintf(text: &str, buf: *mut c_char, size: c_int) {
+    let Ok(size) = usize::try_from(size) else {
+        return;
+    };
+    if buf.is_null() || size == 0 {
+        return;
+    }
+    let count = text.len().min(size - 1);
+    // SAFETY: count + 1 <= size bytes of the caller's buffer.
+    unsafe {
+        std::ptr::copy_nonoverlapping(text.as_ptr().cast::<c_char>(), buf, count);
+        *buf.add(count) = 0;
+    }
 }

@@ -17,12 +17,12 @@ use spur_proto::{NodeBaseState, NodeInfo, PartitionInfo};
 use spur_slurm::{flags, node_state};
 
 use crate::bindings::{
-    dynamic_plugin_data_t, node_info, node_info_msg_t, partition_info, partition_info_msg_t,
-    select_nodedata_type, time_t, ESLURM_INVALID_NODE_NAME, INFINITE, MEM_PER_CPU,
-    NODE_STATE_ALLOCATED, NO_VAL, PARTITION_DOWN, PARTITION_DRAIN, PARTITION_INACTIVE,
-    PARTITION_UP, PART_FLAG_DEFAULT, SELECT_NODEDATA_MEM_ALLOC, SELECT_NODEDATA_SUBCNT,
-    SELECT_NODEDATA_TRES_ALLOC_FMT_STR, SELECT_NODEDATA_TRES_ALLOC_WEIGHTED, SHARED_FORCE,
-    SLURM_ERROR, SLURM_SUCCESS,
+    acct_gather_energy_t, dynamic_plugin_data_t, ext_sensors_data_t, node_info, node_info_msg_t,
+    partition_info, partition_info_msg_t, select_nodedata_type, time_t, ESLURM_INVALID_NODE_NAME,
+    INFINITE, MEM_PER_CPU, NODE_STATE_ALLOCATED, NO_VAL, PARTITION_DOWN, PARTITION_DRAIN,
+    PARTITION_INACTIVE, PARTITION_UP, PART_FLAG_DEFAULT, SELECT_NODEDATA_MEM_ALLOC,
+    SELECT_NODEDATA_SUBCNT, SELECT_NODEDATA_TRES_ALLOC_FMT_STR,
+    SELECT_NODEDATA_TRES_ALLOC_WEIGHTED, SHARED_FORCE, SLURM_ERROR, SLURM_SUCCESS,
 };
 use crate::call::{guarded, refused, set_errno};
 use crate::memory::c_string;
@@ -185,7 +185,21 @@ pub unsafe extern "C" fn slurm_get_select_nodeinfo(
 
 // ---- nodes ----
 
-/// One node's record, its strings and data the library's.
+/// `value` in a C allocation (NULL if memory ran out).
+fn boxed_c<T>(value: T) -> *mut T {
+    // SAFETY: a checked allocation of one T, written whole.
+    unsafe {
+        let p = libc::malloc(size_of::<T>()).cast::<T>();
+        if !p.is_null() {
+            p.write(value);
+        }
+        p
+    }
+}
+
+/// One node's record, its strings and data the library's. Its energy and
+/// external sensor readings are there and unset, as slurmctld sends them
+/// for a node without those plugins (programs read them unchecked).
 fn node_record(n: &NodeInfo) -> node_info {
     let gres_used = n.gres_used();
     let (reason_uid, reason_time) = n.reason_set.unwrap_or((NO_VAL, 0));
@@ -221,6 +235,12 @@ fn node_record(n: &NodeInfo) -> node_info {
         reason_time: time(Some(reason_time)),
         reason_uid,
         select_nodeinfo: select_nodeinfo(n),
+        energy: boxed_c(acct_gather_energy_t::default()),
+        ext_sensors: boxed_c(ext_sensors_data_t {
+            consumed_energy: NO_VAL64,
+            temperature: NO_VAL,
+            ..ext_sensors_data_t::default()
+        }),
         slurmd_start_time: time(n.agent_start_time),
         sockets: u16_of(n.sockets),
         threads: u16_of(n.threads_per_core),
@@ -340,8 +360,14 @@ unsafe fn free_node(r: &mut node_info) {
         unsafe { free_string(s) };
     }
     // SAFETY: as the caller promises.
-    unsafe { free_select_nodeinfo(r.select_nodeinfo) };
+    unsafe {
+        free_select_nodeinfo(r.select_nodeinfo);
+        libc::free(r.energy.cast());
+        libc::free(r.ext_sensors.cast());
+    }
     r.select_nodeinfo = std::ptr::null_mut();
+    r.energy = std::ptr::null_mut();
+    r.ext_sensors = std::ptr::null_mut();
 }
 
 /// An array of records in a C allocation (at least one element, so that

@@ -22,32 +22,37 @@ pub extern "C" fn slurm_api_version() -> c_long {
 }
 
 /// `slurm_init`: reads `conf` (NULL: SLURM_CONF, else
-/// /etc/slurm/slurm.conf) for the calls that follow. A file that cannot
-/// be read leaves the default in place; the calls then fail with the
-/// controller unreachable, where Slurm's library would have exited the
-/// process.
+/// /etc/slurm/slurm.conf) for the calls that follow, and fills the
+/// library's `slurm_conf` from it. A file that cannot be read leaves the
+/// default in place; the calls then fail with the controller unreachable,
+/// where Slurm's library would have exited the process.
 ///
 /// # Safety
 /// `conf` is NULL or a NUL-terminated path.
 #[no_mangle]
 pub unsafe extern "C" fn slurm_init(conf: *const c_char) {
-    if conf.is_null() {
-        return;
-    }
-    // SAFETY: the caller passes a NUL-terminated path.
-    let path = unsafe { CStr::from_ptr(conf) }
-        .to_string_lossy()
-        .into_owned();
+    // SAFETY: the caller passes NULL or a NUL-terminated path.
+    let path = (!conf.is_null()).then(|| {
+        unsafe { CStr::from_ptr(conf) }
+            .to_string_lossy()
+            .into_owned()
+    });
     guarded(|| {
-        let _ = spur_client::use_conf(Path::new(&path));
+        if let Some(path) = path {
+            let _ = spur_client::use_conf(Path::new(&path));
+        }
+        crate::conf::fill_global();
     })
 }
 
-/// `slurm_fini`: closes the connection; the next call reads slurm.conf
-/// again.
+/// `slurm_fini`: closes the connection and empties `slurm_conf`; the next
+/// call reads slurm.conf again.
 #[no_mangle]
 pub extern "C" fn slurm_fini() {
-    guarded(spur_client::close)
+    guarded(|| {
+        crate::conf::clear_global();
+        spur_client::close();
+    })
 }
 
 /// `slurm_ping`: whether controller `dest` (0: the primary) answers.
@@ -64,4 +69,21 @@ pub extern "C" fn slurm_ping(dest: c_int) -> c_int {
             Err(e) => refused(&e),
         }
     })
+}
+
+/// `slurm_msg_t_init`: Slurm's RPC message is not spur's protocol; the
+/// message is left as it is, and `slurm_send_recv_controller_msg`
+/// answers that it is not supported.
+#[no_mangle]
+pub extern "C" fn slurm_msg_t_init(_msg: *mut std::os::raw::c_void) {}
+
+/// `slurm_send_recv_controller_msg`: Slurm's RPCs are not spur's
+/// protocol (SLURM_ERROR, errno ESLURM_NOT_SUPPORTED).
+#[no_mangle]
+pub extern "C" fn slurm_send_recv_controller_msg(
+    _request: *mut std::os::raw::c_void,
+    _response: *mut std::os::raw::c_void,
+    _comm_cluster: *mut std::os::raw::c_void,
+) -> c_int {
+    crate::call::unsupported()
 }

@@ -43,7 +43,7 @@ fn now() -> u64 {
 ///
 /// # Safety
 /// `out` is NULL or an open stream.
-unsafe fn write(out: *mut FILE, text: &str) {
+pub(crate) unsafe fn write(out: *mut FILE, text: &str) {
     if out.is_null() {
         return;
     }
@@ -56,7 +56,7 @@ unsafe fn write(out: *mut FILE, text: &str) {
 
 /// `<What> data as of <time>, record count <n>`, as the `*_msg` print
 /// functions begin.
-fn header(what: &str, last_update: time_t, count: u32) -> String {
+pub(crate) fn header(what: &str, last_update: time_t, count: u32) -> String {
     let when = locale().time_or_unknown(u64::try_from(last_update).unwrap_or(0));
     format!("{what} data as of {when}, record count {count}\n")
 }

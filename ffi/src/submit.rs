@@ -292,3 +292,88 @@ pub extern "C" fn slurm_kill_job(job_id: u32, signal: u16, flags: u16) -> c_int 
 pub extern "C" fn slurm_signal_job(job_id: u32, signal: u16) -> c_int {
     guarded(|| kill(job_id, signal, 0))
 }
+
+/// `slurm_free_job_desc_msg`: frees a description a caller built with
+/// this library's allocator (pyslurm's `JobSubmitDescription`): its
+/// strings, its argument, environment and spank environment arrays, its
+/// array bitmap, and the description itself.
+///
+/// # Safety
+/// `msg` is NULL or a description whose pointers are NULL or the C
+/// allocator's, not used again.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_free_job_desc_msg(msg: *mut job_desc_msg_t) {
+    // SAFETY: as the caller promises.
+    let Some(d) = (unsafe { msg.as_mut() }) else {
+        return;
+    };
+    let strings = [
+        d.account,
+        d.acctg_freq,
+        d.admin_comment,
+        d.alloc_node,
+        d.array_inx,
+        d.batch_features,
+        d.burst_buffer,
+        d.clusters,
+        d.cluster_features,
+        d.comment,
+        d.container,
+        d.cpu_bind,
+        d.cpus_per_tres,
+        d.dependency,
+        d.extra,
+        d.exc_nodes,
+        d.features,
+        d.job_id_str,
+        d.licenses,
+        d.mail_user,
+        d.mcs_label,
+        d.mem_bind,
+        d.mem_per_tres,
+        d.name,
+        d.network,
+        d.origin_cluster,
+        d.partition,
+        d.prefer,
+        d.qos,
+        d.resp_host,
+        d.req_nodes,
+        d.reservation,
+        d.script,
+        d.submit_line,
+        d.tres_bind,
+        d.tres_freq,
+        d.tres_per_job,
+        d.tres_per_node,
+        d.tres_per_socket,
+        d.tres_per_task,
+        d.work_dir,
+        d.req_context,
+        d.selinux_context,
+        d.std_err,
+        d.std_in,
+        d.std_out,
+        d.wckey,
+        d.x11_magic_cookie,
+        d.x11_target,
+    ];
+    // SAFETY: as the caller promises: each is NULL or the C allocator's.
+    unsafe {
+        for s in strings {
+            libc::free(s.cast());
+        }
+        for (array, count) in [(d.argv, d.argc), (d.spank_job_env, d.spank_job_env_size)] {
+            if !array.is_null() {
+                for i in 0..count as usize {
+                    libc::free((*array.add(i)).cast());
+                }
+                libc::free(array.cast());
+            }
+        }
+        crate::env::slurm_env_array_free(d.environment);
+        let mut bitmap = d.array_bitmap;
+        crate::bitstring::slurm_bit_free(&mut bitmap);
+        libc::free(msg.cast());
+    }
+}

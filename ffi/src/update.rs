@@ -12,9 +12,9 @@ use spur_client::{Api, PerTarget, Process, RequestError};
 use spur_proto::{ErrorCode, JobUpdate, NodeStateRequest, NodeUpdate, RequeueHold};
 
 use crate::bindings::{
-    job_desc_msg_t, update_node_msg_t, ESLURM_INVALID_NODE_NAME, ESLURM_INVALID_NODE_STATE,
-    ESLURM_NOT_SUPPORTED, INFINITE, JOB_RUNNING, NODE_STATE_DOWN, NO_VAL, SLURM_ERROR,
-    SLURM_SUCCESS,
+    job_desc_msg_t, step_update_request_msg_t, update_node_msg_t, ESLURM_INVALID_NODE_NAME,
+    ESLURM_INVALID_NODE_STATE, ESLURM_NOT_SUPPORTED, INFINITE, JOB_RUNNING, NODE_STATE_DOWN,
+    NO_VAL, SLURM_ERROR, SLURM_SUCCESS,
 };
 
 // slurm.h's flags that bindgen cannot read (`SLURM_BIT(n)`).
@@ -196,6 +196,48 @@ pub unsafe extern "C" fn slurm_update_node(msg: *mut update_node_msg_t) -> c_int
             Err(e) => refused(&e),
         }
     })
+}
+
+/// `slurm_free_update_node_msg`: frees a node update a caller built with
+/// this library's allocator, and its strings.
+///
+/// # Safety
+/// `msg` is NULL or such an update, not used again.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_free_update_node_msg(msg: *mut update_node_msg_t) {
+    // SAFETY: as the caller promises.
+    let Some(m) = (unsafe { msg.as_ref() }) else {
+        return;
+    };
+    let strings = [
+        m.comment,
+        m.extra,
+        m.features,
+        m.features_act,
+        m.gres,
+        m.node_addr,
+        m.node_hostname,
+        m.node_names,
+        m.reason,
+    ];
+    // SAFETY: each is NULL or the C allocator's, as is the update.
+    unsafe {
+        for s in strings {
+            libc::free(s.cast());
+        }
+        libc::free(msg.cast());
+    }
+}
+
+/// `slurm_free_update_step_msg`: frees a step update (it holds no
+/// pointers).
+///
+/// # Safety
+/// `msg` is NULL or a C allocation, not used again.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_free_update_step_msg(msg: *mut step_update_request_msg_t) {
+    // SAFETY: as the caller promises.
+    unsafe { libc::free(msg.cast()) }
 }
 
 #[cfg(test)]

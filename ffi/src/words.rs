@@ -12,7 +12,7 @@ use spur_slurm::{flags, node_state};
 
 use crate::bindings::{reserve_info_t, NO_VAL};
 use crate::call::{c_scratch, c_static, guarded};
-use crate::memory::c_string;
+use crate::memory::{c_string, snprintf};
 
 /// `slurm_job_state_string`: a state's name with its flags.
 #[no_mangle]
@@ -87,28 +87,15 @@ pub unsafe extern "C" fn slurm_preempt_mode_num(text: *const c_char) -> u16 {
 }
 
 /// Writes `text` into the caller's buffer of `len` bytes, as Slurm's
-/// functions that take one do: nothing but an empty string when `len` is
-/// below `needed`.
+/// functions that take one do: an empty string when `len` is below
+/// `needed`.
 ///
 /// # Safety
 /// `buf` is NULL or holds `len` bytes.
 unsafe fn into_buffer(text: &str, buf: *mut c_char, len: c_int, needed: c_int) {
-    let Ok(size) = usize::try_from(len) else {
-        return;
-    };
-    if buf.is_null() || size == 0 {
-        return;
-    }
-    let count = if len < needed {
-        0
-    } else {
-        text.len().min(size - 1)
-    };
-    // SAFETY: count + 1 <= size bytes of the caller's buffer.
-    unsafe {
-        std::ptr::copy_nonoverlapping(text.as_ptr().cast::<c_char>(), buf, count);
-        *buf.add(count) = 0;
-    }
+    let text = if len < needed { "" } else { text };
+    // SAFETY: as the caller promises.
+    unsafe { snprintf(text, buf, len) }
 }
 
 /// `slurm_private_data_string`: PrivateData's words into `buf` (at least
@@ -152,4 +139,36 @@ pub unsafe extern "C" fn slurm_reservation_flags_string(
             resv.purge_comp_time,
         ))
     })
+}
+
+/// `slurm_job_share_string`: a job's `shared` value (`NO`, `YES`, `USER`,
+/// `MCS`, `OK`).
+#[no_mangle]
+pub extern "C" fn slurm_job_share_string(shared: u16) -> *mut c_char {
+    guarded(|| c_static(flags::job_share_string(shared)))
+}
+
+/// `slurm_sprint_cpu_bind_type`: the CPU binding's words into `buf`,
+/// which (as Slurm's) must hold them all (at most 170 bytes).
+///
+/// # Safety
+/// `buf` is NULL or holds the text.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_sprint_cpu_bind_type(buf: *mut c_char, bits: u32) {
+    let text = guarded(|| flags::cpu_bind_string(bits));
+    // SAFETY: as the caller promises: the buffer holds the words.
+    unsafe {
+        snprintf(
+            &text,
+            buf,
+            c_int::try_from(text.len() + 1).unwrap_or(c_int::MAX),
+        )
+    }
+}
+
+/// `slurm_step_layout_type_name`: a task distribution's name, the
+/// caller's to free.
+#[no_mangle]
+pub extern "C" fn slurm_step_layout_type_name(dist: u32) -> *mut c_char {
+    guarded(|| c_string(&flags::task_dist_name(dist)))
 }

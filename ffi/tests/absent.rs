@@ -5,28 +5,58 @@
 
 use std::path::PathBuf;
 
-/// Functions of libslurm.so.38 that `slurm.h` does not declare and
-/// programs built on the library call (the Perl module, pyslurm).
+/// Functions of libslurm.so.38 that `slurm.h` and `slurmdb.h` do not
+/// declare and programs built on the library call (the Perl module,
+/// pyslurm), besides the `slurm_bit_*` family.
 const BEYOND_SLURM_H: &[&str] = &[
     "slurm_accounting_enforce_string",
+    "slurm_addto_char_list_with_case",
+    "slurm_addto_step_list",
     "slurm_bitfmt2int",
+    "slurm_env_array_create",
+    "slurm_env_array_free",
+    "slurm_env_array_merge",
+    "slurm_env_array_overwrite",
+    "slurm_free_job_desc_msg",
+    "slurm_free_job_info",
+    "slurm_free_job_step_info_members",
     "slurm_free_node_info_members",
     "slurm_free_partition_info_members",
+    "slurm_free_return_code_msg",
+    "slurm_free_stats_response_msg",
+    "slurm_free_update_node_msg",
+    "slurm_free_update_step_msg",
+    "slurm_hostlist_deranged_string_malloc",
     "slurm_job_reason_string",
+    "slurm_job_share_string",
     "slurm_job_state_num",
     "slurm_job_state_string",
     "slurm_job_state_string_compact",
+    "slurm_make_time_str",
+    "slurm_mins2time_str",
+    "slurm_msg_t_init",
     "slurm_node_state_string",
     "slurm_node_state_string_compact",
     "slurm_node_state_string_complete",
+    "slurm_parse_time",
     "slurm_preempt_mode_num",
     "slurm_preempt_mode_string",
     "slurm_private_data_string",
     "slurm_reservation_flags_string",
+    "slurm_secs2time_str",
+    "slurm_send_recv_controller_msg",
+    "slurm_sprint_cpu_bind_type",
+    "slurm_step_layout_type_name",
+    "slurm_time_str2mins",
+    "slurm_time_str2secs",
     "slurm_xcalloc",
     "slurm_xfree",
     "slurm_xfree_ptr",
     "slurm_xstrcmp",
+    "slurmdb_create_job_rec",
+    "slurmdb_find_tres_count_in_string",
+    "slurmdb_job_cond_def_start_end",
+    "slurmdb_report_set_start_end_time",
 ];
 
 /// One function `slurm.h` declares: its name, its parameters' types and

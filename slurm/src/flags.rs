@@ -1,10 +1,12 @@
 //! Slurm's flag words as numbers and names: preemption modes
 //! (`preempt_mode_string`, `preempt_mode_num`), PrivateData
 //! (`private_data_string`), AccountingStorageEnforce
-//! (`accounting_enforce_string`) and reservation flags
-//! (`reservation_flags_string`), as `src/common/slurm_protocol_defs.c`
-//! of Slurm 22.05 names them. A test compares them with Debian's
-//! libslurm.so.38 where it is installed.
+//! (`accounting_enforce_string`), reservation flags
+//! (`reservation_flags_string`), a job's sharing (`job_share_string`),
+//! CPU binding (`slurm_sprint_cpu_bind_type`) and task distribution
+//! (`slurm_step_layout_type_name`), as Slurm 22.05's `src/common` names
+//! them. A test compares them with Debian's libslurm.so.38 where it is
+//! installed.
 
 /// PREEMPT_MODE_OFF.
 pub const PREEMPT_OFF: u16 = 0;
@@ -209,6 +211,97 @@ pub fn secs2time_str(secs: u32) -> String {
     }
 }
 
+/// `job_share_string`: a job's `shared` value.
+pub fn job_share_string(shared: u16) -> &'static str {
+    match shared {
+        0 => "NO",
+        1 => "YES",
+        2 => "USER",
+        3 => "MCS",
+        _ => "OK",
+    }
+}
+
+/// CPU_BIND_* bits and their names, in the order Slurm prints them.
+const CPU_BIND: [(u32, &str); 17] = [
+    (0x0001, "verbose"),
+    (0x0002, "threads"),
+    (0x0004, "cores"),
+    (0x0008, "sockets"),
+    (0x0010, "ldoms"),
+    (0x0020, "none"),
+    (0x0040, "rank"),
+    (0x0080, "map_cpu"),
+    (0x0100, "mask_cpu"),
+    (0x0200, "rank_ldom"),
+    (0x0400, "map_ldom"),
+    (0x0800, "mask_ldom"),
+    (0x2000, "one_thread"),
+    (0x4000, "autobind=threads"),
+    (0x1_0000, "autobind=cores"),
+    (0x2_0000, "autobind=sockets"),
+    (0x8_0000, "off"),
+];
+
+/// `slurm_sprint_cpu_bind_type`: `verbose,cores` or `(null type)`.
+pub fn cpu_bind_string(bits: u32) -> String {
+    let out = names(bits.into(), &CPU_BIND.map(|(b, n)| (u64::from(b), n)));
+    if out.is_empty() {
+        "(null type)".to_string()
+    } else {
+        out
+    }
+}
+
+/// SLURM_DIST_* base distributions and their names (`layout_type_names`).
+const TASK_DIST: [(u32, &str); 28] = [
+    (1, "Cyclic"),
+    (2, "Block"),
+    (3, "arbitrary task distribution"),
+    (4, "Plane"),
+    (17, "CCyclic"),
+    (33, "CBlock"),
+    (18, "BCyclic"),
+    (34, "BBlock"),
+    (49, "CFCyclic"),
+    (50, "BFCyclic"),
+    (273, "CCyclicCyclic"),
+    (529, "CCyclicBlock"),
+    (785, "CCyclicFCyclic"),
+    (289, "CBlockCyclic"),
+    (545, "CBlockBlock"),
+    // Slurm 22.05 names CYCLIC_BLOCK_CFULL so too.
+    (801, "CCyclicFCyclic"),
+    (305, "CFCyclicCyclic"),
+    (561, "CFCyclicBlock"),
+    (817, "CFCyclicFCyclic"),
+    (274, "BCyclicCyclic"),
+    (530, "BCyclicBlock"),
+    (786, "BCyclicFCyclic"),
+    (290, "BBlockCyclic"),
+    (546, "BBlockBlock"),
+    (802, "BBlockFCyclic"),
+    (306, "BFCyclicCyclic"),
+    (562, "BFCyclicBlock"),
+    (818, "BFCyclicFCyclic"),
+];
+
+/// `slurm_step_layout_type_name`: `Block`, `Cyclic,Pack`, `Unknown`.
+pub fn task_dist_name(dist: u32) -> String {
+    let base = dist & 0xffff;
+    let mut name = (TASK_DIST.iter())
+        .find(|(d, _)| *d == base)
+        .map_or("Unknown", |(_, n)| *n)
+        .to_string();
+    if dist & 0x80_0000 != 0 {
+        name.push_str(",Pack");
+    }
+    if dist & 0x40_0000 != 0 {
+        name.push_str(",NoPack");
+    }
+    name
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,7 +359,38 @@ mod tests {
                 std::mem::transmute(sym(c"slurm_private_data_string"));
             let enforce: extern "C" fn(u16, *mut c_char, c_int) =
                 std::mem::transmute(sym(c"slurm_accounting_enforce_string"));
+            let share: extern "C" fn(u16) -> *const c_char =
+                std::mem::transmute(sym(c"slurm_job_share_string"));
+            let cpu_bind: extern "C" fn(*mut c_char, u32) =
+                std::mem::transmute(sym(c"slurm_sprint_cpu_bind_type"));
+            let dist: extern "C" fn(u32) -> *mut c_char =
+                std::mem::transmute(sym(c"slurm_step_layout_type_name"));
+            let xfree: extern "C" fn(*mut *mut c_char) = std::mem::transmute(sym(c"slurm_xfree"));
             let text = |p: *const c_char| CStr::from_ptr(p).to_string_lossy().into_owned();
+            for s in 0..8u16 {
+                assert_eq!(text(share(s)), job_share_string(s), "share {s}");
+            }
+            let mut long = [0 as c_char; 512];
+            for bit in 0..21 {
+                for extra in [0u32, 1, 0x8_0000] {
+                    let bits = (1u32 << bit) | extra;
+                    cpu_bind(long.as_mut_ptr(), bits);
+                    assert_eq!(
+                        text(long.as_ptr()),
+                        cpu_bind_string(bits),
+                        "cpu bind {bits:#x}"
+                    );
+                }
+            }
+            cpu_bind(long.as_mut_ptr(), 0);
+            assert_eq!(text(long.as_ptr()), cpu_bind_string(0));
+            let mut dists: Vec<u32> = TASK_DIST.iter().map(|(d, _)| *d).collect();
+            dists.extend([0, 5, 8192, 2 | 0x80_0000, 1 | 0x40_0000, 0xC0_0004]);
+            for d in dists {
+                let mut name = dist(d);
+                assert_eq!(text(name), task_dist_name(d), "dist {d}");
+                xfree(&mut name);
+            }
             let mut modes: Vec<u16> = (0..20).collect();
             modes.extend([
                 PREEMPT_GANG,

@@ -855,3 +855,202 @@ fn jobs_and_nodes_change_through_the_library_as_scontrol_changes_them() {
     assert_eq!(node.trim(), "drained drained from C");
     c.run("scancel", &[&job.to_string()]);
 }
+
+const PYSLURM: &str = r#"
+import sys
+import pyslurm
+
+print("version", pyslurm.version())
+print("cluster", pyslurm.settings.LOCAL_CLUSTER)
+conf = pyslurm.config()
+# Keys and values come as bytes; a value Slurm leaves NULL as None.
+for key, value in sorted(conf.key_pairs().items()):
+    print("pair", key.decode(), "=", "(null)" if value is None else value.decode())
+c = conf.get()
+print("config", c["cluster_name"], c["slurmctld_port"], c["state_save_location"],
+      c["select_type"], c["max_job_cnt"], c["kill_wait"], c["min_job_age"])
+for jid, j in sorted(pyslurm.job().get().items()):
+    print("job", jid, j["name"], j["job_state"], j["partition"], j["nodes"], j["num_cpus"],
+          j["time_limit_str"], j["user_id"])
+for name, n in sorted(pyslurm.node().get().items()):
+    print("node", name, n["state"], n["cpus"], n["alloc_cpus"], n["real_memory"],
+          ",".join(n["gres"]))
+for name, p in sorted(pyslurm.partition().get().items()):
+    print("partition", name, p["nodes"], p["total_nodes"], p["total_cpus"], p["state"])
+for j in pyslurm.Jobs.load().values():
+    print("Job", j.id, j.name, j.state, j.partition, j.cpus)
+for n in pyslurm.Nodes.load().values():
+    print("Node", n.name, n.state, n.total_cpus, n.allocated_cpus)
+"#;
+
+/// pyslurm 22.5.x, built from its source against Debian's headers
+/// (`compat-tests/pyslurm/build`), named by SPUR_PYSLURM.
+#[test]
+fn pyslurm_imports_and_reads_jobs_nodes_and_config_as_scontrol_shows_them() {
+    let Some(tree) = std::env::var_os("SPUR_PYSLURM").map(PathBuf::from) else {
+        eprintln!(
+            "skipped: SPUR_PYSLURM names no pyslurm 22.5.x tree (build one with \
+             compat-tests/pyslurm/build)"
+        );
+        return;
+    };
+    let python = [tree.join(".venv/bin/python")]
+        .into_iter()
+        .find(|p| p.exists())
+        .unwrap_or_else(|| PathBuf::from("python3"));
+    let c = Cluster::start(Options {
+        nodes: 1,
+        ..Options::default()
+    });
+    let lib = library_dir(c.dir.path());
+    let job = c.submit(&["-J", "for-python", "-t", "9", "--wrap", "sleep 60"], "");
+    c.wait_state(job, "RUNNING");
+    let out = run_ok(
+        Command::new(python)
+            .args(["-c", PYSLURM])
+            .env("LD_LIBRARY_PATH", &lib)
+            .env("SLURM_CONF", &c.conf)
+            .env("PYTHONPATH", &tree)
+            .current_dir(c.dir.path()),
+    );
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[..2], ["version 22.5.3", "cluster e2e"], "{stdout}");
+
+    // Every key pair is scontrol's.
+    let shown = text(&c.run("scontrol", &["show", "config"]).stdout);
+    let mut expected: Vec<String> = shown
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| l.split_once(" = "))
+        .map(|(k, v)| format!("pair {} = {v}", k.trim_end()))
+        .collect();
+    expected.sort();
+    let pairs: Vec<String> = lines
+        .iter()
+        .filter(|l| l.starts_with("pair "))
+        .map(|l| l.to_string())
+        .collect();
+    assert_eq!(pairs, expected);
+    let value = |key: &str| {
+        shown
+            .lines()
+            .find_map(|l| l.strip_prefix(key)?.trim_start().strip_prefix("= "))
+            .map(|v| v.trim_end_matches(" sec").to_string())
+            .unwrap_or_default()
+    };
+    let config = format!(
+        "config e2e {} {} select/cons_tres {} {} {}",
+        value("SlurmctldPort"),
+        value("StateSaveLocation"),
+        value("MaxJobCount"),
+        value("KillWait"),
+        value("MinJobAge")
+    );
+    assert!(lines.contains(&config.as_str()), "{config} in {stdout}");
+
+    let uid = unsafe { libc::getuid() };
+    for line in [
+        // pyslurm writes the limit with its own mins2time_str.
+        format!("job {job} for-python RUNNING batch n01 1 0-00:09:00 {uid}"),
+        "node n01 MIXED 8 1 16000 gpu:4".to_string(),
+        "partition batch n01 1 8 UP".to_string(),
+        "partition short n01 1 8 UP".to_string(),
+        format!("Job {job} for-python RUNNING batch 1"),
+        "Node n01 MIXED 8 1".to_string(),
+    ] {
+        assert!(lines.contains(&line.as_str()), "{line:?} in {stdout}");
+    }
+    // What scontrol shows of the same job and node.
+    let job_text = text(&c.run("scontrol", &["show", "job", &job.to_string()]).stdout);
+    assert!(job_text.contains("JobName=for-python"), "{job_text}");
+    assert!(job_text.contains("TimeLimit=00:09:00"), "{job_text}");
+    let node_text = text(&c.run("scontrol", &["show", "node", "n01"]).stdout);
+    assert!(
+        node_text.contains("CPUAlloc=1 CPUEfctv=8 CPUTot=8"),
+        "{node_text}"
+    );
+    assert!(node_text.contains("State=MIXED"), "{node_text}");
+    c.run("scancel", &[&job.to_string()]);
+}
+
+const CONFIG_AND_STEPS: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+extern slurm_conf_t slurm_conf;
+
+int main(int argc, char **argv) {
+    slurm_init(NULL);
+    fprintf(stderr, "global %s %u %s\n", slurm_conf.cluster_name, slurm_conf.slurmctld_port,
+            slurm_conf.select_type);
+    slurm_conf_t *conf = NULL;
+    if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS) {
+        slurm_perror("slurm_load_ctl_conf");
+        return 1;
+    }
+    slurm_print_ctl_conf(stdout, conf);
+    fprintf(stderr, "loaded %s %u %s %u %u %u\n", conf->cluster_name, conf->slurmctld_port,
+            conf->control_machine[0], conf->control_cnt, conf->kill_wait, conf->max_job_cnt);
+    List pairs = slurm_ctl_conf_2_key_pairs(conf);
+    fprintf(stderr, "pairs %s\n", slurm_list_count(pairs) > 150 ? "all" : "few");
+    slurm_list_destroy(pairs);
+    slurm_free_ctl_conf(conf);
+
+    job_step_info_response_msg_t *steps = NULL;
+    if (slurm_get_job_steps(0, (uint32_t) atoi(argv[1]), NO_VAL, &steps, 0) != SLURM_SUCCESS) {
+        slurm_perror("slurm_get_job_steps");
+        return 1;
+    }
+    for (uint32_t i = 0; i < steps->job_step_count; i++)
+        slurm_print_job_step_info(stdout, &steps->job_steps[i], 0);
+    slurm_free_job_step_info_response_msg(steps);
+    slurm_fini();
+    return 0;
+}
+"#;
+
+#[test]
+fn configuration_and_steps_print_as_scontrol_shows_them() {
+    if !header_installed() {
+        return;
+    }
+    let (c, lib, program) = on_one_node("config", CONFIG_AND_STEPS);
+    let job = c.submit(&["-J", "steps", "--wrap", "srun sleep 60"], "");
+    c.wait_for(Duration::from_secs(20), "the job's step", |c| {
+        text(
+            &c.run("squeue", &["-h", "-s", "-j", &job.to_string()])
+                .stdout,
+        )
+        .contains(&format!("{job}.0"))
+    });
+    let out = run_ok(on_cluster(&program, &lib, &c).arg(job.to_string()));
+    let config = text(&c.run("scontrol", &["show", "config"]).stdout);
+    // scontrol prints the configuration, then a blank line and the ping
+    // lines; "as of" is when each was asked.
+    let (record, _) = config.split_once("\n\n").expect("a blank line");
+    let steps = text(&c.run("scontrol", &["show", "step"]).stdout);
+    let body = |t: &str| t.lines().skip(1).map(String::from).collect::<Vec<_>>();
+    let stdout = text(&out.stdout);
+    let (printed_config, printed_steps) = stdout
+        .split_once("\nStepId=")
+        .map(|(a, b)| (format!("{a}\n"), format!("StepId={b}")))
+        .unwrap_or_else(|| panic!("no steps in {stdout}"));
+    assert_eq!(body(&printed_config), body(&format!("{record}\n")));
+    assert_eq!(printed_steps, steps);
+    let port = config
+        .lines()
+        .find_map(|l| l.strip_prefix("SlurmctldPort"))
+        .and_then(|l| l.split('=').nth(1))
+        .map(str::trim)
+        .expect("SlurmctldPort");
+    assert_eq!(
+        text(&out.stderr),
+        format!("global e2e {port} select/cons_tres\nloaded e2e {port} ctl 1 2 10000\npairs all\n")
+    );
+    assert_valgrind_clean(on_cluster(&program, &lib, &c).arg(job.to_string()));
+    c.run("scancel", &[&job.to_string()]);
+}
