@@ -8,27 +8,7 @@ use crate::bindings::*;
 use crate::call::unsupported;
 
 #[no_mangle]
-pub extern "C" fn slurm_allocate_resources(_: *mut job_desc_msg_t, _: *mut *mut resource_allocation_response_msg_t) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_allocate_resources_blocking(_: *const job_desc_msg_t, _: time_t, _: ::std::option::Option<unsafe extern "C" fn(job_id: u32)>) -> *mut resource_allocation_response_msg_t {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_free_resource_allocation_response_msg(_: *mut resource_allocation_response_msg_t) {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_allocate_het_job_blocking(_: List, _: time_t, _: ::std::option::Option<unsafe extern "C" fn(job_id: u32)>) -> List {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_allocation_lookup(_: u32, _: *mut *mut resource_allocation_response_msg_t) -> ::std::os::raw::c_int {
     unsupported()
 }
 
@@ -129,11 +109,6 @@ pub extern "C" fn slurm_kill_job2(_: *const ::std::os::raw::c_char, _: u16, _: u
 
 #[no_mangle]
 pub extern "C" fn slurm_signal_job_step(_: u32, _: u32, _: u32) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_complete_job(_: u32, _: u32) -> ::std::os::raw::c_int {
     unsupported()
 }
 

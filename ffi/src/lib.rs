@@ -20,6 +20,7 @@ pub mod bindings;
 
 #[rustfmt::skip]
 pub mod absent;
+pub mod allocate;
 pub mod bitstring;
 pub mod call;
 pub mod conf;

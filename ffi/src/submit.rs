@@ -198,6 +198,26 @@ pub(crate) unsafe fn read_desc(d: &job_desc_msg_t) -> JobDescFields {
     }
 }
 
+/// What `d` asks for a new job: as [`read_desc`], with what a library
+/// caller may leave out filled in as the commands fill it: the submitting
+/// host, and the process's working directory.
+///
+/// # Safety
+/// As [`read_desc`].
+pub(crate) unsafe fn read_request(d: &job_desc_msg_t) -> JobDescFields {
+    // SAFETY: as the caller promises.
+    let mut fields = unsafe { read_desc(d) };
+    if fields.alloc_node.is_none() {
+        fields.alloc_node = Some(spur_sys::short_hostname());
+    }
+    if fields.work_dir.is_none() {
+        fields.work_dir = std::env::current_dir()
+            .ok()
+            .map(|d| d.display().to_string());
+    }
+    fields
+}
+
 /// `slurm_submit_batch_job`: submits the described batch job; its id is
 /// in `*resp` (freed by `slurm_free_submit_response_response_msg`).
 ///
@@ -214,10 +234,7 @@ pub unsafe extern "C" fn slurm_submit_batch_job(
         return SLURM_ERROR;
     }
     // SAFETY: the caller's description.
-    let mut fields = unsafe { read_desc(&*desc) };
-    if fields.alloc_node.is_none() {
-        fields.alloc_node = Some(spur_sys::short_hostname());
-    }
+    let fields = unsafe { read_request(&*desc) };
     guarded(|| {
         let job = match fields.job_desc(Request::Batch) {
             Ok(job) => job,

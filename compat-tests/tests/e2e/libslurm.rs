@@ -78,10 +78,16 @@ fn run_ok(run: &mut Command) -> std::process::Output {
 
 /// `source` compiled against slurm.h and linked with `-lslurm` from `lib`.
 fn compile(dir: &Path, lib: &Path, name: &str, source: &str) -> PathBuf {
+    compile_with(dir, lib, name, source, &[])
+}
+
+/// As [`compile`], with more compiler flags.
+fn compile_with(dir: &Path, lib: &Path, name: &str, source: &str, flags: &[&str]) -> PathBuf {
     let c = dir.join(format!("{name}.c"));
     let program = dir.join(name);
     std::fs::write(&c, source).expect("source written");
     let built = Command::new("cc")
+        .args(flags)
         .arg(&c)
         .arg("-o")
         .arg(&program)
@@ -1053,4 +1059,162 @@ fn configuration_and_steps_print_as_scontrol_shows_them() {
     );
     assert_valgrind_clean(on_cluster(&program, &lib, &c).arg(job.to_string()));
     c.run("scancel", &[&job.to_string()]);
+}
+
+const ALLOCATE: &str = r#"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+static void pending(uint32_t job_id) { fprintf(stderr, "pending %u\n", job_id); }
+
+static void describe(job_desc_msg_t *d, char *name) {
+    slurm_init_job_desc_msg(d);
+    d->name = name;
+    d->min_nodes = 1;
+    d->time_limit = 5;
+    d->user_id = getuid();
+    d->group_id = getgid();
+}
+
+int main(void) {
+    job_desc_msg_t d;
+    describe(&d, "granted");
+    resource_allocation_response_msg_t *r = slurm_allocate_resources_blocking(&d, 20, pending);
+    if (!r) {
+        slurm_perror("blocking");
+        return 1;
+    }
+    uint32_t id = r->job_id;
+    printf("granted %s %u cpus %u x %u\n", r->node_list, r->node_cnt, r->cpus_per_node[0],
+           r->cpu_count_reps[0]);
+    slurm_free_resource_allocation_response_msg(r);
+    r = NULL;
+    printf("lookup %d", slurm_allocation_lookup(id, &r));
+    printf(" %s\n", r->node_list);
+    slurm_free_resource_allocation_response_msg(r);
+    printf("complete %d\n", slurm_complete_job(id, 0));
+
+    describe(&d, "never");
+    d.priority = 0;
+    r = slurm_allocate_resources_blocking(&d, 1, pending);
+    printf("held %s %s\n", r ? "granted" : "NULL", errno == ETIMEDOUT ? "ETIMEDOUT" : "other");
+
+    describe(&d, "at-once");
+    r = NULL;
+    printf("asked %d", slurm_allocate_resources(&d, &r));
+    printf(" %s\n", r && r->job_id > id ? "with an id" : "without");
+    printf("withdrawn %d\n", slurm_complete_job(r->job_id, 0));
+    slurm_free_resource_allocation_response_msg(r);
+    return 0;
+}
+"#;
+
+#[test]
+fn allocations_are_granted_looked_up_and_given_back_as_salloc_holds_them() {
+    if !header_installed() {
+        return;
+    }
+    let (c, lib, program) = on_one_node("allocate", ALLOCATE);
+    let out = run_ok(&mut on_cluster(&program, &lib, &c));
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        stdout,
+        "granted n01 1 cpus 1 x 1\nlookup 0 n01\ncomplete 0\nheld NULL ETIMEDOUT\n\
+         asked 0 with an id\nwithdrawn 0\n"
+    );
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.lines().filter(|l| l.starts_with("pending ")).count() == 1,
+        "{stderr}"
+    );
+    let states = text(
+        &c.run("sacct", &["-n", "-X", "-o", "JobName%12,State%12"])
+            .stdout,
+    );
+    let states: Vec<String> = states
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    // The request answered at once is given back granted (COMPLETED) or
+    // withdrawn before the scheduler's turn granted it (CANCELLED).
+    assert_eq!(states[..2], ["granted COMPLETED", "never CANCELLED"]);
+    assert!(
+        ["at-once COMPLETED", "at-once CANCELLED"].contains(&states[2].as_str()),
+        "{states:?}"
+    );
+    assert_valgrind_clean(&mut on_cluster(&program, &lib, &c));
+}
+
+const THREADS: &str = r#"
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+static uint32_t expected_jobs;
+
+static void *work(void *arg) {
+    long n = (long) arg;
+    long bad = 0;
+    for (int i = 0; i < 25; i++) {
+        job_info_msg_t *jobs = NULL;
+        node_info_msg_t *nodes = NULL;
+        if (slurm_load_jobs(0, &jobs, 0) || jobs->record_count != expected_jobs)
+            bad++;
+        slurm_free_job_info_msg(jobs);
+        if (slurm_load_node(0, &nodes, 0) || nodes->record_count != 1)
+            bad++;
+        slurm_free_node_info_msg(nodes);
+        /* Each thread its own errno. */
+        slurm_seterrno(ESLURM_INVALID_JOB_ID + (int) n);
+        hostlist_t hl = slurm_hostlist_create("t[1-100]");
+        if (slurm_hostlist_count(hl) != 100)
+            bad++;
+        slurm_hostlist_destroy(hl);
+        if (slurm_get_errno() != ESLURM_INVALID_JOB_ID + (int) n)
+            bad++;
+        if (strcmp(slurm_strerror(ESLURM_INVALID_JOB_ID), "Invalid job id specified"))
+            bad++;
+    }
+    return (void *) bad;
+}
+
+int main(int argc, char **argv) {
+    expected_jobs = (uint32_t) atoi(argv[1]);
+    pthread_t t[8];
+    for (long i = 0; i < 8; i++)
+        pthread_create(&t[i], NULL, work, (void *) i);
+    long bad = 0;
+    for (int i = 0; i < 8; i++) {
+        void *r;
+        pthread_join(t[i], &r);
+        bad += (long) r;
+    }
+    printf("8 threads, %ld wrong answers\n", bad);
+    return bad != 0;
+}
+"#;
+
+#[test]
+fn calls_from_several_threads_at_once_are_answered_right() {
+    if !header_installed() {
+        return;
+    }
+    let c = Cluster::start(Options {
+        nodes: 1,
+        ..Options::default()
+    });
+    let lib = library_dir(c.dir.path());
+    let program = compile_with(c.dir.path(), &lib, "threads", THREADS, &["-pthread"]);
+    for _ in 0..3 {
+        c.submit(&["--hold", "--wrap", "true"], "");
+    }
+    let out = run_ok(on_cluster(&program, &lib, &c).arg("3"));
+    assert_eq!(text(&out.stdout), "8 threads, 0 wrong answers\n");
 }
