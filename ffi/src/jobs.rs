@@ -66,6 +66,7 @@ fn record(j: &JobInfo, table: &HashMap<String, usize>) -> job_info {
         MemSpec::PerNode(mb) => mb,
         MemSpec::PerCpu(mb) => mb | MEM_PER_CPU as u64,
     };
+    let tres = j.tres.map(|t| t.job_text());
     job_info {
         account: text(j.account.as_deref()),
         accrue_time: time(Some(j.eligible_time)),
@@ -137,13 +138,8 @@ fn record(j: &JobInfo, table: &HashMap<String, usize>) -> job_info {
         threads_per_core: NO_VAL16 as u16,
         time_limit: minutes(j.time_limit),
         time_min: j.time_min.map_or(0, |s| u32::try_from(s / 60).unwrap_or(0)),
-        tres_alloc_str: text(
-            j.tres
-                .filter(|_| j.start_time.is_some())
-                .map(|t| t.job_text())
-                .as_deref(),
-        ),
-        tres_req_str: text(j.tres.map(|t| t.job_text()).as_deref()),
+        tres_alloc_str: text(tres.as_deref().filter(|_| j.start_time.is_some())),
+        tres_req_str: text(tres.as_deref()),
         mem_per_tres: match j.mem {
             MemSpec::PerGpu(mb) => c_string(&format!("gres:gpu:{mb}")),
             _ => std::ptr::null_mut(),
@@ -349,7 +345,7 @@ pub unsafe extern "C" fn slurm_free_job_info(job: *mut job_info) {
 
 /// A message of `jobs`, the C allocator's (freed by
 /// slurm_free_job_info_msg).
-fn message(jobs: &[JobInfo], now: u64) -> *mut job_info_msg_t {
+fn message(jobs: &[&JobInfo], now: u64) -> *mut job_info_msg_t {
     // SAFETY: plain allocations, each checked; the records are written
     // before the message is handed out.
     unsafe {
@@ -389,7 +385,8 @@ unsafe fn load(
     let asked_for_one = !ids.is_empty();
     match Process.jobs(ids, true, false) {
         Ok(listing) => {
-            let jobs: Vec<JobInfo> = listing.items.into_iter().filter(|j| keep(j)).collect();
+            // References: moving 10,000 records would cost more than reading them.
+            let jobs: Vec<&JobInfo> = listing.items.iter().filter(|j| keep(j)).collect();
             if asked_for_one && jobs.is_empty() {
                 set_errno(ESLURM_INVALID_JOB_ID as c_int);
                 return SLURM_ERROR;
