@@ -138,6 +138,15 @@ pub trait Api: Controller {
         per_target(self.request(&ClientRequest::Signal(target))?)
     }
 
+    /// Signals one step of a running job (the batch step: its shell).
+    fn signal_step(&mut self, job_id: u32, step_id: u32, signal: i32) -> Result<(), RequestError> {
+        done(self.request(&ClientRequest::SignalStep {
+            job_id,
+            step_id,
+            signal,
+        })?)
+    }
+
     /// Holds pending jobs (`admin`: as an operator's hold).
     fn hold(&mut self, jobs: Vec<u32>, admin: bool) -> Result<PerTarget, RequestError> {
         per_target(self.request(&ClientRequest::Hold { jobs, admin })?)

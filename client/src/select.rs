@@ -112,7 +112,7 @@ impl Filters {
 }
 
 /// Whether the job has ended as scancel sees it (completing counts).
-fn is_done(job: &JobInfo) -> bool {
+pub fn is_done(job: &JobInfo) -> bool {
     job.state.is_finished() || job.state == JobStateName::Completing
 }
 
@@ -123,7 +123,7 @@ fn array_of(job: &JobInfo) -> Option<u32> {
 }
 
 /// Whether `r` names `job` (Slurm's `_verify_job_ids` test).
-fn names(r: &JobRef, job: &JobInfo) -> bool {
+pub fn names(r: &JobRef, job: &JobInfo) -> bool {
     match r.array {
         ArraySel::None => r.job == job.job_id || (r.step.is_none() && Some(r.job) == array_of(job)),
         ArraySel::All => Some(r.job) == array_of(job),

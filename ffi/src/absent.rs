@@ -98,22 +98,7 @@ pub extern "C" fn slurm_free_assoc_mgr_info_request_msg(_: *mut assoc_mgr_info_r
 }
 
 #[no_mangle]
-pub extern "C" fn slurm_kill_job_step(_: u32, _: u32, _: u16) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_kill_job2(_: *const ::std::os::raw::c_char, _: u16, _: u16, _: *const ::std::os::raw::c_char) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_signal_job_step(_: u32, _: u32, _: u32) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_terminate_job_step(_: u32, _: u32) -> ::std::os::raw::c_int {
     unsupported()
 }
 

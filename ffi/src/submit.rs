@@ -3,8 +3,10 @@
 //! read into spur-options' [`JobDescFields`] (the one reading of a
 //! `job_desc_msg_t`, which the REST server's data_parser versions share)
 //! and submitted as sbatch submits (`slurm_submit_batch_job`), its answer
-//! freed by `slurm_free_submit_response_response_msg`; `slurm_kill_job`
-//! and `slurm_signal_job` as scancel signals.
+//! freed by `slurm_free_submit_response_response_msg`; `slurm_kill_job`,
+//! `slurm_signal_job` and the step forms (`slurm_kill_job_step`,
+//! `slurm_signal_job_step`, `slurm_terminate_job_step`) as scancel
+//! signals.
 
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
@@ -393,4 +395,31 @@ pub unsafe extern "C" fn slurm_free_job_desc_msg(msg: *mut job_desc_msg_t) {
         crate::bitstring::slurm_bit_free(&mut bitmap);
         libc::free(msg.cast());
     }
+}
+
+/// Signals one step (the batch step, `SLURM_BATCH_SCRIPT`: the batch
+/// shell).
+fn signal_step(job_id: u32, step_id: u32, signal: i32) -> c_int {
+    match Process.signal_step(job_id, step_id, signal) {
+        Ok(()) => SLURM_SUCCESS as c_int,
+        Err(e) => refused(&e),
+    }
+}
+
+/// `slurm_kill_job_step`: signals one step (SIGKILL ends it).
+#[no_mangle]
+pub extern "C" fn slurm_kill_job_step(job_id: u32, step_id: u32, signal: u16) -> c_int {
+    guarded(|| signal_step(job_id, step_id, i32::from(signal)))
+}
+
+/// `slurm_signal_job_step`: signals one step's tasks.
+#[no_mangle]
+pub extern "C" fn slurm_signal_job_step(job_id: u32, step_id: u32, signal: u32) -> c_int {
+    guarded(|| signal_step(job_id, step_id, i32::try_from(signal).unwrap_or(i32::MAX)))
+}
+
+/// `slurm_terminate_job_step`: ends one step's tasks (SIGKILL).
+#[no_mangle]
+pub extern "C" fn slurm_terminate_job_step(job_id: u32, step_id: u32) -> c_int {
+    guarded(|| signal_step(job_id, step_id, libc::SIGKILL))
 }

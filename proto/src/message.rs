@@ -165,6 +165,17 @@ pub enum ClientRequest {
     Diag,
     /// `sshare`: every user's fair-share.
     Shares,
+    /// Signals one step of a running job (`scancel N.S`, libslurm's
+    /// `slurm_kill_job_step` and `slurm_signal_job_step`); the batch step
+    /// (`SLURM_BATCH_SCRIPT`) is the batch shell.
+    SignalStep {
+        /// The job.
+        job_id: u32,
+        /// The step.
+        step_id: u32,
+        /// The signal.
+        signal: i32,
+    },
 }
 
 /// What `scancel` asks for one or more jobs.
@@ -578,6 +589,15 @@ pub enum ToAgent {
     EndAcknowledged {
         /// The job.
         job_id: u32,
+    },
+    /// Send a signal to the processes of one step of a job.
+    SignalStep {
+        /// The job.
+        job_id: u32,
+        /// The step.
+        step_id: u32,
+        /// The signal.
+        signal: i32,
     },
 }
 

@@ -1218,3 +1218,56 @@ fn calls_from_several_threads_at_once_are_answered_right() {
     let out = run_ok(on_cluster(&program, &lib, &c).arg("3"));
     assert_eq!(text(&out.stdout), "8 threads, 0 wrong answers\n");
 }
+
+const STEP_SIGNALS: &str = r#"
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+int main(int argc, char **argv) {
+    uint32_t id = (uint32_t) atoi(argv[1]);
+    int rc = slurm_kill_job_step(id, 7, SIGKILL);
+    printf("no such step %d %s\n", rc, slurm_strerror(slurm_get_errno()));
+    printf("usr1 %d\n", slurm_signal_job_step(id, 0, SIGUSR1));
+    fflush(stdout);
+    /* The step's shell runs its trap before it is ended. */
+    usleep(500000);
+    printf("terminate %d\n", slurm_terminate_job_step(id, 0));
+    return 0;
+}
+"#;
+
+#[test]
+fn one_step_is_signalled_and_ended_while_its_job_goes_on() {
+    if !header_installed() {
+        return;
+    }
+    let (c, lib, program) = on_one_node("steps", STEP_SIGNALS);
+    // The step reports SIGUSR1 and keeps going; SIGKILL ends it, and the
+    // script goes on after it.
+    let script = "#!/bin/sh\n\
+                  srun sh -c 'trap \"echo got usr1\" USR1; sleep 60 & wait; sleep 60 & wait'\n\
+                  echo \"step ended: $?\"\n";
+    let job = c.submit(&["-o", "steps.out"], script);
+    c.wait_for(Duration::from_secs(20), "the job's step", |c| {
+        text(
+            &c.run("squeue", &["-h", "-s", "-j", &job.to_string()])
+                .stdout,
+        )
+        .contains(&format!("{job}.0"))
+    });
+    // The step's tasks are in place before the signal.
+    std::thread::sleep(Duration::from_millis(300));
+    let out = run_ok(on_cluster(&program, &lib, &c).arg(job.to_string()));
+    assert_eq!(
+        text(&out.stdout),
+        "no such step -1 Invalid job id specified\nusr1 0\nterminate 0\n"
+    );
+    c.wait_state_within(job, "COMPLETED", Duration::from_secs(30));
+    let output = std::fs::read_to_string(c.dir.path().join("steps.out")).expect("output");
+    assert!(output.contains("got usr1"), "{output}");
+    assert!(output.contains("step ended: "), "{output}");
+}

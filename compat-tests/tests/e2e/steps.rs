@@ -1,6 +1,7 @@
 //! Running steps listed as Slurm lists them: `squeue --steps` (default and
 //! `-o`/`-O` formats, `-s` lists) and `scontrol show step`, with two
-//! concurrent background steps of one batch job and its batch step.
+//! concurrent background steps of one batch job and its batch step; and
+//! one step signalled or cancelled by `scancel N.S` while its job goes on.
 
 use crate::harness::{Cluster, Options};
 use crate::text;
@@ -155,4 +156,45 @@ fn squeue_steps_and_scontrol_show_step_list_the_running_steps() {
         )
     );
     let _ = c.run("scancel", &[&id.to_string()]);
+}
+
+#[test]
+fn scancel_signals_and_ends_one_step_while_its_job_goes_on() {
+    let c = Cluster::start(Options {
+        nodes: 1,
+        ..Options::default()
+    });
+    let out = c.dir.path().join("steps.out");
+    let id = c.submit(
+        &["-o", &out.display().to_string()],
+        "#!/bin/sh\n\
+         srun sh -c 'trap \"echo got usr1\" USR1; sleep 60 & wait; sleep 60 & wait'\n\
+         echo \"step ended: $?\"\n",
+    );
+    c.wait_for(std::time::Duration::from_secs(30), "the step", |c| {
+        text(&c.run("squeue", &["-h", "-s", "-j", &id.to_string()]).stdout)
+            .contains(&format!("{id}.0"))
+    });
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let signalled = c.run("scancel", &["-v", "-s", "USR1", &format!("{id}.0")]);
+    assert!(signalled.status.success(), "{}", text(&signalled.stderr));
+    assert!(
+        text(&signalled.stderr).contains(&format!("scancel: Signal 10 to step {id}.0\n")),
+        "{}",
+        text(&signalled.stderr)
+    );
+    let missing = c.run("scancel", &[&format!("{id}.7")]);
+    assert_eq!(
+        text(&missing.stderr),
+        format!("scancel: error: Kill job error on job step id {id}: Invalid job id specified\n")
+    );
+    assert!(!missing.status.success());
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let ended = c.run("scancel", &[&format!("{id}.0")]);
+    assert!(ended.status.success(), "{}", text(&ended.stderr));
+    assert_eq!(text(&ended.stderr), "");
+    c.wait_state_within(id, "COMPLETED", std::time::Duration::from_secs(30));
+    let written = std::fs::read_to_string(&out).expect("the job's output");
+    assert!(written.contains("got usr1"), "{written}");
+    assert!(written.contains("step ended: "), "{written}");
 }

@@ -299,9 +299,19 @@ fn act(req: &Request) -> Result<i32, String> {
     } else {
         Some(load_jobs()?)
     };
-    let (mut targets, misses) = match &jobs {
-        Some(jobs) => target::select(&req.refs, &req.filters, jobs),
+    // Steps (`N.S`) are signalled one by one; the jobs the other
+    // arguments (or, with none, the filters) name are chosen together.
+    let (step_refs, job_refs): (Vec<JobRef>, Vec<JobRef>) =
+        req.refs.iter().cloned().partition(|r| r.step.is_some());
+    let jobs_named = !job_refs.is_empty() || step_refs.is_empty();
+    let (mut targets, mut misses) = match &jobs {
+        Some(jobs) if jobs_named => target::select(&job_refs, &req.filters, jobs),
+        Some(_) => (Vec::new(), Vec::new()),
         None => (target::resolve_direct(&req.refs), Vec::new()),
+    };
+    let step_targets = match &jobs {
+        Some(jobs) => step_targets(req, &step_refs, jobs, &mut misses),
+        None => Vec::new(),
     };
     let mut err = String::new();
     let mut rc = misses_report(req, &misses, &mut err);
@@ -318,6 +328,9 @@ fn act(req: &Request) -> Result<i32, String> {
         }
     }
     eprint!("{err}");
+    let (text, steps_rc) = signal_steps(req, &step_targets);
+    eprint!("{text}");
+    rc = rc.max(steps_rc);
     if targets.is_empty() {
         return Ok(rc);
     }
@@ -391,6 +404,99 @@ pub fn outcome(
                 text.push_str(&format!("scancel: error: {line}\n"));
             }
             rc = rc.max(if f.gone && sig == SIGKILL { 0 } else { f.errno });
+        }
+    }
+    (text, rc)
+}
+
+/// A step to signal: its job's id, Slurm's name for the job (`8_1`) and
+/// the step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepTarget {
+    /// The job's id.
+    pub job_id: u32,
+    /// The job as scancel names it.
+    pub label: String,
+    /// The step.
+    pub step: u32,
+}
+
+/// The steps `refs` name in the active jobs the filters keep; a step of
+/// a job that is not there is a miss.
+pub fn step_targets(
+    req: &Request,
+    refs: &[JobRef],
+    jobs: &[JobInfo],
+    misses: &mut Vec<Miss>,
+) -> Vec<StepTarget> {
+    let mut out = Vec::new();
+    for r in refs {
+        let Some(step) = r.step else { continue };
+        let named: Vec<&JobInfo> = jobs
+            .iter()
+            .filter(|j| !target::is_done(j) && target::names(r, j))
+            .filter(|j| !req.filters.any() || req.filters.keeps(j))
+            .collect();
+        if named.is_empty() {
+            misses.push(Miss::NotFound(r.text.clone()));
+        }
+        out.extend(named.into_iter().map(|j| StepTarget {
+            job_id: j.job_id,
+            label: target::label(j),
+            step,
+        }));
+    }
+    out
+}
+
+/// Signals each step (SIGKILL unless `-s`), as Slurm's `_cancel_step_id`
+/// does: Slurm's lines and the rc. A step already done is no error when
+/// it was to be killed, and is silent unless -v.
+fn signal_steps(req: &Request, steps: &[StepTarget]) -> (String, i32) {
+    let sig = req.signal.unwrap_or(SIGKILL);
+    let results: Vec<Result<(), Failure>> = steps
+        .iter()
+        .map(|s| {
+            Live.signal_step(s.job_id, s.step, sig)
+                .map_err(|e| match e {
+                    RequestError::Refused(e) => Failure::of(&e),
+                    e => Failure {
+                        text: e.to_string(),
+                        errno: CONNECTION_ERROR,
+                        gone: false,
+                    },
+                })
+        })
+        .collect();
+    step_outcome(req, steps, &results)
+}
+
+/// What scancel prints for each step's result, and the rc.
+pub fn step_outcome(
+    req: &Request,
+    steps: &[StepTarget],
+    results: &[Result<(), Failure>],
+) -> (String, i32) {
+    let sig = req.signal.unwrap_or(SIGKILL);
+    let mut text = String::new();
+    let mut rc = 0;
+    for (s, result) in steps.iter().zip(results) {
+        if req.verbose > 0 {
+            text.push_str(&if sig == SIGKILL {
+                format!("scancel: Terminating step {}.{}\n", s.label, s.step)
+            } else {
+                format!("scancel: Signal {sig} to step {}.{}\n", s.label, s.step)
+            });
+        }
+        if let Err(f) = result {
+            let done = f.errno == slurm_errno(ErrorCode::AlreadyDone);
+            if req.verbose > 0 || !done {
+                text.push_str(&format!(
+                    "scancel: error: Kill job error on job step id {}: {}\n",
+                    s.label, f.text
+                ));
+            }
+            rc = rc.max(if done && sig == SIGKILL { 0 } else { f.errno });
         }
     }
     (text, rc)

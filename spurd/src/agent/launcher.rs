@@ -174,16 +174,27 @@ pub fn signal_steps(spool: &Path, job: u32, signal: i32) {
         return;
     };
     for e in entries.flatten() {
-        if !e.file_name().to_string_lossy().starts_with("step") {
-            continue;
+        if e.file_name().to_string_lossy().starts_with("step") {
+            signal_step_dir(&e.path(), job, signal);
         }
-        let pgid = std::fs::read_to_string(e.path().join(stepd::PGID_FILE))
-            .ok()
-            .and_then(|t| t.trim().parse::<i32>().ok());
-        if let Some(pgid) = pgid.filter(|&p| p > 0) {
-            debug!(job, pgid, signal, "signalling a step");
-            // SAFETY: kill has no memory-safety preconditions.
-            unsafe { libc::kill(-pgid, signal) };
-        }
+    }
+}
+
+/// Sends `signal` to the tasks of step `step` of `job` on this node, if
+/// it runs any of them.
+pub fn signal_step(spool: &Path, job: u32, step: u32, signal: i32) {
+    signal_step_dir(&step_dir(spool, job, step), job, signal);
+}
+
+/// Sends `signal` to the process group of the step whose control folder
+/// is `dir`.
+fn signal_step_dir(dir: &Path, job: u32, signal: i32) {
+    let pgid = std::fs::read_to_string(dir.join(stepd::PGID_FILE))
+        .ok()
+        .and_then(|t| t.trim().parse::<i32>().ok());
+    if let Some(pgid) = pgid.filter(|&p| p > 0) {
+        debug!(job, pgid, signal, "signalling a step");
+        // SAFETY: kill has no memory-safety preconditions.
+        unsafe { libc::kill(-pgid, signal) };
     }
 }

@@ -417,6 +417,11 @@ fn on_message(
                 kill_job(dir, grace);
             }
         }
+        ToAgent::SignalStep {
+            job_id,
+            step_id,
+            signal,
+        } => launcher::signal_step(&settings.spool, job_id, step_id, signal),
         ToAgent::EndAcknowledged { job_id } => {
             jobs.unacked.remove(&job_id);
             let dir = job_dir(&settings.spool, job_id);

@@ -7,7 +7,7 @@ use tracing::info;
 use spur_core::{CoreError, Hold, Input, JobId, JobState, NodeId, Outcome};
 use spur_proto::{
     ClientRequest, ClientResponse, ConfigInfo, ErrorCode, JobDesc, JobStateName, JobUpdate,
-    NodeStateRequest, NodeUpdate, ProtoError, SignalTarget, WillRun,
+    NodeStateRequest, NodeUpdate, ProtoError, SignalScope, SignalTarget, ToAgent, WillRun,
 };
 
 use super::actor::{now, Controller, Reply};
@@ -105,6 +105,13 @@ impl Controller {
             ClientRequest::UpdateNode(update) => self.update_node(uid, &update),
             ClientRequest::Diag => Ok(ClientResponse::Diag(Box::new(self.diag()))),
             ClientRequest::Shares => Ok(ClientResponse::Shares(self.shares())),
+            ClientRequest::SignalStep {
+                job_id,
+                step_id,
+                signal,
+            } => self
+                .signal_step(uid, JobId(job_id), step_id, signal)
+                .map(|()| ClientResponse::Done),
             ClientRequest::Reconfigure if !self.is_operator(uid) => {
                 Err(ErrorCode::AccessDenied.into())
             }
@@ -429,6 +436,57 @@ impl Controller {
                 Ok(())
             }
         }
+    }
+
+    /// Signals step `step_id` of running job `id` on the nodes it runs on
+    /// (the batch step: the batch shell, on the first node).
+    fn signal_step(
+        &mut self,
+        uid: u32,
+        id: JobId,
+        step_id: u32,
+        signal: i32,
+    ) -> Result<(), ProtoError> {
+        self.authorize(uid, id)?;
+        let state = self
+            .core
+            .job(id)
+            .map(|j| j.state())
+            .ok_or(ErrorCode::InvalidJobId)?;
+        if state != JobState::Running {
+            return Err(if state == JobState::Pending {
+                ErrorCode::JobPending
+            } else {
+                ErrorCode::AlreadyDone
+            }
+            .into());
+        }
+        if step_id == spur_proto::BATCH_STEP {
+            if self.metas.get(&id).is_some_and(|m| m.interactive) {
+                return Err(ErrorCode::InvalidJobId.into());
+            }
+            return self.signal_running(id, signal, SignalScope::BatchShell);
+        }
+        let Some(row) = self.steps.get(&(id.0, step_id)) else {
+            return Err(ErrorCode::InvalidJobId.into());
+        };
+        let nodes: Vec<NodeId> = spur_conf::hostlist::expand(&row.nodes)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|name| self.core.node_id(name))
+            .collect();
+        info!(job = id.0, step = step_id, signal, uid, "step signalled");
+        for node in nodes {
+            self.turn.to_agents.push((
+                node,
+                ToAgent::SignalStep {
+                    job_id: id.0,
+                    step_id,
+                    signal,
+                },
+            ));
+        }
+        Ok(())
     }
 
     /// `scontrol update JobId=...`. The id of an array updates every job

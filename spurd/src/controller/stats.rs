@@ -55,6 +55,7 @@ pub(super) fn message_type(req: &ClientRequest) -> MessageType {
         ClientRequest::ReleaseAllocation { .. } => (5017, "REQUEST_COMPLETE_JOB_ALLOCATION"),
         ClientRequest::Requeue { .. } => (5023, "REQUEST_JOB_REQUEUE"),
         ClientRequest::Signal(_) => (5032, "REQUEST_KILL_JOB"),
+        ClientRequest::SignalStep { .. } => (5005, "REQUEST_CANCEL_JOB_STEP"),
         ClientRequest::Token(_) => AUTH_TOKEN,
         ClientRequest::History(_) => HISTORY,
         ClientRequest::Authenticated(a) => message_type(&a.request),
