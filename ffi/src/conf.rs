@@ -629,6 +629,205 @@ pub fn clear_global() {
     }
 }
 
+// ---- slurm.conf lookups (read_config.h), on the process's slurm.conf ----
+
+/// The caller's string.
+///
+/// # Safety
+/// `s` is NULL or NUL-terminated.
+unsafe fn arg(s: *const c_char) -> Option<String> {
+    // SAFETY: as the caller promises.
+    unsafe { crate::nodes::read_opt(s) }
+}
+
+/// A node of slurm.conf that `pick` finds, as a C string the caller
+/// frees; NULL if none.
+fn node_lookup(pick: impl FnOnce(&[spur_conf::NodeConf]) -> Option<String>) -> *mut c_char {
+    spur_client::with_conf(|c| pick(&c.nodes))
+        .ok()
+        .flatten()
+        .map_or(std::ptr::null_mut(), |v| c_string(&v))
+}
+
+/// `slurm_conf_init`: reads slurm.conf (`file`, else SLURM_CONF's) for
+/// the calls that follow, as `slurm_init` does.
+///
+/// # Safety
+/// `file` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_conf_init(file: *const c_char) -> c_int {
+    // SAFETY: as the caller promises.
+    let file = unsafe { arg(file) };
+    guarded(|| {
+        let read = match &file {
+            Some(path) => spur_client::use_conf(std::path::Path::new(path)).map(|_| ()),
+            None => spur_client::with_conf(|_| ()),
+        };
+        match read {
+            Ok(()) => {
+                fill_global();
+                SLURM_SUCCESS as c_int
+            }
+            Err(_) => {
+                set_errno(libc::ENOENT);
+                SLURM_ERROR
+            }
+        }
+    })
+}
+
+/// `slurm_conf_reinit`: reads slurm.conf again.
+///
+/// # Safety
+/// `file` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_conf_reinit(file: *const c_char) -> c_int {
+    guarded(spur_client::close);
+    // SAFETY: as the caller promises.
+    unsafe { slurm_conf_init(file) }
+}
+
+/// `slurm_conf_destroy`: forgets slurm.conf (and empties `slurm_conf`).
+#[no_mangle]
+pub extern "C" fn slurm_conf_destroy() -> c_int {
+    guarded(|| {
+        clear_global();
+        spur_client::close();
+        SLURM_SUCCESS as c_int
+    })
+}
+
+/// `slurm_conf_lock`: the library's `slurm_conf`, filled on first use.
+/// Nothing else writes it while programs read it, so the lock is the
+/// structure itself.
+#[no_mangle]
+pub extern "C" fn slurm_conf_lock() -> *mut slurm_conf_t {
+    // SAFETY: the global's cluster name is NULL or a C string of ours.
+    let empty = unsafe {
+        (*slurm_conf.0.get())
+            .assume_init_ref()
+            .cluster_name
+            .is_null()
+    };
+    if empty {
+        guarded(fill_global);
+    }
+    slurm_conf.0.get().cast()
+}
+
+/// `slurm_conf_unlock`.
+#[no_mangle]
+pub extern "C" fn slurm_conf_unlock() {}
+
+/// `slurm_conf_get_hostname`: the NodeHostname of NodeName `node`.
+///
+/// # Safety
+/// `node` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_conf_get_hostname(node: *const c_char) -> *mut c_char {
+    // SAFETY: as the caller promises.
+    let node = unsafe { arg(node) }.unwrap_or_default();
+    guarded(|| {
+        node_lookup(|nodes| {
+            nodes
+                .iter()
+                .find(|n| n.name == node)
+                .map(|n| n.hostname.clone())
+        })
+    })
+}
+
+/// `slurm_conf_get_address`: the NodeAddr of NodeName `node`.
+///
+/// # Safety
+/// `node` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_conf_get_address(node: *const c_char) -> *mut c_char {
+    // SAFETY: as the caller promises.
+    let node = unsafe { arg(node) }.unwrap_or_default();
+    guarded(|| {
+        node_lookup(|nodes| {
+            nodes
+                .iter()
+                .find(|n| n.name == node)
+                .map(|n| n.addr.clone())
+        })
+    })
+}
+
+/// `slurm_conf_get_nodename`: the NodeName of NodeHostname `host` (or of
+/// the node whose NodeName it is).
+///
+/// # Safety
+/// `host` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_conf_get_nodename(host: *const c_char) -> *mut c_char {
+    // SAFETY: as the caller promises.
+    let host = unsafe { arg(host) }.unwrap_or_default();
+    guarded(|| {
+        node_lookup(|nodes| {
+            (nodes.iter())
+                .find(|n| n.hostname == host)
+                .or_else(|| nodes.iter().find(|n| n.name == host))
+                .map(|n| n.name.clone())
+        })
+    })
+}
+
+/// `slurm_conf_get_nodeaddr`: the NodeAddr of NodeHostname `host`.
+///
+/// # Safety
+/// `host` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_conf_get_nodeaddr(host: *const c_char) -> *mut c_char {
+    // SAFETY: as the caller promises.
+    let host = unsafe { arg(host) }.unwrap_or_default();
+    guarded(|| {
+        node_lookup(|nodes| {
+            (nodes.iter())
+                .find(|n| n.hostname == host)
+                .map(|n| n.addr.clone())
+        })
+    })
+}
+
+/// `slurm_conf_get_aliased_nodename`: the NodeName whose NodeHostname is
+/// this host's name.
+#[no_mangle]
+pub extern "C" fn slurm_conf_get_aliased_nodename() -> *mut c_char {
+    guarded(|| {
+        let short = spur_sys::short_hostname();
+        node_lookup(|nodes| {
+            (nodes.iter())
+                .find(|n| n.hostname == short || n.name == short)
+                .map(|n| n.name.clone())
+        })
+    })
+}
+
+/// `slurm_conf_get_port`: the slurmd port of NodeName `node` (0 if there
+/// is no such node).
+///
+/// # Safety
+/// `node` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_conf_get_port(node: *const c_char) -> u16 {
+    // SAFETY: as the caller promises.
+    let node = unsafe { arg(node) }.unwrap_or_default();
+    guarded(|| {
+        spur_client::with_conf(|c| {
+            (c.nodes.iter()).find(|n| n.name == node).map_or(0, |n| {
+                if n.port == 0 {
+                    c.slurmd_port
+                } else {
+                    n.port
+                }
+            })
+        })
+        .unwrap_or(0)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -988,11 +988,24 @@ const CONFIG_AND_STEPS: &str = r#"
 #include <slurm/slurm_errno.h>
 
 extern slurm_conf_t slurm_conf;
+/* read_config.h's lookups, which libslurm exports. */
+extern char *slurm_conf_get_hostname(const char *);
+extern char *slurm_conf_get_nodeaddr(const char *);
+extern char *slurm_conf_get_nodename(const char *);
+extern uint16_t slurm_conf_get_port(const char *);
+extern void slurm_xfree(void **);
 
 int main(int argc, char **argv) {
     slurm_init(NULL);
     fprintf(stderr, "global %s %u %s\n", slurm_conf.cluster_name, slurm_conf.slurmctld_port,
             slurm_conf.select_type);
+    char *host = slurm_conf_get_hostname("n01"), *addr = slurm_conf_get_nodeaddr("n01");
+    char *name = slurm_conf_get_nodename("n01"), *none = slurm_conf_get_hostname("n99");
+    fprintf(stderr, "node %s %s %s %u %s\n", host, addr, name, slurm_conf_get_port("n01"),
+            none ? none : "NULL");
+    slurm_xfree((void **) &host);
+    slurm_xfree((void **) &addr);
+    slurm_xfree((void **) &name);
     slurm_conf_t *conf = NULL;
     if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS) {
         slurm_perror("slurm_load_ctl_conf");
@@ -1053,9 +1066,25 @@ fn configuration_and_steps_print_as_scontrol_shows_them() {
         .and_then(|l| l.split('=').nth(1))
         .map(str::trim)
         .expect("SlurmctldPort");
+    let conf = std::fs::read_to_string(&c.conf).expect("slurm.conf");
+    let node_line = conf
+        .lines()
+        .find(|l| l.starts_with("NodeName=n01 "))
+        .expect("n01's line");
+    let field = |key: &str| {
+        node_line
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix(key))
+            .expect("a field")
+            .to_string()
+    };
+    let (addr, node_port) = (field("NodeAddr="), field("Port="));
     assert_eq!(
         text(&out.stderr),
-        format!("global e2e {port} select/cons_tres\nloaded e2e {port} ctl 1 2 10000\npairs all\n")
+        format!(
+            "global e2e {port} select/cons_tres\nnode n01 {addr} n01 {node_port} NULL\n\
+             loaded e2e {port} ctl 1 2 10000\npairs all\n"
+        )
     );
     assert_valgrind_clean(on_cluster(&program, &lib, &c).arg(job.to_string()));
     c.run("scancel", &[&job.to_string()]);
