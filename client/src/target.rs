@@ -1,6 +1,7 @@
 //! The signal request a cancel or signal makes of a job (or one of its
-//! array tasks), and the first refusal among the answers of a request that
-//! acted on several: shared by the REST server and the C library.
+//! array tasks, as `N_T` names it), and the first refusal among the
+//! answers of a request that acted on several: shared by the REST server
+//! and the C library.
 
 use spur_proto::{ArrayTasks, SignalTarget};
 
@@ -34,6 +35,15 @@ pub fn signal(
         signal: (signal != SIGKILL || batch_only || full).then_some(signal),
         batch_only,
         full,
+    }
+}
+
+/// A job id as a path or `slurm_kill_job2` names it: `N`, or an array
+/// task `N_T`.
+pub fn job_ref(text: &str) -> Option<(u32, Option<u32>)> {
+    match text.split_once('_') {
+        Some((job, task)) => Some((job.parse().ok()?, Some(task.parse().ok()?))),
+        None => Some((text.parse().ok()?, None)),
     }
 }
 

@@ -98,11 +98,6 @@ pub extern "C" fn slurm_free_assoc_mgr_info_request_msg(_: *mut assoc_mgr_info_r
 }
 
 #[no_mangle]
-pub extern "C" fn slurm_kill_job2(_: *const ::std::os::raw::c_char, _: u16, _: u16, _: *const ::std::os::raw::c_char) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_step_launch_params_t_init(_: *mut slurm_step_launch_params_t) {
     unsupported()
 }
@@ -163,11 +158,6 @@ pub extern "C" fn slurm_print_slurmd_status(_: *mut FILE, _: *mut slurmd_status_
 }
 
 #[no_mangle]
-pub extern "C" fn slurm_init_update_step_msg(_: *mut step_update_request_msg_t) {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_get_statistics(_: *mut *mut stats_info_response_msg_t, _: *mut stats_info_request_msg_t) -> ::std::os::raw::c_int {
     unsupported()
 }
@@ -203,36 +193,6 @@ pub extern "C" fn slurm_free_priority_factors_response_msg(_: *mut priority_fact
 }
 
 #[no_mangle]
-pub extern "C" fn slurm_get_end_time(_: u32, _: *mut time_t) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_get_job_stderr(_: *mut ::std::os::raw::c_char, _: ::std::os::raw::c_int, _: *mut job_info_t) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_get_job_stdin(_: *mut ::std::os::raw::c_char, _: ::std::os::raw::c_int, _: *mut job_info_t) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_get_job_stdout(_: *mut ::std::os::raw::c_char, _: ::std::os::raw::c_int, _: *mut job_info_t) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_get_rem_time(_: u32) -> ::std::os::raw::c_long {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_job_node_ready(_: u32) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_load_job_prio(_: *mut *mut priority_factors_response_msg_t, _: List, _: *mut ::std::os::raw::c_char, _: List, _: u16) -> ::std::os::raw::c_int {
     unsupported()
 }
@@ -244,16 +204,6 @@ pub extern "C" fn slurm_notify_job(_: u32, _: *mut ::std::os::raw::c_char) -> ::
 
 #[no_mangle]
 pub extern "C" fn slurm_pid2jobid(_: pid_t, _: *mut u32) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_update_job2(_: *mut job_desc_msg_t, _: *mut *mut job_array_resp_msg_t) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_xlate_job_id(_: *mut ::std::os::raw::c_char) -> u32 {
     unsupported()
 }
 
@@ -299,21 +249,6 @@ pub extern "C" fn slurm_job_step_stat_response_msg_free(_: *mut ::std::os::raw::
 
 #[no_mangle]
 pub extern "C" fn slurm_update_step(_: *mut step_update_request_msg_t) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_load_node2(_: time_t, _: *mut *mut node_info_msg_t, _: u16, _: *mut slurmdb_cluster_rec_t) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_load_node_single2(_: *mut *mut node_info_msg_t, _: *mut ::std::os::raw::c_char, _: u16, _: *mut slurmdb_cluster_rec_t) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_populate_node_partitions(_: *mut node_info_msg_t, _: *mut partition_info_msg_t) {
     unsupported()
 }
 
@@ -388,16 +323,6 @@ pub extern "C" fn slurm_print_topo_record(_: *mut FILE, _: *mut topo_info_t, _: 
 }
 
 #[no_mangle]
-pub extern "C" fn slurm_init_part_desc_msg(_: *mut update_part_msg_t) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_load_partitions2(_: time_t, _: *mut *mut partition_info_msg_t, _: u16, _: *mut slurmdb_cluster_rec_t) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_create_partition(_: *mut update_part_msg_t) -> ::std::os::raw::c_int {
     unsupported()
 }
@@ -458,11 +383,6 @@ pub extern "C" fn slurm_free_reservation_info_msg(_: *mut reserve_info_msg_t) {
 }
 
 #[no_mangle]
-pub extern "C" fn slurm_reconfigure() -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_shutdown(_: u16) -> ::std::os::raw::c_int {
     unsupported()
 }
@@ -509,16 +429,6 @@ pub extern "C" fn slurm_resume(_: u32) -> ::std::os::raw::c_int {
 
 #[no_mangle]
 pub extern "C" fn slurm_resume2(_: *mut ::std::os::raw::c_char, _: *mut *mut job_array_resp_msg_t) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_free_job_array_resp(_: *mut job_array_resp_msg_t) {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_requeue2(_: *mut ::std::os::raw::c_char, _: u32, _: *mut *mut job_array_resp_msg_t) -> ::std::os::raw::c_int {
     unsupported()
 }
 

@@ -21,6 +21,7 @@ pub mod bindings;
 #[rustfmt::skip]
 pub mod absent;
 pub mod allocate;
+pub mod ask;
 pub mod bitstring;
 pub mod call;
 pub mod conf;

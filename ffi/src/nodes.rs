@@ -19,7 +19,7 @@ use spur_slurm::{flags, node_state};
 use crate::bindings::{
     acct_gather_energy_t, dynamic_plugin_data_t, ext_sensors_data_t, node_info, node_info_msg_t,
     partition_info, partition_info_msg_t, select_nodedata_type, time_t, ESLURM_INVALID_NODE_NAME,
-    INFINITE, MEM_PER_CPU, NODE_STATE_ALLOCATED, NO_VAL, PARTITION_DOWN, PARTITION_DRAIN,
+    INFINITE, MEM_PER_CPU, NODE_STATE_ALLOCATED, NO_VAL, NO_VAL16, PARTITION_DOWN, PARTITION_DRAIN,
     PARTITION_INACTIVE, PARTITION_UP, PART_FLAG_DEFAULT, SELECT_NODEDATA_MEM_ALLOC,
     SELECT_NODEDATA_SUBCNT, SELECT_NODEDATA_TRES_ALLOC_FMT_STR,
     SELECT_NODEDATA_TRES_ALLOC_WEIGHTED, SHARED_FORCE, SLURM_ERROR, SLURM_SUCCESS,
@@ -792,6 +792,135 @@ pub unsafe extern "C" fn slurm_free_partition_info_msg(msg: *mut partition_info_
             libc::free(array.cast());
         }
         libc::free(msg.cast());
+    }
+}
+
+/// `slurm_load_node2`: `slurm_load_node` of one cluster; spur runs one,
+/// so `cluster` must be NULL or it (its records are not spur's to read).
+///
+/// # Safety
+/// `resp` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_load_node2(
+    update_time: time_t,
+    resp: *mut *mut node_info_msg_t,
+    show_flags: u16,
+    _cluster: *mut crate::bindings::slurmdb_cluster_rec_t,
+) -> c_int {
+    // SAFETY: as the caller promises.
+    unsafe { slurm_load_node(update_time, resp, show_flags) }
+}
+
+/// `slurm_load_node_single2`: `slurm_load_node_single` of the one cluster.
+///
+/// # Safety
+/// `resp` is NULL or writable; `node_name` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_load_node_single2(
+    resp: *mut *mut node_info_msg_t,
+    node_name: *mut c_char,
+    show_flags: u16,
+    _cluster: *mut crate::bindings::slurmdb_cluster_rec_t,
+) -> c_int {
+    // SAFETY: as the caller promises.
+    unsafe { slurm_load_node_single(resp, node_name, show_flags) }
+}
+
+/// `slurm_load_partitions2`: `slurm_load_partitions` of the one cluster.
+///
+/// # Safety
+/// `resp` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_load_partitions2(
+    update_time: time_t,
+    resp: *mut *mut partition_info_msg_t,
+    show_flags: u16,
+    _cluster: *mut crate::bindings::slurmdb_cluster_rec_t,
+) -> c_int {
+    // SAFETY: as the caller promises.
+    unsafe { slurm_load_partitions(update_time, resp, show_flags) }
+}
+
+/// `slurm_populate_node_partitions`: each node's `partitions` made again
+/// from the partitions' node indices.
+///
+/// # Safety
+/// Both are NULL or messages this library loaded.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_populate_node_partitions(
+    nodes: *mut node_info_msg_t,
+    parts: *mut partition_info_msg_t,
+) {
+    // SAFETY: as the caller promises.
+    let (Some(nodes), Some(parts)) = (unsafe { nodes.as_mut() }, unsafe { parts.as_ref() }) else {
+        return;
+    };
+    if nodes.node_array.is_null() || parts.partition_array.is_null() {
+        return;
+    }
+    guarded(|| {
+        let count = nodes.record_count as usize;
+        let mut names: Vec<Vec<String>> = vec![Vec::new(); count];
+        for p in 0..parts.record_count as usize {
+            // SAFETY: record_count records, each with a -1 ended index.
+            let (name, inx) = unsafe {
+                let part = &*parts.partition_array.add(p);
+                (read(part.name), part.node_inx)
+            };
+            if inx.is_null() {
+                continue;
+            }
+            let mut i = 0;
+            // SAFETY: pairs of indices up to the -1.
+            while unsafe { *inx.add(i) } != -1 {
+                let (first, last) = unsafe { (*inx.add(i), *inx.add(i + 1)) };
+                for j in first.max(0)..=last {
+                    if let Some(list) = names.get_mut(j as usize) {
+                        list.push(name.clone());
+                    }
+                }
+                i += 2;
+            }
+        }
+        for (n, list) in names.iter().enumerate() {
+            // SAFETY: record_count records of this library's.
+            unsafe {
+                let node = &mut *nodes.node_array.add(n);
+                free_string(&mut node.partitions);
+                if !list.is_empty() {
+                    node.partitions = c_string(&list.join(","));
+                }
+            }
+        }
+    })
+}
+
+/// `slurm_init_part_desc_msg`: a partition description with nothing set.
+///
+/// # Safety
+/// `msg` is NULL or points to an `update_part_msg_t`.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_init_part_desc_msg(msg: *mut crate::bindings::update_part_msg_t) {
+    // SAFETY: as the caller promises.
+    if let Some(m) = unsafe { msg.as_mut() } {
+        let (v16, v32) = (NO_VAL16 as u16, NO_VAL);
+        *m = crate::bindings::update_part_msg_t {
+            default_time: v32,
+            def_mem_per_cpu: NO_VAL64,
+            grace_time: v32,
+            max_cpus_per_node: v32,
+            max_mem_per_cpu: NO_VAL64,
+            max_nodes: v32,
+            max_share: v16,
+            min_nodes: v32,
+            max_time: v32,
+            over_time_limit: v16,
+            preempt_mode: v16,
+            priority_job_factor: v16,
+            priority_tier: v16,
+            state_up: v16,
+            ..Default::default()
+        };
     }
 }
 

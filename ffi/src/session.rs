@@ -87,3 +87,13 @@ pub extern "C" fn slurm_send_recv_controller_msg(
 ) -> c_int {
     crate::call::unsupported()
 }
+
+/// `slurm_reconfigure`: the controller reads slurm.conf again (as
+/// `scontrol reconfigure`; operators only).
+#[no_mangle]
+pub extern "C" fn slurm_reconfigure() -> c_int {
+    guarded(|| match Process.reconfigure() {
+        Ok(()) => SLURM_SUCCESS as c_int,
+        Err(e) => refused(&e),
+    })
+}

@@ -16,8 +16,8 @@ use spur_client::{Api, Process, RequestError};
 use spur_options::fields::{JobDescFields, Request};
 
 use crate::bindings::{
-    job_desc_msg_t, submit_response_msg_t, NICE_OFFSET, NO_VAL, NO_VAL16, SLURM_BATCH_SCRIPT,
-    SLURM_ERROR, SLURM_SUCCESS,
+    job_desc_msg_t, submit_response_msg_t, ESLURM_INVALID_JOB_ID, NICE_OFFSET, NO_VAL, NO_VAL16,
+    SLURM_BATCH_SCRIPT, SLURM_ERROR, SLURM_SUCCESS,
 };
 use crate::call::{guarded, refused, set_errno};
 use crate::memory::c_string;
@@ -304,6 +304,39 @@ fn kill(job_id: u32, signal_number: u16, flags: u16) -> c_int {
 #[no_mangle]
 pub extern "C" fn slurm_kill_job(job_id: u32, signal: u16, flags: u16) -> c_int {
     guarded(|| kill(job_id, signal, flags))
+}
+
+/// `slurm_kill_job2`: as `slurm_kill_job`, the job named as text (`N`,
+/// or an array task `N_T`); `sibling` (federations) is not spur's.
+///
+/// # Safety
+/// `job_id` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_kill_job2(
+    job_id: *const c_char,
+    signal_number: u16,
+    flags: u16,
+    _sibling: *const c_char,
+) -> c_int {
+    // SAFETY: as the caller promises.
+    let text = unsafe { text(job_id) }.unwrap_or_default();
+    guarded(|| {
+        let Some((job, task)) = spur_client::target::job_ref(&text) else {
+            set_errno(ESLURM_INVALID_JOB_ID as c_int);
+            return SLURM_ERROR;
+        };
+        let target = signal(
+            job,
+            task,
+            i32::from(signal_number),
+            flags & KILL_JOB_BATCH != 0,
+            flags & KILL_FULL_JOB != 0,
+        );
+        match first_failure(Process.signal(target)) {
+            None => SLURM_SUCCESS as c_int,
+            Some(e) => refused(&e),
+        }
+    })
 }
 
 /// `slurm_signal_job`: signals every step of a job.

@@ -5,16 +5,17 @@
 //! `slurm_init_update_node_msg` and `slurm_update_node` (drain, resume,
 //! down, undrain, with a reason).
 
-use std::os::raw::c_int;
+use std::os::raw::{c_char, c_int};
 
 use spur_client::target::first_failure;
 use spur_client::{Api, PerTarget, Process, RequestError};
 use spur_proto::{ErrorCode, JobUpdate, NodeStateRequest, NodeUpdate, RequeueHold};
 
 use crate::bindings::{
-    job_desc_msg_t, step_update_request_msg_t, update_node_msg_t, ESLURM_INVALID_NODE_NAME,
-    ESLURM_INVALID_NODE_STATE, ESLURM_NOT_SUPPORTED, INFINITE, JOB_RUNNING, NODE_STATE_DOWN,
-    NO_VAL, SLURM_ERROR, SLURM_SUCCESS,
+    job_array_resp_msg_t, job_desc_msg_t, step_update_request_msg_t, update_node_msg_t,
+    ESLURM_INVALID_JOB_ID, ESLURM_INVALID_NODE_NAME, ESLURM_INVALID_NODE_STATE,
+    ESLURM_NOT_SUPPORTED, INFINITE, JOB_RUNNING, NODE_STATE_DOWN, NO_VAL, SLURM_ERROR,
+    SLURM_SUCCESS,
 };
 
 // slurm.h's flags that bindgen cannot read (`SLURM_BIT(n)`).
@@ -89,6 +90,77 @@ pub unsafe extern "C" fn slurm_update_job(desc: *mut job_desc_msg_t) -> c_int {
         }
         answer(Process.update_job(update))
     })
+}
+
+/// `slurm_update_job2`: as `slurm_update_job`; no answers per array
+/// task (`*resp` NULL).
+///
+/// # Safety
+/// As `slurm_update_job`; `resp` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_update_job2(
+    desc: *mut job_desc_msg_t,
+    resp: *mut *mut job_array_resp_msg_t,
+) -> c_int {
+    // SAFETY: as the caller promises.
+    if let Some(resp) = unsafe { resp.as_mut() } {
+        *resp = std::ptr::null_mut();
+    }
+    // SAFETY: as the caller promises.
+    unsafe { slurm_update_job(desc) }
+}
+
+/// `slurm_requeue2`: as `slurm_requeue`, the job named as text (`N`, or
+/// an array task `N_T`); no answers per array task (`*resp` NULL).
+///
+/// # Safety
+/// `job_id` is NULL or NUL-terminated; `resp` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_requeue2(
+    job_id: *mut c_char,
+    flags: u32,
+    resp: *mut *mut job_array_resp_msg_t,
+) -> c_int {
+    // SAFETY: as the caller promises.
+    if let Some(resp) = unsafe { resp.as_mut() } {
+        *resp = std::ptr::null_mut();
+    }
+    // SAFETY: as the caller promises.
+    let text = unsafe { read_opt(job_id) }.unwrap_or_default();
+    let id = guarded(|| match spur_client::target::job_ref(&text) {
+        Some((job, None)) => job,
+        Some((array, Some(task))) => crate::ask::task_job_id(array, task),
+        None => 0,
+    });
+    if id == 0 {
+        set_errno(ESLURM_INVALID_JOB_ID as c_int);
+        return SLURM_ERROR;
+    }
+    slurm_requeue(id, flags)
+}
+
+/// `slurm_free_job_array_resp`: frees per-task answers (this library
+/// makes none; a caller's own are freed as Slurm's would be).
+///
+/// # Safety
+/// `resp` is NULL or an answer whose arrays are the C allocator's.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_free_job_array_resp(resp: *mut job_array_resp_msg_t) {
+    // SAFETY: as the caller promises.
+    let Some(r) = (unsafe { resp.as_ref() }) else {
+        return;
+    };
+    // SAFETY: job_array_count strings, the arrays and the answer.
+    unsafe {
+        if !r.job_array_id.is_null() {
+            for i in 0..r.job_array_count as usize {
+                libc::free((*r.job_array_id.add(i)).cast());
+            }
+        }
+        libc::free(r.job_array_id.cast());
+        libc::free(r.error_code.cast());
+        libc::free(resp.cast());
+    }
 }
 
 /// `slurm_requeue`: puts a job back in the queue; JOB_REQUEUE_HOLD holds
@@ -196,6 +268,22 @@ pub unsafe extern "C" fn slurm_update_node(msg: *mut update_node_msg_t) -> c_int
             Err(e) => refused(&e),
         }
     })
+}
+
+/// `slurm_init_update_step_msg`: a step update with nothing set.
+///
+/// # Safety
+/// `msg` is NULL or points to a `step_update_request_msg_t`.
+#[no_mangle]
+pub unsafe extern "C" fn slurm_init_update_step_msg(msg: *mut step_update_request_msg_t) {
+    // SAFETY: as the caller promises.
+    if let Some(m) = unsafe { msg.as_mut() } {
+        *m = step_update_request_msg_t {
+            job_id: NO_VAL,
+            step_id: NO_VAL,
+            time_limit: NO_VAL,
+        };
+    }
 }
 
 /// `slurm_free_update_node_msg`: frees a node update a caller built with

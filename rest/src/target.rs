@@ -1,21 +1,13 @@
-//! The jobs a path names (`N`, or an array task `N_T`) and the signal a
-//! cancel's query names; the signal request and the first refusal come
-//! from spur-client, shared with the C library.
+//! The signal a cancel's query names; the job a path names (`N`, or an
+//! array task `N_T`), the signal request and the first refusal come from
+//! spur-client, shared with the C library.
 
-pub use spur_client::target::{first_failure, signal, SIGKILL};
+pub use spur_client::target::{first_failure, job_ref, signal, SIGKILL};
 
 /// The signal a cancel's `signal` names (a name or a number): SIGKILL
 /// when it names none, None when it is no signal.
 pub fn requested_signal(name: Option<&str>) -> Option<i32> {
     name.map_or(Some(SIGKILL), spur_slurm::signal::name2num)
-}
-
-/// A job id of a path: `N`, or an array task `N_T`.
-pub fn job_ref(text: &str) -> Option<(u32, Option<u32>)> {
-    match text.split_once('_') {
-        Some((job, task)) => Some((job.parse().ok()?, Some(task.parse().ok()?))),
-        None => Some((text.parse().ok()?, None)),
-    }
 }
 
 #[cfg(test)]

@@ -1300,3 +1300,84 @@ fn one_step_is_signalled_and_ended_while_its_job_goes_on() {
     assert!(output.contains("got usr1"), "{output}");
     assert!(output.contains("step ended: "), "{output}");
 }
+
+const ASK: &str = r#"
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+int main(int argc, char **argv) {
+    uint32_t array = (uint32_t) atoi(argv[1]);
+    char name[32];
+    snprintf(name, sizeof name, "%u_2", array);
+    uint32_t task = slurm_xlate_job_id(name);
+    snprintf(name, sizeof name, "%u", array);
+    printf("xlate %s %s %u\n", task ? "task" : "none",
+           slurm_xlate_job_id(name) == array ? "same" : "other", slurm_xlate_job_id("x1"));
+    time_t end = 0;
+    int rc = slurm_get_end_time(task, &end);
+    long left = slurm_get_rem_time(task);
+    printf("end %d %s %s\n", rc, end > time(NULL) ? "later" : "past",
+           left > 200 && left <= 300 ? "about 5 min left" : "other");
+    printf("ready %d %d\n", slurm_job_node_ready(task), slurm_job_node_ready(999999));
+    job_info_msg_t *jobs = NULL;
+    slurm_load_job(&jobs, task, 0);
+    char out[4096];
+    slurm_get_job_stdout(out, sizeof out, &jobs->job_array[0]);
+    printf("stdout %s\n", strrchr(out, '/') + 1);
+    slurm_get_job_stdin(out, sizeof out, &jobs->job_array[0]);
+    printf("stdin %s\n", out);
+    slurm_free_job_info_msg(jobs);
+
+    node_info_msg_t *nodes = NULL;
+    partition_info_msg_t *parts = NULL;
+    slurm_load_node2(0, &nodes, 0, NULL);
+    slurm_load_partitions2(0, &parts, 0, NULL);
+    free(nodes->node_array[0].partitions);
+    nodes->node_array[0].partitions = NULL;
+    slurm_populate_node_partitions(nodes, parts);
+    printf("partitions %s\n", nodes->node_array[0].partitions);
+    slurm_free_node_info_msg(nodes);
+    slurm_free_partition_info_msg(parts);
+
+    snprintf(name, sizeof name, "%u_2", array);
+    printf("kill2 %d\n", slurm_kill_job2(name, SIGKILL, 0, NULL));
+    printf("reconfigure %d\n", slurm_reconfigure());
+    return 0;
+}
+"#;
+
+#[test]
+fn questions_about_one_job_are_answered_as_slurms_library_answers_them() {
+    if !header_installed() {
+        return;
+    }
+    let (c, lib, program) = on_one_node("ask", ASK);
+    let array = c.submit(
+        &["--array=1-2", "-t", "5", "-o", "ask-%A_%a.out", "--wrap", "sleep 60"],
+        "",
+    );
+    c.wait_for(Duration::from_secs(20), "both tasks running", |c| {
+        text(&c.run("squeue", &["-h", "-t", "R", "-o", "%i"]).stdout)
+            .lines()
+            .count()
+            == 2
+    });
+    let out = run_ok(on_cluster(&program, &lib, &c).arg(array.to_string()));
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "xlate task same 0\nend 0 later about 5 min left\nready 7 -2\n\
+             stdout ask-{array}_2.out\nstdin /dev/null\npartitions batch,short\n\
+             kill2 0\nreconfigure 0\n"
+        )
+    );
+    c.wait_for(Duration::from_secs(20), "task 2 cancelled", |c| {
+        text(&c.run("squeue", &["-h", "-o", "%i"]).stdout).trim() == format!("{array}_1")
+    });
+    assert_valgrind_clean(on_cluster(&program, &lib, &c).arg(array.to_string()));
+}
