@@ -80,6 +80,21 @@ pub fn refused(e: &RequestError) -> c_int {
     SLURM_ERROR
 }
 
+/// Gives a message the library made to the caller through `out`; errno
+/// ENOMEM and SLURM_ERROR if it could not be made (NULL).
+///
+/// # Safety
+/// `out` is writable.
+pub unsafe fn hand_out<T>(out: *mut *mut T, msg: *mut T) -> c_int {
+    if msg.is_null() {
+        set_errno(libc::ENOMEM);
+        return SLURM_ERROR;
+    }
+    // SAFETY: as the caller promises.
+    unsafe { *out = msg };
+    crate::bindings::SLURM_SUCCESS as c_int
+}
+
 /// A word of Slurm's vocabulary as a C string that lives as long as the
 /// library (the vocabulary is finite: each word, state names with their
 /// flags included, is made once).

@@ -726,13 +726,25 @@ pub extern "C" fn slurm_conf_unlock() {}
 #[no_mangle]
 pub unsafe extern "C" fn slurm_conf_get_hostname(node: *const c_char) -> *mut c_char {
     // SAFETY: as the caller promises.
+    unsafe { field_of_node(node, |n| &n.hostname) }
+}
+
+/// A field of NodeName `node`, the caller's to free; NULL if no node.
+///
+/// # Safety
+/// `node` is NULL or NUL-terminated.
+unsafe fn field_of_node(
+    node: *const c_char,
+    field: fn(&spur_conf::NodeConf) -> &String,
+) -> *mut c_char {
+    // SAFETY: as the caller promises.
     let node = unsafe { arg(node) }.unwrap_or_default();
     guarded(|| {
         node_lookup(|nodes| {
             nodes
                 .iter()
                 .find(|n| n.name == node)
-                .map(|n| n.hostname.clone())
+                .map(|n| field(n).clone())
         })
     })
 }
@@ -744,15 +756,7 @@ pub unsafe extern "C" fn slurm_conf_get_hostname(node: *const c_char) -> *mut c_
 #[no_mangle]
 pub unsafe extern "C" fn slurm_conf_get_address(node: *const c_char) -> *mut c_char {
     // SAFETY: as the caller promises.
-    let node = unsafe { arg(node) }.unwrap_or_default();
-    guarded(|| {
-        node_lookup(|nodes| {
-            nodes
-                .iter()
-                .find(|n| n.name == node)
-                .map(|n| n.addr.clone())
-        })
-    })
+    unsafe { field_of_node(node, |n| &n.addr) }
 }
 
 /// `slurm_conf_get_nodename`: the NodeName of NodeHostname `host` (or of

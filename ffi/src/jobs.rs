@@ -16,10 +16,9 @@ use spur_slurm::job_state::{reason_number, reason_text, state_name, state_number
 use crate::bindings::{
     job_info, job_info_msg_t, time_t, ESLURM_INVALID_JOB_ID, INFINITE, JOB_COMPLETE, JOB_PENDING,
     JOB_SHARED_NONE, JOB_SHARED_USER, MEM_PER_CPU, NICE_OFFSET, NO_VAL, NO_VAL16, SLURM_ERROR,
-    SLURM_SUCCESS,
 };
-use crate::call::{guarded, refused, set_errno};
-use crate::memory::c_string;
+use crate::call::{guarded, hand_out, refused, set_errno};
+use crate::memory::{c_message, c_records, c_string, free_records};
 use crate::nodes::{node_index, node_table, read, read_opt};
 
 /// A string field: NULL for none.
@@ -344,28 +343,18 @@ pub unsafe extern "C" fn slurm_free_job_info(job: *mut job_info) {
 }
 
 /// A message of `jobs`, the C allocator's (freed by
-/// slurm_free_job_info_msg).
+/// slurm_free_job_info_msg); NULL if memory ran out.
 fn message(jobs: &[&JobInfo], now: u64) -> *mut job_info_msg_t {
-    // SAFETY: plain allocations, each checked; the records are written
-    // before the message is handed out.
+    let table = node_table();
+    let array = c_records(jobs, |j| record(j, &table));
+    let count = u32::try_from(jobs.len()).unwrap_or(u32::MAX);
+    // SAFETY: count records of ours.
     unsafe {
-        let msg = libc::calloc(1, size_of::<job_info_msg_t>()).cast::<job_info_msg_t>();
-        if msg.is_null() {
-            return msg;
-        }
-        let array = libc::calloc(jobs.len().max(1), size_of::<job_info>()).cast::<job_info>();
-        if array.is_null() {
-            libc::free(msg.cast());
-            return std::ptr::null_mut();
-        }
-        let table = node_table();
-        for (i, j) in jobs.iter().enumerate() {
-            array.add(i).write(record(j, &table));
-        }
-        (*msg).last_update = time(Some(now));
-        (*msg).record_count = u32::try_from(jobs.len()).unwrap_or(u32::MAX);
-        (*msg).job_array = array;
-        msg
+        c_message(array, count, free_record, |m: &mut job_info_msg_t| {
+            m.last_update = time(Some(now));
+            m.record_count = count;
+            m.job_array = array;
+        })
     }
 }
 
@@ -391,14 +380,8 @@ unsafe fn load(
                 set_errno(ESLURM_INVALID_JOB_ID as c_int);
                 return SLURM_ERROR;
             }
-            let msg = message(&jobs, listing.now);
-            if msg.is_null() {
-                set_errno(libc::ENOMEM);
-                return SLURM_ERROR;
-            }
             // SAFETY: the caller's pointer.
-            unsafe { *out = msg };
-            SLURM_SUCCESS as c_int
+            unsafe { hand_out(out, message(&jobs, listing.now)) }
         }
         Err(e) => refused(&e),
     }
@@ -457,13 +440,7 @@ pub unsafe extern "C" fn slurm_free_job_info_msg(msg: *mut job_info_msg_t) {
     }
     // SAFETY: a message from `message`: record_count records in job_array.
     unsafe {
-        let array = (*msg).job_array;
-        if !array.is_null() {
-            for i in 0..(*msg).record_count as usize {
-                free_record(&mut *array.add(i));
-            }
-            libc::free(array.cast());
-        }
+        free_records((*msg).job_array, (*msg).record_count, free_record);
         libc::free(msg.cast());
     }
 }

@@ -168,3 +168,62 @@ pub unsafe fn snprintf(text: &str, buf: *mut c_char, size: c_int) {
         *buf.add(count) = 0;
     }
 }
+
+/// `items` as a C array of records (at least one element, so that an
+/// empty message still has a freeable array); NULL if memory ran out.
+pub fn c_records<T, R>(items: &[T], record: impl Fn(&T) -> R) -> *mut R {
+    // SAFETY: a checked allocation of items.len() records, each written.
+    unsafe {
+        let array = libc::calloc(items.len().max(1), size_of::<R>()).cast::<R>();
+        if !array.is_null() {
+            for (i, item) in items.iter().enumerate() {
+                array.add(i).write(record(item));
+            }
+        }
+        array
+    }
+}
+
+/// Frees `count` records of a C array with `free_record`, then the array.
+///
+/// # Safety
+/// `array` is NULL or holds `count` records of this library's, not used
+/// again.
+pub unsafe fn free_records<R>(array: *mut R, count: u32, free_record: unsafe fn(&mut R)) {
+    if array.is_null() {
+        return;
+    }
+    // SAFETY: as the caller promises.
+    unsafe {
+        for i in 0..count as usize {
+            free_record(&mut *array.add(i));
+        }
+        libc::free(array.cast());
+    }
+}
+
+/// A message of the C allocator's holding `array` (`count` records),
+/// its other fields set by `fill`; NULL, with the records freed, when
+/// memory ran out (a NULL `array` included).
+///
+/// # Safety
+/// `array` is NULL or holds `count` records of this library's.
+pub unsafe fn c_message<M, R>(
+    array: *mut R,
+    count: u32,
+    free_record: unsafe fn(&mut R),
+    fill: impl FnOnce(&mut M),
+) -> *mut M {
+    // SAFETY: a checked, zeroed allocation of one message (the bindings'
+    // messages are plain data, valid zeroed).
+    unsafe {
+        let msg = libc::calloc(1, size_of::<M>()).cast::<M>();
+        if msg.is_null() || array.is_null() {
+            libc::free(msg.cast());
+            free_records(array, count, free_record);
+            return std::ptr::null_mut();
+        }
+        fill(&mut *msg);
+        msg
+    }
+}

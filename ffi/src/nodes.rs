@@ -24,8 +24,8 @@ use crate::bindings::{
     SELECT_NODEDATA_SUBCNT, SELECT_NODEDATA_TRES_ALLOC_FMT_STR,
     SELECT_NODEDATA_TRES_ALLOC_WEIGHTED, SHARED_FORCE, SLURM_ERROR, SLURM_SUCCESS,
 };
-use crate::call::{guarded, refused, set_errno};
-use crate::memory::c_string;
+use crate::call::{guarded, hand_out, refused, set_errno};
+use crate::memory::{c_message, c_records, c_string, free_records};
 
 /// A string field: NULL when empty.
 fn text(s: &str) -> *mut c_char {
@@ -370,38 +370,17 @@ unsafe fn free_node(r: &mut node_info) {
     r.ext_sensors = std::ptr::null_mut();
 }
 
-/// An array of records in a C allocation (at least one element, so that
-/// an empty message still has a freeable array).
-fn c_array<T, R>(items: &[T], record: impl Fn(&T) -> R) -> *mut R {
-    // SAFETY: a checked allocation of items.len() records, each written.
-    unsafe {
-        let array = libc::calloc(items.len().max(1), size_of::<R>()).cast::<R>();
-        if !array.is_null() {
-            for (i, item) in items.iter().enumerate() {
-                array.add(i).write(record(item));
-            }
-        }
-        array
-    }
-}
-
 /// A message of `nodes`, the C allocator's.
 fn node_message(nodes: &[NodeInfo], now: u64) -> *mut node_info_msg_t {
-    // SAFETY: plain checked allocations.
+    let array = c_records(nodes, node_record);
+    let count = u32::try_from(nodes.len()).unwrap_or(u32::MAX);
+    // SAFETY: count records of ours.
     unsafe {
-        let msg = libc::calloc(1, size_of::<node_info_msg_t>()).cast::<node_info_msg_t>();
-        if msg.is_null() {
-            return msg;
-        }
-        let array = c_array(nodes, node_record);
-        if array.is_null() {
-            libc::free(msg.cast());
-            return std::ptr::null_mut();
-        }
-        (*msg).last_update = time(Some(now));
-        (*msg).record_count = u32::try_from(nodes.len()).unwrap_or(u32::MAX);
-        (*msg).node_array = array;
-        msg
+        c_message(array, count, free_node, |m: &mut node_info_msg_t| {
+            m.last_update = time(Some(now));
+            m.record_count = count;
+            m.node_array = array;
+        })
     }
 }
 
@@ -425,14 +404,8 @@ unsafe fn load_nodes(out: *mut *mut node_info_msg_t, only: Option<String>) -> c_
                 set_errno(ESLURM_INVALID_NODE_NAME as c_int);
                 return SLURM_ERROR;
             }
-            let msg = node_message(&nodes, listing.now);
-            if msg.is_null() {
-                set_errno(libc::ENOMEM);
-                return SLURM_ERROR;
-            }
             // SAFETY: the caller's pointer.
-            unsafe { *out = msg };
-            SLURM_SUCCESS as c_int
+            unsafe { hand_out(out, node_message(&nodes, listing.now)) }
         }
         Err(e) => refused(&e),
     }
@@ -497,13 +470,7 @@ pub unsafe extern "C" fn slurm_free_node_info_msg(msg: *mut node_info_msg_t) {
     }
     // SAFETY: a message from node_message: record_count records.
     unsafe {
-        let array = (*msg).node_array;
-        if !array.is_null() {
-            for i in 0..(*msg).record_count as usize {
-                free_node(&mut *array.add(i));
-            }
-            libc::free(array.cast());
-        }
+        free_records((*msg).node_array, (*msg).record_count, free_node);
         libc::free(msg.cast());
     }
 }
@@ -597,7 +564,7 @@ pub(crate) fn node_index(hostlist: Option<&str>, table: &HashMap<String, usize>)
         }
     }
     out.push(-1);
-    c_array(&out, |v| *v)
+    c_records(&out, |v| *v)
 }
 
 /// One partition's record; `nodes` are all nodes (for its TRES), `table`
@@ -738,24 +705,23 @@ pub unsafe extern "C" fn slurm_load_partitions(
             Ok(listing) => listing,
             Err(e) => return refused(&e),
         };
-        // SAFETY: plain checked allocations.
+        let table = node_table();
+        let array = c_records(&parts, |p| partition_record(p, &nodes.items, &table));
+        let count = u32::try_from(parts.len()).unwrap_or(u32::MAX);
+        // SAFETY: count records of ours; the caller's pointer.
         unsafe {
-            let msg =
-                libc::calloc(1, size_of::<partition_info_msg_t>()).cast::<partition_info_msg_t>();
-            let table = node_table();
-            let array = c_array(&parts, |p| partition_record(p, &nodes.items, &table));
-            if msg.is_null() || array.is_null() {
-                libc::free(msg.cast());
-                libc::free(array.cast());
-                set_errno(libc::ENOMEM);
-                return SLURM_ERROR;
-            }
-            (*msg).last_update = time(Some(nodes.now));
-            (*msg).record_count = u32::try_from(parts.len()).unwrap_or(u32::MAX);
-            (*msg).partition_array = array;
-            *resp = msg;
+            let msg = c_message(
+                array,
+                count,
+                free_partition,
+                |m: &mut partition_info_msg_t| {
+                    m.last_update = time(Some(nodes.now));
+                    m.record_count = count;
+                    m.partition_array = array;
+                },
+            );
+            hand_out(resp, msg)
         }
-        SLURM_SUCCESS as c_int
     })
 }
 
@@ -784,13 +750,7 @@ pub unsafe extern "C" fn slurm_free_partition_info_msg(msg: *mut partition_info_
     }
     // SAFETY: a message from slurm_load_partitions.
     unsafe {
-        let array = (*msg).partition_array;
-        if !array.is_null() {
-            for i in 0..(*msg).record_count as usize {
-                free_partition(&mut *array.add(i));
-            }
-            libc::free(array.cast());
-        }
+        free_records((*msg).partition_array, (*msg).record_count, free_partition);
         libc::free(msg.cast());
     }
 }

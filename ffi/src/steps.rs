@@ -17,10 +17,10 @@ use spur_slurm::locale::Locale;
 use crate::bindings::{
     job_step_info_response_msg_t, job_step_info_t, slurm_step_id_t, time_t, FILE, INFINITE,
     JOB_RUNNING, NO_VAL, SLURM_BATCH_SCRIPT, SLURM_ERROR, SLURM_EXTERN_CONT,
-    SLURM_INTERACTIVE_STEP, SLURM_SUCCESS,
+    SLURM_INTERACTIVE_STEP,
 };
-use crate::call::{guarded, refused, set_errno};
-use crate::memory::c_string;
+use crate::call::{guarded, hand_out, refused, set_errno};
+use crate::memory::{c_message, c_records, c_string, free_records};
 use crate::nodes::{node_index, node_table, read, read_opt};
 
 fn text(s: Option<&str>) -> *mut c_char {
@@ -196,27 +196,22 @@ pub unsafe extern "C" fn slurm_get_job_steps(
             .filter(|s| step_id == NO_VAL || step_number(s.step) == step_id)
             .collect();
         let table = node_table();
-        // SAFETY: checked allocations, each record written.
+        let array = c_records(&steps, |s| record(s, listing.now, &table));
+        let count = u32::try_from(steps.len()).unwrap_or(u32::MAX);
+        // SAFETY: count records of ours; the caller's pointer.
         unsafe {
-            let msg = libc::calloc(1, size_of::<job_step_info_response_msg_t>())
-                .cast::<job_step_info_response_msg_t>();
-            let array = libc::calloc(steps.len().max(1), size_of::<job_step_info_t>())
-                .cast::<job_step_info_t>();
-            if msg.is_null() || array.is_null() {
-                libc::free(msg.cast());
-                libc::free(array.cast());
-                set_errno(libc::ENOMEM);
-                return SLURM_ERROR;
-            }
-            for (i, s) in steps.iter().enumerate() {
-                array.add(i).write(record(s, listing.now, &table));
-            }
-            (*msg).last_update = time_t::try_from(listing.now).unwrap_or(0);
-            (*msg).job_step_count = u32::try_from(steps.len()).unwrap_or(u32::MAX);
-            (*msg).job_steps = array;
-            *resp = msg;
+            let msg = c_message(
+                array,
+                count,
+                free_step,
+                |m: &mut job_step_info_response_msg_t| {
+                    m.last_update = time_t::try_from(listing.now).unwrap_or(0);
+                    m.job_step_count = count;
+                    m.job_steps = array;
+                },
+            );
+            hand_out(resp, msg)
         }
-        SLURM_SUCCESS as c_int
     })
 }
 
@@ -246,13 +241,7 @@ pub unsafe extern "C" fn slurm_free_job_step_info_response_msg(
     }
     // SAFETY: a message from slurm_get_job_steps.
     unsafe {
-        let array = (*msg).job_steps;
-        if !array.is_null() {
-            for i in 0..(*msg).job_step_count as usize {
-                free_step(&mut *array.add(i));
-            }
-            libc::free(array.cast());
-        }
+        free_records((*msg).job_steps, (*msg).job_step_count, free_step);
         libc::free(msg.cast());
     }
 }

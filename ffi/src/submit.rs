@@ -285,11 +285,12 @@ pub unsafe extern "C" fn slurm_free_submit_response_response_msg(msg: *mut submi
     }
 }
 
-/// Signals a job as scancel does; SIGKILL without flags cancels it.
-fn kill(job_id: u32, signal_number: u16, flags: u16) -> c_int {
+/// Signals a job (or one task of an array) as scancel does; SIGKILL
+/// without flags cancels it.
+fn kill(job_id: u32, task: Option<u32>, signal_number: u16, flags: u16) -> c_int {
     let target = signal(
         job_id,
-        None,
+        task,
         i32::from(signal_number),
         flags & KILL_JOB_BATCH != 0,
         flags & KILL_FULL_JOB != 0,
@@ -303,7 +304,7 @@ fn kill(job_id: u32, signal_number: u16, flags: u16) -> c_int {
 /// `slurm_kill_job`: signals (SIGKILL: cancels) a job.
 #[no_mangle]
 pub extern "C" fn slurm_kill_job(job_id: u32, signal: u16, flags: u16) -> c_int {
-    guarded(|| kill(job_id, signal, flags))
+    guarded(|| kill(job_id, None, signal, flags))
 }
 
 /// `slurm_kill_job2`: as `slurm_kill_job`, the job named as text (`N`,
@@ -320,21 +321,11 @@ pub unsafe extern "C" fn slurm_kill_job2(
 ) -> c_int {
     // SAFETY: as the caller promises.
     let text = unsafe { text(job_id) }.unwrap_or_default();
-    guarded(|| {
-        let Some((job, task)) = spur_client::target::job_ref(&text) else {
+    guarded(|| match spur_client::target::job_ref(&text) {
+        Some((job, task)) => kill(job, task, signal_number, flags),
+        None => {
             set_errno(ESLURM_INVALID_JOB_ID as c_int);
-            return SLURM_ERROR;
-        };
-        let target = signal(
-            job,
-            task,
-            i32::from(signal_number),
-            flags & KILL_JOB_BATCH != 0,
-            flags & KILL_FULL_JOB != 0,
-        );
-        match first_failure(Process.signal(target)) {
-            None => SLURM_SUCCESS as c_int,
-            Some(e) => refused(&e),
+            SLURM_ERROR
         }
     })
 }
@@ -342,7 +333,7 @@ pub unsafe extern "C" fn slurm_kill_job2(
 /// `slurm_signal_job`: signals every step of a job.
 #[no_mangle]
 pub extern "C" fn slurm_signal_job(job_id: u32, signal: u16) -> c_int {
-    guarded(|| kill(job_id, signal, 0))
+    guarded(|| kill(job_id, None, signal, 0))
 }
 
 /// `slurm_free_job_desc_msg`: frees a description a caller built with

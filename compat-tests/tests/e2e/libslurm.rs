@@ -1358,7 +1358,15 @@ fn questions_about_one_job_are_answered_as_slurms_library_answers_them() {
     }
     let (c, lib, program) = on_one_node("ask", ASK);
     let array = c.submit(
-        &["--array=1-2", "-t", "5", "-o", "ask-%A_%a.out", "--wrap", "sleep 60"],
+        &[
+            "--array=1-2",
+            "-t",
+            "5",
+            "-o",
+            "ask-%A_%a.out",
+            "--wrap",
+            "sleep 60",
+        ],
         "",
     );
     c.wait_for(Duration::from_secs(20), "both tasks running", |c| {

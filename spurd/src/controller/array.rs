@@ -167,6 +167,21 @@ impl Controller {
         }
     }
 
+    /// Whether job `id` runs, with slurmctld's word for why a signal
+    /// cannot reach it if not: pending, or already done.
+    pub(super) fn require_running(&self, id: JobId) -> Result<(), ProtoError> {
+        let state = self
+            .core
+            .job(id)
+            .map(|j| j.state())
+            .ok_or(ErrorCode::InvalidJobId)?;
+        match state {
+            JobState::Running => Ok(()),
+            JobState::Pending => Err(ErrorCode::JobPending.into()),
+            _ => Err(ErrorCode::AlreadyDone.into()),
+        }
+    }
+
     /// Sends `signal` to the processes `scope` names of a running job.
     pub(super) fn signal_running(
         &mut self,
@@ -174,19 +189,7 @@ impl Controller {
         signal: i32,
         scope: SignalScope,
     ) -> Result<(), ProtoError> {
-        let state = self
-            .core
-            .job(id)
-            .map(|j| j.state())
-            .ok_or(ErrorCode::InvalidJobId)?;
-        if state != JobState::Running {
-            return Err(if state == JobState::Pending {
-                ErrorCode::JobPending
-            } else {
-                ErrorCode::AlreadyDone
-            }
-            .into());
-        }
+        self.require_running(id)?;
         self.batch_host(id).ok_or(ErrorCode::JobNotRunning)?;
         self.send_signal(id, signal, scope);
         Ok(())

@@ -448,19 +448,7 @@ impl Controller {
         signal: i32,
     ) -> Result<(), ProtoError> {
         self.authorize(uid, id)?;
-        let state = self
-            .core
-            .job(id)
-            .map(|j| j.state())
-            .ok_or(ErrorCode::InvalidJobId)?;
-        if state != JobState::Running {
-            return Err(if state == JobState::Pending {
-                ErrorCode::JobPending
-            } else {
-                ErrorCode::AlreadyDone
-            }
-            .into());
-        }
+        self.require_running(id)?;
         if step_id == spur_proto::BATCH_STEP {
             if self.metas.get(&id).is_some_and(|m| m.interactive) {
                 return Err(ErrorCode::InvalidJobId.into());
