@@ -155,6 +155,7 @@ fn a_c_program_built_against_slurm_h_runs_on_spurs_library() {
         ]
     );
     assert_eq!(text(&out.stderr), "probe: Invalid job id specified\n");
+    assert_valgrind_clean(&mut on_cluster(&program, &lib, &c));
 }
 
 const HELPERS: &str = r#"
@@ -422,6 +423,7 @@ fn jobs_are_submitted_and_cancelled_through_the_library_as_sbatch_and_scancel_do
     let written = std::fs::read_to_string(c.dir.path().join("runs.out")).expect("output");
     assert_eq!(written, "hello from libslurm runs\n");
     assert_eq!(c.state(held).as_deref(), Some("CANCELLED"));
+    assert_valgrind_clean(on_cluster(&program, &lib, &c).current_dir(c.dir.path()));
 }
 
 const RECORDS: &str = r#"
@@ -859,6 +861,8 @@ fn jobs_and_nodes_change_through_the_library_as_scontrol_changes_them() {
     assert_eq!(held.trim(), "job requeued in held state");
     let node = text(&c.run("sinfo", &["-h", "-n", "n01", "-o", "%T %E"]).stdout);
     assert_eq!(node.trim(), "drained drained from C");
+    // Again under valgrind (the changes are made again or refused).
+    assert_valgrind_clean(on_cluster(&program, &lib, &c).arg(job.to_string()));
     c.run("scancel", &[&job.to_string()]);
 }
 
@@ -1246,6 +1250,7 @@ fn calls_from_several_threads_at_once_are_answered_right() {
     }
     let out = run_ok(on_cluster(&program, &lib, &c).arg("3"));
     assert_eq!(text(&out.stdout), "8 threads, 0 wrong answers\n");
+    assert_valgrind_clean(on_cluster(&program, &lib, &c).arg("3"));
 }
 
 const STEP_SIGNALS: &str = r#"
@@ -1299,6 +1304,8 @@ fn one_step_is_signalled_and_ended_while_its_job_goes_on() {
     let output = std::fs::read_to_string(c.dir.path().join("steps.out")).expect("output");
     assert!(output.contains("got usr1"), "{output}");
     assert!(output.contains("step ended: "), "{output}");
+    // Again under valgrind, with the step gone.
+    assert_valgrind_clean(on_cluster(&program, &lib, &c).arg(job.to_string()));
 }
 
 const ASK: &str = r#"
