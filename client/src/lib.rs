@@ -134,8 +134,9 @@ where
     }
 }
 
-/// The process's session with the controller that SLURM_CONF names.
-static SESSION: Mutex<Option<Session>> = Mutex::new(None);
+/// The process's session with the controller that SLURM_CONF names, and
+/// the slurm.conf it was read from.
+static SESSION: Mutex<Option<(PathBuf, Session)>> = Mutex::new(None);
 
 /// The process's controller, for code that takes a [`Controller`].
 #[derive(Debug, Default, Clone, Copy)]
@@ -310,30 +311,36 @@ pub fn message_timeout(conf: &SlurmConf) -> Duration {
 /// process (srun's keep-alive beside its main thread) take turns on it: a
 /// request waits while another rides out a controller restart.
 pub fn request(req: &ClientRequest) -> Result<ClientResponse, ClientError> {
-    let mut session = SESSION.lock().unwrap_or_else(|e| e.into_inner());
-    let session = match &mut *session {
-        Some(s) => s,
-        empty => empty.insert(Session::new(load_conf(&spur_conf::slurm_conf_path())?)),
-    };
-    session.request(req)
+    with_session(|_, session| session.request(req))?
 }
 
-/// Reads the process's session's slurm.conf (reading SLURM_CONF's first
-/// if no request has been made yet).
-pub fn with_conf<T>(f: impl FnOnce(&SlurmConf) -> T) -> Result<T, ClientError> {
+/// Reads the process's session's slurm.conf and where it was read from
+/// (reading SLURM_CONF's first if no request has been made yet).
+pub fn with_conf<T>(f: impl FnOnce(&SlurmConf, &Path) -> T) -> Result<T, ClientError> {
+    with_session(|path, session| f(session.conf(), path))
+}
+
+/// Runs `f` on the process's session, made from SLURM_CONF's slurm.conf
+/// if there is none yet.
+fn with_session<T>(f: impl FnOnce(&Path, &mut Session) -> T) -> Result<T, ClientError> {
     let mut session = SESSION.lock().unwrap_or_else(|e| e.into_inner());
-    let session = match &mut *session {
+    let (path, session) = match &mut *session {
         Some(s) => s,
-        empty => empty.insert(Session::new(load_conf(&spur_conf::slurm_conf_path())?)),
+        empty => {
+            let path = spur_conf::slurm_conf_path();
+            let conf = load_conf(&path)?;
+            empty.insert((path, Session::new(conf)))
+        }
     };
-    Ok(f(session.conf()))
+    Ok(f(path, session))
 }
 
 /// Makes the process's session the controller of the slurm.conf at
 /// `path` instead of SLURM_CONF's (libslurm's `slurm_init` with a file).
 pub fn use_conf(path: &Path) -> Result<(), ClientError> {
     let conf = load_conf(path)?;
-    *SESSION.lock().unwrap_or_else(|e| e.into_inner()) = Some(Session::new(conf));
+    *SESSION.lock().unwrap_or_else(|e| e.into_inner()) =
+        Some((path.to_path_buf(), Session::new(conf)));
     Ok(())
 }
 

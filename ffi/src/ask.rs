@@ -10,7 +10,7 @@ use spur_client::{Api, Process};
 use spur_proto::{JobInfo, JobStateName};
 
 use crate::bindings::{job_info, time_t, ESLURM_INVALID_JOB_ID, SLURM_ERROR, SLURM_SUCCESS};
-use crate::call::{guarded, set_errno};
+use crate::call::{guarded, now, set_errno};
 use crate::memory::snprintf;
 use crate::nodes::{read, read_opt};
 
@@ -117,9 +117,7 @@ pub extern "C" fn slurm_get_rem_time(id: u32) -> c_long {
     if unsafe { slurm_get_end_time(id, &mut end) } != SLURM_SUCCESS as c_int {
         return -1;
     }
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| time_t::try_from(d.as_secs()).unwrap_or(0));
+    let now = time_t::try_from(now()).unwrap_or(0);
     (end - now).max(0)
 }
 

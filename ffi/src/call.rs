@@ -80,6 +80,13 @@ pub fn refused(e: &RequestError) -> c_int {
     SLURM_ERROR
 }
 
+/// The clock the library's answers read: Unix seconds.
+pub fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
 /// Gives a message the library made to the caller through `out`; errno
 /// ENOMEM and SLURM_ERROR if it could not be made (NULL).
 ///

@@ -23,7 +23,7 @@ use std::sync::Mutex;
 use spur_client::{Api, Process};
 use spur_proto::ConfigInfo;
 use spur_report::show::config::{key_pairs, render_config};
-use spur_slurm::config::HostFacts;
+use spur_slurm::config::{HostFacts, HostLookup, LOG_LEVELS};
 use spur_slurm::flags;
 use spur_slurm::locale::Locale;
 
@@ -31,7 +31,7 @@ use crate::bindings::{
     slurm_conf_t, time_t, ESLURM_NOT_SUPPORTED, FILE, INFINITE, MEM_PER_CPU, NO_VAL, SLURM_ERROR,
     SLURM_SUCCESS,
 };
-use crate::call::{guarded, refused, set_errno};
+use crate::call::{guarded, now, refused, set_errno};
 use crate::memory::c_string;
 
 /// A string field from its text: NULL for `(null)`.
@@ -64,11 +64,7 @@ fn seconds(v: &str) -> u32 {
 
 /// A log level's number (`info` is 3), as Slurm's log.h counts them.
 fn log_level(v: &str) -> u16 {
-    const LEVELS: [&str; 10] = [
-        "quiet", "fatal", "error", "info", "verbose", "debug", "debug2", "debug3", "debug4",
-        "debug5",
-    ];
-    (LEVELS.iter().position(|l| l.eq_ignore_ascii_case(v))).map_or(NO_VAL as u16, |n| n as u16)
+    (LOG_LEVELS.iter().position(|l| l.eq_ignore_ascii_case(v))).map_or(NO_VAL as u16, |n| n as u16)
 }
 
 /// The bits of a flag word from its names.
@@ -417,9 +413,7 @@ pub unsafe extern "C" fn slurm_load_ctl_conf(
             Ok(info) => info,
             Err(e) => return refused(&e),
         };
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
+        let now = now();
         // SAFETY: a checked allocation, written whole.
         unsafe {
             let out = libc::malloc(size_of::<slurm_conf_t>()).cast::<slurm_conf_t>();
@@ -587,23 +581,19 @@ pub static slurm_conf: GlobalConf = GlobalConf(UnsafeCell::new(MaybeUninit::zero
 /// Fills `slurm_conf` from the process's slurm.conf (what `slurm_init`
 /// read); what only the controller knows (the next job id) is left 0.
 pub fn fill_global() {
-    let conf = spur_client::with_conf(|c| c.clone());
-    let Ok(conf) = conf else {
+    let host = HostLookup {
+        hostname: spur_sys::short_hostname(),
+        uid_of: spur_sys::users::uid_of,
+        exists: |path| std::path::Path::new(path).exists(),
+    };
+    let read = spur_client::with_conf(|conf, path| {
+        let facts = HostFacts::debian(conf, path.display().to_string(), 0, &host);
+        (conf.clone(), facts)
+    });
+    let Ok((conf, facts)) = read else {
         return;
     };
-    let slurmd_user = conf.other.get("slurmduser").map_or("root", String::as_str);
-    let facts = HostFacts {
-        conf_path: spur_conf::slurm_conf_path().display().to_string(),
-        next_job_id: 0,
-        slurm_user_uid: spur_sys::users::uid_of(&conf.slurm_user),
-        slurmd_user_uid: spur_sys::users::uid_of(slurmd_user),
-        plugin_dir: format!("/usr/lib/{}-linux-gnu/slurm-wlm", std::env::consts::ARCH),
-        mail_prog: "/bin/mail".to_string(),
-        hostname: spur_sys::short_hostname(),
-    };
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let now = now();
     let info = ConfigInfo {
         loaded_at: now,
         conf: Box::new(conf),
@@ -643,7 +633,7 @@ unsafe fn arg(s: *const c_char) -> Option<String> {
 /// A node of slurm.conf that `pick` finds, as a C string the caller
 /// frees; NULL if none.
 fn node_lookup(pick: impl FnOnce(&[spur_conf::NodeConf]) -> Option<String>) -> *mut c_char {
-    spur_client::with_conf(|c| pick(&c.nodes))
+    spur_client::with_conf(|c, _| pick(&c.nodes))
         .ok()
         .flatten()
         .map_or(std::ptr::null_mut(), |v| c_string(&v))
@@ -661,7 +651,7 @@ pub unsafe extern "C" fn slurm_conf_init(file: *const c_char) -> c_int {
     guarded(|| {
         let read = match &file {
             Some(path) => spur_client::use_conf(std::path::Path::new(path)).map(|_| ()),
-            None => spur_client::with_conf(|_| ()),
+            None => spur_client::with_conf(|_, _| ()),
         };
         match read {
             Ok(()) => {
@@ -819,7 +809,7 @@ pub unsafe extern "C" fn slurm_conf_get_port(node: *const c_char) -> u16 {
     // SAFETY: as the caller promises.
     let node = unsafe { arg(node) }.unwrap_or_default();
     guarded(|| {
-        spur_client::with_conf(|c| {
+        spur_client::with_conf(|c, _| {
             (c.nodes.iter()).find(|n| n.name == node).map_or(0, |n| {
                 if n.port == 0 {
                     c.slurmd_port

@@ -84,9 +84,7 @@ pub unsafe extern "C" fn slurmdb_find_tres_count_in_string(tres: *mut c_char, id
 }
 
 fn now() -> time_t {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| time_t::try_from(d.as_secs()).unwrap_or(0))
+    time_t::try_from(crate::call::now()).unwrap_or(0)
 }
 
 fn local(t: time_t) -> libc::tm {

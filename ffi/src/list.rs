@@ -283,6 +283,20 @@ unsafe fn remove_first(list: &SlurmList, matches: impl Fn(*mut c_void) -> bool) 
     }
 }
 
+/// The list and the text of a list filler's arguments; None if either
+/// is NULL.
+///
+/// # Safety
+/// `l` is NULL or a live list of this library's; `names` is NULL or
+/// NUL-terminated.
+unsafe fn list_and_names<'a>(l: List, names: *const c_char) -> Option<(&'a SlurmList, String)> {
+    // SAFETY: as the caller promises.
+    let list = unsafe { self::list(l) }?;
+    // SAFETY: as the caller promises.
+    let text = (!names.is_null()).then(|| unsafe { CStr::from_ptr(names) })?;
+    Some((list, text.to_string_lossy().into_owned()))
+}
+
 /// The names a `slurm_addto_char_list` text holds, as Slurm splits it:
 /// at commas outside brackets, a bracketed hostlist expanded, a leading
 /// quote ending the text where it closes and other quotes read as `` ` ``,
@@ -355,16 +369,9 @@ pub unsafe extern "C" fn slurm_addto_char_list_with_case(
     lower_case: bool,
 ) -> c_int {
     // SAFETY: as the caller promises.
-    let Some(list) = (unsafe { self::list(l) }) else {
+    let Some((list, text)) = (unsafe { list_and_names(l, names) }) else {
         return 0;
     };
-    if names.is_null() {
-        return 0;
-    }
-    // SAFETY: as the caller promises.
-    let text = unsafe { CStr::from_ptr(names) }
-        .to_string_lossy()
-        .into_owned();
     guarded(|| {
         let mut added = 0;
         for name in char_list_names(&text) {
@@ -454,16 +461,9 @@ fn same_step(a: &slurm_selected_step_t, b: &slurm_selected_step_t) -> bool {
 #[no_mangle]
 pub unsafe extern "C" fn slurm_addto_step_list(l: List, names: *mut c_char) -> c_int {
     // SAFETY: as the caller promises.
-    let Some(list) = (unsafe { self::list(l) }) else {
+    let Some((list, text)) = (unsafe { list_and_names(l, names) }) else {
         return 0;
     };
-    if names.is_null() {
-        return 0;
-    }
-    // SAFETY: as the caller promises.
-    let text = unsafe { CStr::from_ptr(names) }
-        .to_string_lossy()
-        .into_owned();
     guarded(|| {
         let mut added = 0;
         for name in char_list_names(&text) {

@@ -18,11 +18,12 @@ use spur_slurm::{flags, node_state};
 
 use crate::bindings::{
     acct_gather_energy_t, dynamic_plugin_data_t, ext_sensors_data_t, node_info, node_info_msg_t,
-    partition_info, partition_info_msg_t, select_nodedata_type, time_t, ESLURM_INVALID_NODE_NAME,
-    INFINITE, MEM_PER_CPU, NODE_STATE_ALLOCATED, NO_VAL, NO_VAL16, PARTITION_DOWN, PARTITION_DRAIN,
-    PARTITION_INACTIVE, PARTITION_UP, PART_FLAG_DEFAULT, SELECT_NODEDATA_MEM_ALLOC,
-    SELECT_NODEDATA_SUBCNT, SELECT_NODEDATA_TRES_ALLOC_FMT_STR,
-    SELECT_NODEDATA_TRES_ALLOC_WEIGHTED, SHARED_FORCE, SLURM_ERROR, SLURM_SUCCESS,
+    partition_info, partition_info_msg_t, select_nodedata_type, slurmdb_cluster_rec_t, time_t,
+    ESLURM_INVALID_CLUSTER_NAME, ESLURM_INVALID_NODE_NAME, INFINITE, MEM_PER_CPU,
+    NODE_STATE_ALLOCATED, NO_VAL, NO_VAL16, PARTITION_DOWN, PARTITION_DRAIN, PARTITION_INACTIVE,
+    PARTITION_UP, PART_FLAG_DEFAULT, SELECT_NODEDATA_MEM_ALLOC, SELECT_NODEDATA_SUBCNT,
+    SELECT_NODEDATA_TRES_ALLOC_FMT_STR, SELECT_NODEDATA_TRES_ALLOC_WEIGHTED, SHARED_FORCE,
+    SLURM_ERROR, SLURM_SUCCESS,
 };
 use crate::call::{guarded, hand_out, refused, set_errno};
 use crate::memory::{c_message, c_records, c_string, free_records};
@@ -535,7 +536,7 @@ fn from_minutes(m: u32) -> Option<u64> {
 /// The node table: each node's index, in slurm.conf's order (the order
 /// the controller lists them in).
 pub(crate) fn node_table() -> HashMap<String, usize> {
-    spur_client::with_conf(|c| {
+    spur_client::with_conf(|c, _| {
         (c.nodes.iter().enumerate())
             .map(|(i, n)| (n.name.clone(), i))
             .collect()
@@ -755,8 +756,28 @@ pub unsafe extern "C" fn slurm_free_partition_info_msg(msg: *mut partition_info_
     }
 }
 
-/// `slurm_load_node2`: `slurm_load_node` of one cluster; spur runs one,
-/// so `cluster` must be NULL or it (its records are not spur's to read).
+/// Whether `cluster` names a cluster other than this one (NULL: this
+/// one); if so, errno ESLURM_INVALID_CLUSTER_NAME: spur runs one cluster
+/// and reads no other's records.
+///
+/// # Safety
+/// `cluster` is NULL or a cluster record.
+unsafe fn another_cluster(cluster: *const slurmdb_cluster_rec_t) -> bool {
+    // SAFETY: as the caller promises.
+    let Some(name) = (unsafe { cluster.as_ref() }).and_then(|c| unsafe { read_opt(c.name) }) else {
+        return false;
+    };
+    let ours = spur_client::with_conf(|c, _| c.cluster_name.clone())
+        .ok()
+        .flatten();
+    let other = ours.is_none_or(|ours| ours != name);
+    if other {
+        set_errno(ESLURM_INVALID_CLUSTER_NAME as c_int);
+    }
+    other
+}
+
+/// `slurm_load_node2`: `slurm_load_node` of one cluster, this one.
 ///
 /// # Safety
 /// `resp` is NULL or writable.
@@ -765,13 +786,18 @@ pub unsafe extern "C" fn slurm_load_node2(
     update_time: time_t,
     resp: *mut *mut node_info_msg_t,
     show_flags: u16,
-    _cluster: *mut crate::bindings::slurmdb_cluster_rec_t,
+    cluster: *mut slurmdb_cluster_rec_t,
 ) -> c_int {
+    // SAFETY: as the caller promises.
+    if unsafe { another_cluster(cluster) } {
+        return SLURM_ERROR;
+    }
     // SAFETY: as the caller promises.
     unsafe { slurm_load_node(update_time, resp, show_flags) }
 }
 
-/// `slurm_load_node_single2`: `slurm_load_node_single` of the one cluster.
+/// `slurm_load_node_single2`: `slurm_load_node_single` of one cluster,
+/// this one.
 ///
 /// # Safety
 /// `resp` is NULL or writable; `node_name` is NULL or NUL-terminated.
@@ -780,13 +806,18 @@ pub unsafe extern "C" fn slurm_load_node_single2(
     resp: *mut *mut node_info_msg_t,
     node_name: *mut c_char,
     show_flags: u16,
-    _cluster: *mut crate::bindings::slurmdb_cluster_rec_t,
+    cluster: *mut slurmdb_cluster_rec_t,
 ) -> c_int {
+    // SAFETY: as the caller promises.
+    if unsafe { another_cluster(cluster) } {
+        return SLURM_ERROR;
+    }
     // SAFETY: as the caller promises.
     unsafe { slurm_load_node_single(resp, node_name, show_flags) }
 }
 
-/// `slurm_load_partitions2`: `slurm_load_partitions` of the one cluster.
+/// `slurm_load_partitions2`: `slurm_load_partitions` of one cluster, this
+/// one.
 ///
 /// # Safety
 /// `resp` is NULL or writable.
@@ -795,8 +826,12 @@ pub unsafe extern "C" fn slurm_load_partitions2(
     update_time: time_t,
     resp: *mut *mut partition_info_msg_t,
     show_flags: u16,
-    _cluster: *mut crate::bindings::slurmdb_cluster_rec_t,
+    cluster: *mut slurmdb_cluster_rec_t,
 ) -> c_int {
+    // SAFETY: as the caller promises.
+    if unsafe { another_cluster(cluster) } {
+        return SLURM_ERROR;
+    }
     // SAFETY: as the caller promises.
     unsafe { slurm_load_partitions(update_time, resp, show_flags) }
 }

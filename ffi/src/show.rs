@@ -17,7 +17,7 @@ use crate::bindings::{
     job_info, job_info_msg_t, node_info, node_info_msg_t, partition_info, partition_info_msg_t,
     time_t, FILE,
 };
-use crate::call::guarded;
+use crate::call::{guarded, now};
 use crate::jobs::job_of;
 use crate::memory::c_string;
 use crate::nodes::{node_of, partition_of};
@@ -31,12 +31,6 @@ fn opts(one_liner: c_int) -> ShowOpts {
         one_liner: one_liner != 0,
         details: false,
     }
-}
-
-fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }
 
 /// Writes `text` to the caller's stream.
@@ -156,7 +150,7 @@ pub unsafe extern "C" fn slurm_print_job_info_msg(
 unsafe fn node_text(node: &node_info, one_liner: c_int) -> String {
     // SAFETY: as the caller promises.
     let node = unsafe { node_of(node) };
-    let slurmd_port = spur_client::with_conf(|c| c.slurmd_port).unwrap_or(6818);
+    let slurmd_port = spur_client::with_conf(|c, _| c.slurmd_port).unwrap_or(6818);
     let locale = locale();
     let view = NodeView {
         slurmd_port,

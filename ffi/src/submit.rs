@@ -16,8 +16,8 @@ use spur_client::{Api, Process, RequestError};
 use spur_options::fields::{JobDescFields, Request};
 
 use crate::bindings::{
-    job_desc_msg_t, submit_response_msg_t, ESLURM_INVALID_JOB_ID, NICE_OFFSET, NO_VAL, NO_VAL16,
-    SLURM_BATCH_SCRIPT, SLURM_ERROR, SLURM_SUCCESS,
+    job_desc_msg_t, submit_response_msg_t, ESLURM_INVALID_JOB_ID, ESLURM_NOT_SUPPORTED,
+    NICE_OFFSET, NO_VAL, NO_VAL16, SLURM_BATCH_SCRIPT, SLURM_ERROR, SLURM_SUCCESS,
 };
 use crate::call::{guarded, refused, set_errno};
 use crate::memory::c_string;
@@ -308,7 +308,8 @@ pub extern "C" fn slurm_kill_job(job_id: u32, signal: u16, flags: u16) -> c_int 
 }
 
 /// `slurm_kill_job2`: as `slurm_kill_job`, the job named as text (`N`,
-/// or an array task `N_T`); `sibling` (federations) is not spur's.
+/// or an array task `N_T`). A `sibling` cluster (federations) is not
+/// spur's: ESLURM_NOT_SUPPORTED, nothing signalled.
 ///
 /// # Safety
 /// `job_id` is NULL or NUL-terminated.
@@ -317,10 +318,14 @@ pub unsafe extern "C" fn slurm_kill_job2(
     job_id: *const c_char,
     signal_number: u16,
     flags: u16,
-    _sibling: *const c_char,
+    sibling: *const c_char,
 ) -> c_int {
     // SAFETY: as the caller promises.
-    let text = unsafe { text(job_id) }.unwrap_or_default();
+    let (text, sibling) = unsafe { (text(job_id).unwrap_or_default(), text(sibling)) };
+    if sibling.is_some_and(|s| !s.is_empty()) {
+        set_errno(ESLURM_NOT_SUPPORTED as c_int);
+        return SLURM_ERROR;
+    }
     guarded(|| match spur_client::target::job_ref(&text) {
         Some((job, task)) => kill(job, task, signal_number, flags),
         None => {

@@ -7,20 +7,9 @@ use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
 
 use crate::bindings::{time_t, INFINITE, NO_VAL};
-use crate::call::guarded;
+use crate::call::{guarded, now};
 use crate::memory::snprintf;
-
-/// A duration as `secs2time_str` writes it: `UNLIMITED` for INFINITE,
-/// `INVALID` below 0.
-fn duration(secs: i64) -> String {
-    if secs == i64::from(INFINITE) {
-        "UNLIMITED".to_string()
-    } else if secs < 0 {
-        "INVALID".to_string()
-    } else {
-        spur_slurm::time::duration_full(secs.unsigned_abs())
-    }
-}
+use spur_slurm::flags::secs2time_str;
 
 /// `slurm_make_time_str`: a time as Slurm's commands print it
 /// (`2026-12-03T06:31:02`), `Unknown` for 0 or INFINITE, `None` for NO_VAL.
@@ -49,7 +38,7 @@ pub unsafe extern "C" fn slurm_make_time_str(time: *mut time_t, buf: *mut c_char
 /// `buf` is NULL or holds `size` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn slurm_secs2time_str(secs: time_t, buf: *mut c_char, size: c_int) {
-    let text = guarded(|| duration(secs));
+    let text = guarded(|| secs2time_str(secs));
     // SAFETY: as the caller promises.
     unsafe { snprintf(&text, buf, size) }
 }
@@ -62,9 +51,9 @@ pub unsafe extern "C" fn slurm_secs2time_str(secs: time_t, buf: *mut c_char, siz
 pub unsafe extern "C" fn slurm_mins2time_str(mins: u32, buf: *mut c_char, size: c_int) {
     let text = guarded(|| {
         if mins == INFINITE {
-            duration(i64::from(INFINITE))
+            secs2time_str(i64::from(INFINITE))
         } else {
-            duration(i64::from(mins) * 60)
+            secs2time_str(i64::from(mins) * 60)
         }
     });
     // SAFETY: as the caller promises.
@@ -124,9 +113,7 @@ pub unsafe extern "C" fn slurm_parse_time(s: *const c_char, past: c_int) -> time
         return 0;
     };
     guarded(|| {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(0));
+        let now = i64::try_from(now()).unwrap_or(0);
         let read = if past != 0 {
             spur_slurm::parse_time::parse_past(&s, now)
         } else {

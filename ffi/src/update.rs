@@ -213,6 +213,19 @@ fn state_request(state: u32) -> Result<Option<NodeStateRequest>, c_int> {
     Ok(Some(request))
 }
 
+/// The strings of a node update that spur does not act on.
+fn unacted_strings(m: &update_node_msg_t) -> [*mut c_char; 7] {
+    [
+        m.comment,
+        m.extra,
+        m.features,
+        m.features_act,
+        m.gres,
+        m.node_addr,
+        m.node_hostname,
+    ]
+}
+
 /// `slurm_update_node`: drains, resumes, downs or undrains the nodes of
 /// `node_names` (a hostlist), with `reason`. Any other field set is
 /// refused with ESLURM_NOT_SUPPORTED, and nothing changes.
@@ -228,15 +241,7 @@ pub unsafe extern "C" fn slurm_update_node(msg: *mut update_node_msg_t) -> c_int
     };
     // SAFETY: the caller's strings.
     let (names, reason, others) = unsafe {
-        let others = [
-            m.comment,
-            m.extra,
-            m.features,
-            m.features_act,
-            m.gres,
-            m.node_addr,
-            m.node_hostname,
-        ];
+        let others = unacted_strings(m);
         (
             read_opt(m.node_names),
             read_opt(m.reason),
@@ -297,17 +302,9 @@ pub unsafe extern "C" fn slurm_free_update_node_msg(msg: *mut update_node_msg_t)
     let Some(m) = (unsafe { msg.as_ref() }) else {
         return;
     };
-    let strings = [
-        m.comment,
-        m.extra,
-        m.features,
-        m.features_act,
-        m.gres,
-        m.node_addr,
-        m.node_hostname,
-        m.node_names,
-        m.reason,
-    ];
+    let strings = unacted_strings(m)
+        .into_iter()
+        .chain([m.node_names, m.reason]);
     // SAFETY: each is NULL or the C allocator's, as is the update.
     unsafe {
         for s in strings {

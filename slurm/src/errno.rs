@@ -292,24 +292,15 @@ mod tests {
     /// its `slurm_strerror` gives.
     #[test]
     fn texts_are_those_of_slurms_own_library() {
-        let path = c"/usr/lib/x86_64-linux-gnu/libslurm.so.38";
-        // SAFETY: dlopen and dlsym of a C library whose slurm_strerror
-        // takes an int and returns a static NUL-terminated string.
+        let Some(lib) = crate::slurm_lib::SlurmLib::open() else {
+            return;
+        };
+        // SAFETY: slurm_strerror takes an int and returns a static
+        // NUL-terminated string.
         unsafe {
-            let lib = libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL);
-            if lib.is_null() {
-                eprintln!("skipped: Slurm's libslurm.so.38 is not installed");
-                return;
-            }
-            let f = libc::dlsym(lib, c"slurm_strerror".as_ptr());
-            assert!(!f.is_null());
             let strerror: extern "C" fn(libc::c_int) -> *const libc::c_char =
-                std::mem::transmute(f);
-            let theirs = |n: i32| {
-                std::ffi::CStr::from_ptr(strerror(n))
-                    .to_string_lossy()
-                    .into_owned()
-            };
+                lib.get(c"slurm_strerror");
+            let theirs = |n: i32| crate::slurm_lib::text(strerror(n));
             for &(number, name, ours) in ERRORS {
                 assert_eq!(ours, theirs(number), "{name}");
             }

@@ -192,7 +192,7 @@ pub fn reservation_flags_string(flags: u64, purge_comp_secs: u32) -> String {
     let mut parts = vec![names(flags, &RESERVATION_BEFORE_PURGE)];
     if flags & RESERVE_PURGE_COMP != 0 {
         parts.push(if purge_comp_secs > 0 {
-            format!("PURGE_COMP={}", secs2time_str(purge_comp_secs))
+            format!("PURGE_COMP={}", secs2time_str(purge_comp_secs.into()))
         } else {
             "PURGE_COMP".to_string()
         });
@@ -202,12 +202,15 @@ pub fn reservation_flags_string(flags: u64, purge_comp_secs: u32) -> String {
     parts.join(",")
 }
 
-/// `secs2time_str`: `HH:MM:SS` or `D-HH:MM:SS`, `UNLIMITED` for INFINITE.
-pub fn secs2time_str(secs: u32) -> String {
-    if secs == u32::MAX {
+/// `secs2time_str`: `HH:MM:SS` or `D-HH:MM:SS`, `UNLIMITED` for INFINITE,
+/// `INVALID` below 0.
+pub fn secs2time_str(secs: i64) -> String {
+    if secs == i64::from(u32::MAX) {
         "UNLIMITED".to_string()
+    } else if secs < 0 {
+        "INVALID".to_string()
     } else {
-        crate::time::duration_full(secs.into())
+        crate::time::duration_full(secs.unsigned_abs())
     }
 }
 
@@ -335,38 +338,25 @@ mod tests {
     /// it prints.
     #[test]
     fn words_agree_with_slurms_library() {
-        use std::ffi::CStr;
         use std::os::raw::{c_char, c_int};
-        let path = c"/usr/lib/x86_64-linux-gnu/libslurm.so.38";
-        // SAFETY: dlopen and dlsym of Slurm's library, each symbol called
-        // with the types its header declares.
+        let Some(lib) = crate::slurm_lib::SlurmLib::open() else {
+            return;
+        };
+        // SAFETY: each symbol has the type its header declares and is
+        // called as that header says.
         unsafe {
-            let lib = libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL);
-            if lib.is_null() {
-                eprintln!("skipped: Slurm's libslurm.so.38 is not installed");
-                return;
-            }
-            let sym = |name: &CStr| {
-                let f = libc::dlsym(lib, name.as_ptr());
-                assert!(!f.is_null(), "{name:?}");
-                f
-            };
             let mode_string: extern "C" fn(u16) -> *const c_char =
-                std::mem::transmute(sym(c"slurm_preempt_mode_string"));
-            let mode_num: extern "C" fn(*const c_char) -> u16 =
-                std::mem::transmute(sym(c"slurm_preempt_mode_num"));
+                lib.get(c"slurm_preempt_mode_string");
+            let mode_num: extern "C" fn(*const c_char) -> u16 = lib.get(c"slurm_preempt_mode_num");
             let private: extern "C" fn(u16, *mut c_char, c_int) =
-                std::mem::transmute(sym(c"slurm_private_data_string"));
+                lib.get(c"slurm_private_data_string");
             let enforce: extern "C" fn(u16, *mut c_char, c_int) =
-                std::mem::transmute(sym(c"slurm_accounting_enforce_string"));
-            let share: extern "C" fn(u16) -> *const c_char =
-                std::mem::transmute(sym(c"slurm_job_share_string"));
-            let cpu_bind: extern "C" fn(*mut c_char, u32) =
-                std::mem::transmute(sym(c"slurm_sprint_cpu_bind_type"));
-            let dist: extern "C" fn(u32) -> *mut c_char =
-                std::mem::transmute(sym(c"slurm_step_layout_type_name"));
-            let xfree: extern "C" fn(*mut *mut c_char) = std::mem::transmute(sym(c"slurm_xfree"));
-            let text = |p: *const c_char| CStr::from_ptr(p).to_string_lossy().into_owned();
+                lib.get(c"slurm_accounting_enforce_string");
+            let share: extern "C" fn(u16) -> *const c_char = lib.get(c"slurm_job_share_string");
+            let cpu_bind: extern "C" fn(*mut c_char, u32) = lib.get(c"slurm_sprint_cpu_bind_type");
+            let dist: extern "C" fn(u32) -> *mut c_char = lib.get(c"slurm_step_layout_type_name");
+            let xfree: extern "C" fn(*mut *mut c_char) = lib.get(c"slurm_xfree");
+            let text = |p| crate::slurm_lib::text(p);
             for s in 0..8u16 {
                 assert_eq!(text(share(s)), job_share_string(s), "share {s}");
             }

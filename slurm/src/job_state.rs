@@ -307,28 +307,19 @@ mod tests {
     /// its functions give.
     #[test]
     fn words_are_those_of_slurms_own_library() {
-        let path = c"/usr/lib/x86_64-linux-gnu/libslurm.so.38";
+        let Some(lib) = crate::slurm_lib::SlurmLib::open() else {
+            return;
+        };
         type Name = extern "C" fn(u32) -> *const libc::c_char;
-        // SAFETY: dlopen and dlsym of Slurm's library; each function takes
-        // a number and returns a static NUL-terminated string.
+        // SAFETY: each function takes a number and returns a static
+        // NUL-terminated string.
         unsafe {
-            let lib = libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL);
-            if lib.is_null() {
-                eprintln!("skipped: Slurm's libslurm.so.38 is not installed");
-                return;
-            }
-            let get = |name: &std::ffi::CStr| -> Name {
-                let f = libc::dlsym(lib, name.as_ptr());
-                assert!(!f.is_null(), "{name:?}");
-                std::mem::transmute(f)
-            };
-            let (full, compact, reason) = (
-                get(c"slurm_job_state_string"),
-                get(c"slurm_job_state_string_compact"),
-                get(c"slurm_job_reason_string"),
+            let (full, compact, reason): (Name, Name, Name) = (
+                lib.get(c"slurm_job_state_string"),
+                lib.get(c"slurm_job_state_string_compact"),
+                lib.get(c"slurm_job_reason_string"),
             );
-            let text =
-                |p: *const libc::c_char| std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned();
+            let text = |p| crate::slurm_lib::text(p);
             for base in 0..12u32 {
                 for flags in (8..32)
                     .map(|b| 1u32 << b)

@@ -21,6 +21,8 @@ pub mod openapi;
 pub mod parse_time;
 pub mod print;
 pub mod signal;
+#[cfg(test)]
+mod slurm_lib;
 pub mod step_ref;
 pub mod time;
 pub mod units;

@@ -345,6 +345,9 @@ fn assert_valgrind_clean(run: &mut Command) {
             checked.env(key, value);
         }
     }
+    if let Some(dir) = run.get_current_dir() {
+        checked.current_dir(dir);
+    }
     let out = checked.output().expect("valgrind runs");
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
@@ -1316,6 +1319,7 @@ const ASK: &str = r#"
 #include <time.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
+#include <slurm/slurmdb.h>
 
 int main(int argc, char **argv) {
     uint32_t array = (uint32_t) atoi(argv[1]);
@@ -1350,8 +1354,15 @@ int main(int argc, char **argv) {
     printf("partitions %s\n", nodes->node_array[0].partitions);
     slurm_free_node_info_msg(nodes);
     slurm_free_partition_info_msg(parts);
+    slurmdb_cluster_rec_t other = {0};
+    other.name = "other";
+    parts = NULL;
+    rc = slurm_load_partitions2(0, &parts, 0, &other);
+    printf("other cluster %d %s %s\n", rc, slurm_strerror(slurm_get_errno()), parts ? "set" : "NULL");
 
     snprintf(name, sizeof name, "%u_2", array);
+    rc = slurm_kill_job2(name, SIGKILL, 0, "other");
+    printf("sibling %d %s\n", rc, slurm_strerror(slurm_get_errno()));
     printf("kill2 %d\n", slurm_kill_job2(name, SIGKILL, 0, NULL));
     printf("reconfigure %d\n", slurm_reconfigure());
     return 0;
@@ -1388,6 +1399,8 @@ fn questions_about_one_job_are_answered_as_slurms_library_answers_them() {
         format!(
             "xlate task same 0\nend 0 later about 5 min left\nready 7 -2\n\
              stdout ask-{array}_2.out\nstdin /dev/null\npartitions batch,short\n\
+             other cluster -1 Invalid cluster name NULL\n\
+             sibling -1 Requested operation not supported on this system\n\
              kill2 0\nreconfigure 0\n"
         )
     );

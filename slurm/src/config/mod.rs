@@ -14,6 +14,7 @@ use spur_conf::SlurmConf;
 mod tests;
 mod value;
 
+pub use self::value::LOG_LEVELS;
 use self::value::{
     boolean, comm_params, count, cpu_freq_def, cpu_freq_governors, debug_flags, duration, enforce,
     health_state, list_or_null, log_level, log_time_format, minutes_or_unlimited, part_limits,
@@ -47,6 +48,46 @@ pub struct HostFacts {
     /// This host's short name, which stands for a SlurmctldHost named
     /// `localhost`.
     pub hostname: String,
+}
+
+/// Where a host's facts come from: what only the host can say.
+#[derive(Debug, Clone)]
+pub struct HostLookup {
+    /// This host's short name.
+    pub hostname: String,
+    /// A user's uid by name.
+    pub uid_of: fn(&str) -> Option<u32>,
+    /// Whether a file exists.
+    pub exists: fn(&str) -> bool,
+}
+
+impl HostFacts {
+    /// The facts of a host with Debian's Slurm packages (plugins in the
+    /// multiarch library folder), for slurm.conf `conf` read from
+    /// `conf_path`.
+    pub fn debian(
+        conf: &SlurmConf,
+        conf_path: String,
+        next_job_id: u32,
+        host: &HostLookup,
+    ) -> HostFacts {
+        let slurmd_user = conf.other.get("slurmduser").map_or("root", String::as_str);
+        HostFacts {
+            conf_path,
+            next_job_id,
+            slurm_user_uid: (host.uid_of)(&conf.slurm_user),
+            slurmd_user_uid: (host.uid_of)(slurmd_user),
+            plugin_dir: format!("/usr/lib/{}-linux-gnu/slurm-wlm", std::env::consts::ARCH),
+            // read_config.c: /bin/mail unless only /usr/bin/mail exists.
+            mail_prog: if !(host.exists)("/bin/mail") && (host.exists)("/usr/bin/mail") {
+                "/usr/bin/mail"
+            } else {
+                "/bin/mail"
+            }
+            .to_string(),
+            hostname: host.hostname.clone(),
+        }
+    }
 }
 
 /// Every pair, in Slurm 22.05's order. `BOOT_TIME` has no value here: the

@@ -321,48 +321,47 @@ pub(super) fn log_time_format(value: Option<&str>) -> String {
         .to_string()
 }
 
+/// Slurm's log levels by number (`log.h`): `quiet` is 0, `info` 3.
+pub const LOG_LEVELS: [&str; 10] = [
+    "quiet", "fatal", "error", "info", "verbose", "debug", "debug2", "debug3", "debug4", "debug5",
+];
+
 /// A log level by name or number, as `log_num2string` prints it;
 /// `default` when unset.
 pub(super) fn log_level(value: Option<&str>, default: &str) -> String {
-    const LEVELS: [&str; 10] = [
-        "quiet", "fatal", "error", "info", "verbose", "debug", "debug2", "debug3", "debug4",
-        "debug5",
-    ];
     let Some(v) = value.map(str::trim) else {
         return default.to_string();
     };
     let level = if v.starts_with(|ch: char| ch.is_ascii_digit()) {
         usize::try_from(crate::number::strtol_or_zero(v).0).ok()
     } else {
-        LEVELS.iter().position(|l| l.eq_ignore_ascii_case(v))
+        LOG_LEVELS.iter().position(|l| l.eq_ignore_ascii_case(v))
     };
     match level {
-        Some(n) => LEVELS[n.min(LEVELS.len() - 1)].to_string(),
+        Some(n) => LOG_LEVELS[n.min(LOG_LEVELS.len() - 1)].to_string(),
         None => default.to_string(),
     }
 }
 
-/// `preempt_mode_string`.
+/// `preempt_mode_string` of the mode's number.
 pub(super) fn preempt_mode(mode: PreemptMode) -> String {
+    use crate::flags::{
+        PREEMPT_CANCEL, PREEMPT_GANG, PREEMPT_REQUEUE, PREEMPT_SUSPEND, PREEMPT_WITHIN,
+    };
     let base = match mode.base {
-        PreemptModeBase::Cancel => Some("CANCEL"),
-        PreemptModeBase::Requeue => Some("REQUEUE"),
-        PreemptModeBase::Suspend => Some("SUSPEND"),
-        _ => None,
+        PreemptModeBase::Cancel => PREEMPT_CANCEL,
+        PreemptModeBase::Requeue => PREEMPT_REQUEUE,
+        PreemptModeBase::Suspend => PREEMPT_SUSPEND,
+        _ => 0,
     };
     let flag = if mode.gang {
-        Some("GANG")
+        PREEMPT_GANG
     } else if mode.within {
-        Some("WITHIN")
+        PREEMPT_WITHIN
     } else {
-        None
+        0
     };
-    match (flag, base) {
-        (None, None) => "OFF".to_string(),
-        (Some(f), None) => f.to_string(),
-        (None, Some(b)) => b.to_string(),
-        (Some(f), Some(b)) => format!("{f},{b}"),
-    }
+    crate::flags::preempt_mode_string(base | flag).to_string()
 }
 
 /// PriorityFlags, as `priority_flags_string` prints what read_config.c

@@ -58,6 +58,18 @@ pub struct Failure {
 }
 
 impl Failure {
+    /// A request's failure: the controller's refusal, or no controller.
+    fn of_request(e: RequestError) -> Failure {
+        match e {
+            RequestError::Refused(e) => Failure::of(&e),
+            e @ RequestError::Unreachable(_) => Failure {
+                text: e.to_string(),
+                errno: CONNECTION_ERROR,
+                gone: false,
+            },
+        }
+    }
+
     fn of(e: &ProtoError) -> Failure {
         Failure {
             text: e.code.text().to_string(),
@@ -458,14 +470,7 @@ fn signal_steps(req: &Request, steps: &[StepTarget]) -> (String, i32) {
         .iter()
         .map(|s| {
             Live.signal_step(s.job_id, s.step, sig)
-                .map_err(|e| match e {
-                    RequestError::Refused(e) => Failure::of(&e),
-                    e => Failure {
-                        text: e.to_string(),
-                        errno: CONNECTION_ERROR,
-                        gone: false,
-                    },
-                })
+                .map_err(Failure::of_request)
         })
         .collect();
     step_outcome(req, steps, &results)
@@ -543,11 +548,6 @@ fn signal(req: &Request, targets: &[Target]) -> Vec<Result<(), Failure>> {
             .into_iter()
             .map(|r| r.map_err(|e| Failure::of(&e)))
             .collect(),
-        Err(RequestError::Refused(e)) => all(Failure::of(&e)),
-        Err(e @ RequestError::Unreachable(_)) => all(Failure {
-            text: e.to_string(),
-            errno: CONNECTION_ERROR,
-            gone: false,
-        }),
+        Err(e) => all(Failure::of_request(e)),
     }
 }

@@ -27,7 +27,7 @@ use tracing::{info, warn};
 
 use spur_conf::{ConfFile, SlurmConf};
 use spur_core::{Core, Input, NodeId};
-use spur_slurm::config::HostFacts;
+use spur_slurm::config::{HostFacts, HostLookup};
 
 use self::actor::Controller;
 use self::env::ClusterFacts;
@@ -104,28 +104,20 @@ impl Site {
 /// What `show config` needs of this host and this controller;
 /// `next_job_id` is the id the next job gets.
 pub(crate) fn host_facts(site: &Site, next_job_id: u32) -> HostFacts {
-    let slurmd_user = site
-        .conf
-        .other
-        .get("slurmduser")
-        .map_or("root", String::as_str);
-    // read_config.c: /bin/mail unless only /usr/bin/mail exists.
-    let usr_only = !Path::new("/bin/mail").exists() && Path::new("/usr/bin/mail").exists();
-    HostFacts {
-        conf_path: site.conf_path.display().to_string(),
+    HostFacts::debian(
+        &site.conf,
+        site.conf_path.display().to_string(),
         next_job_id,
-        slurm_user_uid: site.slurm_user_uid,
-        slurmd_user_uid: spur_sys::users::uid_of(slurmd_user),
-        // Debian's Slurm packages (slurm-wlm) keep plugins in the
-        // multiarch library directory.
-        plugin_dir: format!("/usr/lib/{}-linux-gnu/slurm-wlm", std::env::consts::ARCH),
-        mail_prog: if usr_only {
-            "/usr/bin/mail"
-        } else {
-            "/bin/mail"
-        }
-        .to_string(),
+        &this_host(),
+    )
+}
+
+/// What this host says of itself, for [`HostFacts`].
+fn this_host() -> HostLookup {
+    HostLookup {
         hostname: spur_sys::short_hostname(),
+        uid_of: spur_sys::users::uid_of,
+        exists: |path| Path::new(path).exists(),
     }
 }
 
