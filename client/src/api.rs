@@ -66,8 +66,12 @@ pub trait Api: Controller {
         }
     }
 
-    /// Submits a job.
-    fn submit(&mut self, desc: JobDesc) -> Result<Submitted, RequestError> {
+    /// Submits a job. A submission without an idempotency key gets one
+    /// (a fresh one each call), so that the session may send it again when
+    /// its answer is lost.
+    fn submit(&mut self, mut desc: JobDesc) -> Result<Submitted, RequestError> {
+        desc.submit_key
+            .get_or_insert_with(crate::submit_key::new_key);
         match self.request(&ClientRequest::Submit(Box::new(desc)))? {
             ClientResponse::Submitted { job_id, cluster } => Ok(Submitted { job_id, cluster }),
             _ => Err(unexpected()),

@@ -29,6 +29,7 @@ use thiserror::Error;
 pub mod api;
 pub mod pool;
 pub mod select;
+pub mod submit_key;
 pub mod target;
 pub use api::{Api, Listing, PerTarget, StepCreated, Submitted};
 pub use pool::Pool;
@@ -225,21 +226,28 @@ impl Session {
     /// it, so the request was never taken) it tries again until
     /// MessageTimeout has passed, as Slurm's commands do: a controller
     /// restart shorter than that goes unseen. A request that was sent and
-    /// got no answer is not sent again: it may have been acted on.
+    /// got no answer is sent again only if repeating it is harmless
+    /// ([`ClientRequest::may_repeat`]: it changes nothing, or it is a
+    /// submission with an idempotency key); any other may have been acted
+    /// on, and its caller is told the connection was lost.
     pub fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, ClientError> {
         let deadline = Instant::now() + message_timeout(&self.conf);
         // Short: a restarted controller is found within a few milliseconds,
         // and trying a local socket costs next to nothing.
         let pause = Duration::from_millis(20);
+        let repeatable = req.may_repeat();
         loop {
             let answer = self.once(req);
-            let unreachable = match &answer {
-                Err(e) => e.is_unreachable(),
-                Ok(ClientResponse::Error(e)) => e.code == ErrorCode::ControllerUnreachable,
+            let again = match &answer {
+                Err(e) => e.is_unreachable() || (repeatable && matches!(e, ClientError::Frame(_))),
+                Ok(ClientResponse::Error(e)) => {
+                    e.code == ErrorCode::ControllerUnreachable
+                        || (repeatable && e.code == ErrorCode::ConnectionLost)
+                }
                 Ok(_) => false,
             };
             let now = Instant::now();
-            if !unreachable || now >= deadline {
+            if !again || now >= deadline {
                 return answer;
             }
             std::thread::sleep(pause.min(deadline - now));

@@ -85,3 +85,92 @@ fn a_connection_the_controller_closed_is_replaced_without_a_sigpipe() {
     }
     assert_eq!(conns.load(Ordering::SeqCst), 4);
 }
+
+/// A controller that reads each request and, for the first `drop_first`
+/// connections, hangs up without answering (as one killed between its
+/// commit and its answer does); then answers every submission with job 7.
+/// Returns the requests it read.
+fn loses_answers(
+    listener: UnixListener,
+    drop_first: usize,
+) -> Arc<std::sync::Mutex<Vec<ClientRequest>>> {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = seen.clone();
+    std::thread::spawn(move || {
+        for (n, stream) in listener.incoming().enumerate() {
+            let Ok(mut stream) = stream else { return };
+            let _: Hello = frame::read_sync(&mut stream).expect("hello");
+            let hello = Hello {
+                version: PROTOCOL_VERSION,
+                role: Role::Client,
+            };
+            frame::write_sync(&mut stream, &hello).expect("hello back");
+            while let Ok(req) = frame::read_sync::<ClientRequest, _>(&mut stream) {
+                kept.lock().unwrap().push(req);
+                if n < drop_first {
+                    break;
+                }
+                let answer = ClientResponse::Submitted {
+                    job_id: 7,
+                    cluster: "t".into(),
+                };
+                frame::write_sync(&mut stream, &answer).expect("answer");
+            }
+        }
+    });
+    seen
+}
+
+fn key_of(req: &ClientRequest) -> Option<String> {
+    match req {
+        ClientRequest::Submit(desc) => desc.submit_key.clone(),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_submission_whose_answer_was_lost_is_sent_again_with_its_key() {
+    use spur_client::Api;
+    let (dir, _, _) = session(0);
+    let conf = load_conf(&dir.path().join("slurm.conf")).expect("loads");
+    // A second socket of the same cluster, served by the stand-in that
+    // loses answers.
+    std::fs::remove_file(spur_client::socket_path(&conf)).expect("the first one goes");
+    let listener = UnixListener::bind(spur_client::socket_path(&conf)).expect("binds");
+    let seen = loses_answers(listener, 2);
+    let mut s = Session::new(conf);
+    let submitted = s
+        .submit(spur_proto::JobDesc::default())
+        .expect("the third try is answered");
+    assert_eq!(submitted.job_id, 7);
+    {
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 3, "{seen:?}");
+        let key = key_of(&seen[0]).expect("a submission carries a key");
+        assert!(seen
+            .iter()
+            .all(|r| key_of(r).as_deref() == Some(key.as_str())));
+    }
+    // The next submission is another one: a key of its own.
+    s.submit(spur_proto::JobDesc::default()).expect("answered");
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 4);
+    assert_ne!(key_of(&seen[3]), key_of(&seen[0]));
+}
+
+#[test]
+fn a_request_that_may_have_acted_is_not_sent_again() {
+    let (dir, _, _) = session(0);
+    let conf = load_conf(&dir.path().join("slurm.conf")).expect("loads");
+    std::fs::remove_file(spur_client::socket_path(&conf)).expect("the first one goes");
+    let listener = UnixListener::bind(spur_client::socket_path(&conf)).expect("binds");
+    let seen = loses_answers(listener, 1);
+    let mut s = Session::new(conf);
+    let hold = ClientRequest::Release { jobs: vec![3] };
+    let answer = s.request(&hold);
+    assert!(
+        matches!(answer, Err(spur_client::ClientError::Frame(_))),
+        "{answer:?}"
+    );
+    assert_eq!(seen.lock().unwrap().len(), 1);
+}

@@ -175,7 +175,17 @@ pub struct JobDesc {
     /// `--kill-on-invalid-dep=yes|no`; None: the cluster's
     /// DependencyParameters decide.
     pub kill_on_invalid_dep: Option<bool>,
+    /// The submission's idempotency key: a submission whose answer was
+    /// lost may be sent again with the same key, and gets the job the
+    /// first one made instead of a second job. Keys are the submitting
+    /// user's own (another user's equal key names another submission);
+    /// the controller remembers each while it knows the job. spur-client
+    /// gives every submission one ([`SUBMIT_KEY_MAX`] bytes at most).
+    pub submit_key: Option<String>,
 }
+
+/// The longest idempotency key the controller takes.
+pub const SUBMIT_KEY_MAX: usize = 255;
 
 /// Slurm's job states, as the wire carries them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

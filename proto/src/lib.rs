@@ -27,6 +27,7 @@ pub use frame::{FrameError, MAX_FRAME};
 pub use history::{AcctState, HistoryJob, HistoryQuery, HistoryStep, JobSelector, StepId, Tres};
 pub use job::{
     ExclusiveMode, JobDesc, JobInfo, JobSignal, JobStateName, MemSpec, OpenMode, SegmentLayout,
+    SUBMIT_KEY_MAX,
 };
 pub use message::{
     AgentHello, ArrayTasks, BatchLaunch, ClientRequest, ClientResponse, FromAgent, Hello, JobEnd,
@@ -43,7 +44,7 @@ pub use step::{
 
 /// The protocol version spoken by this build. A peer with another version is
 /// refused at the hello.
-pub const PROTOCOL_VERSION: u16 = 7;
+pub const PROTOCOL_VERSION: u16 = 8;
 
 /// The signal an end by the out-of-memory killer reports, in every exit
 /// status on the wire: Slurm's SIG_OOM (253) read as a wait status. No

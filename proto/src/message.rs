@@ -178,6 +178,30 @@ pub enum ClientRequest {
     },
 }
 
+impl ClientRequest {
+    /// Whether the request may be sent again when its answer was lost (the
+    /// connection broke after it left): it changes nothing, or it is a
+    /// submission with an idempotency key, whose repeat gets the job the
+    /// first one made.
+    pub fn may_repeat(&self) -> bool {
+        match self {
+            ClientRequest::Ping
+            | ClientRequest::Steps { .. }
+            | ClientRequest::WillRun(_)
+            | ClientRequest::Jobs { .. }
+            | ClientRequest::Nodes
+            | ClientRequest::Partitions
+            | ClientRequest::Config
+            | ClientRequest::History(_)
+            | ClientRequest::Diag
+            | ClientRequest::Shares => true,
+            ClientRequest::Submit(desc) => desc.submit_key.is_some(),
+            ClientRequest::Authenticated(a) => a.request.may_repeat(),
+            _ => false,
+        }
+    }
+}
+
 /// What `scancel` asks for one or more jobs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SignalTarget {

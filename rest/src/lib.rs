@@ -33,6 +33,21 @@ pub mod slurmdb;
 pub mod target;
 pub mod v0038;
 
+/// The request header that names a submission (`Idempotency-Key`, as the
+/// IETF's httpapi draft spells it): a client that sends a submission again
+/// with the same key, because the answer to the first was lost, gets the
+/// job the first one made. Without the header each submission gets a key
+/// of its own, which covers the server's own retries.
+pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
+
+/// The submission key a request carries, if any (the controller checks its
+/// length).
+pub(crate) fn submit_key(headers: &axum::http::HeaderMap) -> Option<String> {
+    headers
+        .get(IDEMPOTENCY_KEY)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_string())
+}
+
 use std::sync::Arc;
 
 use axum::http::StatusCode;

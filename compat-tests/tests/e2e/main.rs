@@ -8,6 +8,7 @@ mod document;
 mod environment;
 mod harness;
 mod http;
+mod idempotency;
 mod libslurm;
 mod memory;
 mod openapi;

@@ -27,7 +27,7 @@ use serde_json::{json, Map, Value};
 
 use spur_client::{Api, RequestError};
 use spur_options::fields::Request;
-use spur_proto::{ErrorCode, JobUpdate, NodeStateRequest, NodeUpdate, ProtoError};
+use spur_proto::{ErrorCode, JobDesc, JobUpdate, NodeStateRequest, NodeUpdate, ProtoError};
 
 use crate::auth::Caller;
 use crate::reply::{plain, rest_errno, text, ErrorEntry, Version, Warning};
@@ -463,10 +463,12 @@ async fn submit(
     AxState(state): AxState<Arc<State>>,
     Extension(caller): Extension<Caller>,
     Path(tag): Path<String>,
+    headers: axum::http::HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
     let v = version_or_404!(tag);
-    submission(&state, &caller, v, &body, Request::Batch).await
+    let key = crate::submit_key(&headers);
+    submission(&state, &caller, v, &body, key, Request::Batch).await
 }
 
 /// `job/allocate`: an allocation without a script, as
@@ -477,20 +479,24 @@ async fn allocate(
     AxState(state): AxState<Arc<State>>,
     Extension(caller): Extension<Caller>,
     Path(tag): Path<String>,
+    headers: axum::http::HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
     let v = version_or_404!(tag);
-    submission(&state, &caller, v, &body, Request::Allocation).await
+    let key = crate::submit_key(&headers);
+    submission(&state, &caller, v, &body, key, Request::Allocation).await
 }
 
 /// A submission (`job_submit_req`) or an allocation (`job_alloc_req`):
 /// the job description read as the data_parser reads it and submitted as
-/// sbatch or salloc would have.
+/// sbatch or salloc would have, under the client's submission key if it
+/// gave one.
 async fn submission(
     state: &Arc<State>,
     caller: &Caller,
     v: Version,
     body: &[u8],
+    submit_key: Option<String>,
     request: Request,
 ) -> Response {
     let batch = request == Request::Batch;
@@ -557,7 +563,7 @@ async fn submission(
         fields.alloc_node = Some(spur_sys::short_hostname());
     }
     let desc = match fields.job_desc(request) {
-        Ok(d) => d,
+        Ok(d) => JobDesc { submit_key, ..d },
         Err(e) => {
             return doc
                 .error(&RequestError::Refused(e), "invalid job description", what)

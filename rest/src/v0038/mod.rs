@@ -359,6 +359,7 @@ fn parse_failure(state: &State, errno: i32, why: &str) -> Response {
 async fn submit(
     AxState(state): AxState<Arc<State>>,
     Extension(caller): Extension<Caller>,
+    headers: axum::http::HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
     let Ok(body) = serde_json::from_slice::<Value>(&body) else {
@@ -413,7 +414,10 @@ async fn submit(
             return parse_failure(&state, 9001, &text);
         }
     };
-    let desc = built.desc;
+    let desc = spur_proto::JobDesc {
+        submit_key: crate::submit_key(&headers),
+        ..built.desc
+    };
     match ask!(state.ask(&caller, move |c| c.submit(desc)).await) {
         Ok(s) => ok(
             &state,

@@ -149,6 +149,8 @@ pub struct Controller {
     pub(super) site: Site,
     pub(super) facts: ClusterFacts,
     pub(super) metas: JobMap<JobMeta>,
+    /// The jobs of keyed submissions, by key.
+    pub(super) submit_keys: super::submit_key::SubmitKeys,
     pub(super) live: Vec<NodeLive>,
     /// The node each agent connection serves.
     pub(super) conns: HashMap<u64, NodeId>,
@@ -182,7 +184,7 @@ pub struct Controller {
 /// What a turn changed and owes, until it commits.
 #[derive(Default)]
 pub(super) struct TurnState {
-    pub new_jobs: Vec<(JobId, JobMeta, JobPayload)>,
+    pub new_jobs: Vec<NewJob>,
     pub dirty: BTreeSet<JobId>,
     pub meta_dirty: BTreeSet<JobId>,
     pub nodes_dirty: BTreeSet<NodeId>,
@@ -195,6 +197,15 @@ pub(super) struct TurnState {
     pub node_names: Option<Vec<String>>,
 }
 
+/// A job made this turn, to be inserted as it commits.
+pub(super) struct NewJob {
+    pub id: JobId,
+    pub meta: JobMeta,
+    pub payload: JobPayload,
+    /// The digest of its submission's idempotency key.
+    pub submit_key: Option<super::store::SubmitKey>,
+}
+
 /// Seconds since the epoch.
 pub fn now() -> u64 {
     std::time::SystemTime::now()
@@ -205,12 +216,16 @@ pub fn now() -> u64 {
 impl Controller {
     /// A controller over a restored core.
     pub(super) fn new(
-        core: Core,
+        restored: super::Restored,
         store: Store,
         site: Site,
         facts: ClusterFacts,
-        metas: JobMap<JobMeta>,
     ) -> Controller {
+        let super::Restored {
+            core,
+            metas,
+            submit_keys,
+        } = restored;
         let started_at = now();
         // Allocations held before a restart: their holders get a full
         // InactiveLimit from now to be heard again.
@@ -239,6 +254,7 @@ impl Controller {
             site,
             facts,
             metas,
+            submit_keys,
             live,
             conns: HashMap::new(),
             steps: std::collections::BTreeMap::new(),
@@ -384,6 +400,7 @@ impl Controller {
             if now_s.is_multiple_of(60) {
                 let core = &self.core;
                 self.counters.forget_gone(|id| core.job(id).is_some());
+                self.submit_keys.forget_gone(|id| core.job(id).is_some());
             }
         }
         let wakeup_due = self.wakeup.is_some_and(|t| t <= now_s);
@@ -458,11 +475,11 @@ impl Controller {
         if let Some(names) = &t.node_names {
             tx.set_node_names(names)?;
         }
-        for (id, meta, payload) in &t.new_jobs {
-            if let Some(job) = self.core.job(*id) {
-                tx.insert_job(&job.record(), meta, payload)?;
+        for new in &t.new_jobs {
+            if let Some(job) = self.core.job(new.id) {
+                tx.insert_job(&job.record(), &new.meta, &new.payload, new.submit_key)?;
             }
-            t.dirty.remove(id);
+            t.dirty.remove(&new.id);
         }
         for id in &t.dirty {
             if let Some(job) = self.core.job(*id) {
@@ -554,8 +571,8 @@ impl Controller {
                     .turn
                     .new_jobs
                     .iter()
-                    .find(|(id, _, _)| *id == array_job)
-                    .map(|(_, _, p)| p.clone());
+                    .find(|new| new.id == array_job)
+                    .map(|new| new.payload.clone());
                 let payload = match fresh {
                     Some(p) => Ok(Some(p)),
                     None => self.store.payload(array_job.0),
@@ -563,9 +580,13 @@ impl Controller {
                 match payload {
                     Ok(payload) => {
                         self.metas.insert(job, meta.clone());
-                        self.turn
-                            .new_jobs
-                            .push((job, meta, payload.unwrap_or_default()));
+                        // The key stays with the array: a retry names it.
+                        self.turn.new_jobs.push(NewJob {
+                            id: job,
+                            meta,
+                            payload: payload.unwrap_or_default(),
+                            submit_key: None,
+                        });
                     }
                     Err(e) => error!(job = job.0, error = %e, "cannot read the array's script"),
                 }

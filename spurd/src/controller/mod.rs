@@ -18,6 +18,7 @@ mod server;
 mod stats;
 mod step;
 pub mod store;
+mod submit_key;
 mod validate;
 
 use std::path::{Path, PathBuf};
@@ -121,8 +122,16 @@ fn this_host() -> HostLookup {
     }
 }
 
+/// What a restart puts back: the core with every stored job, the jobs'
+/// extras, and their submissions' keys.
+struct Restored {
+    core: Core,
+    metas: actor::JobMap<store::JobMeta>,
+    submit_keys: submit_key::SubmitKeys,
+}
+
 /// Builds the core from the configuration and puts every stored job back.
-fn restore(site: &Site, store: &mut Store) -> Result<(Core, actor::JobMap<store::JobMeta>)> {
+fn restore(site: &Site, store: &mut Store) -> Result<Restored> {
     let dir = site.conf_path.parent().unwrap_or(Path::new("."));
     let cluster = spur_site::cluster(&site.conf, dir)
         .context("while building the cluster from slurm.conf")?;
@@ -138,6 +147,7 @@ fn restore(site: &Site, store: &mut Store) -> Result<(Core, actor::JobMap<store:
     let mut metas = actor::JobMap::with_capacity_and_hasher(jobs.len(), Default::default());
     let stored_names = store.node_names().context("while loading the node table")?;
     let mut lost = Vec::new();
+    let mut submit_keys = submit_key::SubmitKeys::default();
     for mut job in jobs {
         let id = job.record.id;
         if let Some(names) = &stored_names {
@@ -152,6 +162,9 @@ fn restore(site: &Site, store: &mut Store) -> Result<(Core, actor::JobMap<store:
         match core.restore_job(job.record) {
             Ok(()) => {
                 metas.insert(id, job.meta);
+                if let Some(key) = job.submit_key {
+                    submit_keys.insert(key, id);
+                }
             }
             Err(e) => {
                 warn!(job = id.0, error = %e, "stored job cannot be restored; it stays in history only")
@@ -200,7 +213,11 @@ fn restore(site: &Site, store: &mut Store) -> Result<(Core, actor::JobMap<store:
             }
         }
     }
-    Ok((core, metas))
+    Ok(Restored {
+        core,
+        metas,
+        submit_keys,
+    })
 }
 
 /// Points a stored allocation at the same nodes, by name, in a node table
@@ -242,7 +259,8 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
     }
     let started = std::time::Instant::now();
     let mut store = Store::open(&state_dir).context("while opening the state database")?;
-    let (core, metas) = restore(&site, &mut store)?;
+    let restored = restore(&site, &mut store)?;
+    let core = &restored.core;
     let admin_down: Vec<bool> = {
         let overrides = store
             .node_overrides()
@@ -256,7 +274,8 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
             .collect()
     };
     info!(
-        jobs = metas.len(),
+        jobs = restored.metas.len(),
+        submit_keys = restored.submit_keys.len(),
         elapsed_ms = started.elapsed().as_millis() as u64,
         "state restored"
     );
@@ -285,7 +304,7 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
     let unended = store
         .unended_steps()
         .context("while loading the steps that were running")?;
-    let mut controller = Controller::new(core, store, site.clone(), facts, metas);
+    let mut controller = Controller::new(restored, store, site.clone(), facts);
     let rpcs = controller.rpcs.clone();
     controller.restore_steps(unended);
     for (i, down) in admin_down.into_iter().enumerate() {

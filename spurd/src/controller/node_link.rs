@@ -191,9 +191,9 @@ impl Controller {
     pub(super) fn batch_launch(&self, id: JobId) -> Result<BatchLaunch, StoreError> {
         // A job submitted in this turn is not in the store until the turn
         // commits (and the launch goes out only after that).
-        let fresh = self.turn.new_jobs.iter().find(|(j, _, _)| *j == id);
+        let fresh = self.turn.new_jobs.iter().find(|new| new.id == id);
         let payload = match fresh {
-            Some((_, _, payload)) => payload.clone(),
+            Some(new) => new.payload.clone(),
             None => self.store.payload(id.0)?.unwrap_or_default(),
         };
         let job = self.core.job(id).expect("started jobs exist");

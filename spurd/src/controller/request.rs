@@ -216,6 +216,21 @@ impl Controller {
     }
 
     fn submit(&mut self, uid: u32, desc: JobDesc) -> Result<ClientResponse, ProtoError> {
+        let submit_key = match &desc.submit_key {
+            Some(key) => Some(super::submit_key::digest(uid, key)?),
+            None => None,
+        };
+        if let Some(key) = submit_key {
+            let core = &self.core;
+            if let Some(id) = self.submit_keys.job(key, |id| core.job(id).is_some()) {
+                // A retry of a submission that was taken: its job again.
+                info!(job = id.0, uid, "submission repeated; its job answers");
+                return Ok(ClientResponse::Submitted {
+                    job_id: id.0,
+                    cluster: self.facts.cluster_name.clone(),
+                });
+            }
+        }
         self.check_clusters(&desc)?;
         self.validate(uid, &desc)?;
         let script = desc.script.clone().unwrap_or_default();
@@ -255,7 +270,15 @@ impl Controller {
             env: desc.env,
         };
         self.metas.insert(id, meta.clone());
-        self.turn.new_jobs.push((id, meta, payload));
+        if let Some(key) = submit_key {
+            self.submit_keys.insert(key, id);
+        }
+        self.turn.new_jobs.push(super::actor::NewJob {
+            id,
+            meta,
+            payload,
+            submit_key,
+        });
         self.counters.submitted += 1;
         info!(job = id.0, uid, "job submitted");
         Ok(ClientResponse::Submitted {

@@ -75,6 +75,10 @@ pub(super) const MIGRATIONS: &[&str] = &[
         usage REAL NOT NULL,
         at INTEGER NOT NULL
      );",
+    // 5: each submission's idempotency key (a digest of its user and the
+    // key it carried), so that a retried submission finds its job after a
+    // restart too.
+    "ALTER TABLE jobs ADD COLUMN submit_key BLOB;",
 ];
 
 /// Brings the schema up to date.

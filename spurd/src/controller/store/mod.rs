@@ -164,7 +164,13 @@ pub struct StoredJob {
     pub record: JobRecord,
     /// The controller's extras.
     pub meta: JobMeta,
+    /// The digest of its submission's idempotency key, if it had one.
+    pub submit_key: Option<SubmitKey>,
 }
+
+/// The digest of a submission's idempotency key and its user (see
+/// `controller::submit_key`).
+pub type SubmitKey = u128;
 
 /// A node's operator-set state, which survives restarts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -263,7 +269,7 @@ impl Store {
     /// Jobs still live (pending, running) or ended at or after `ended_since`.
     pub fn load_jobs(&self, ended_since: u64) -> Result<Vec<StoredJob>, StoreError> {
         let mut stmt = self.conn.prepare(
-            "SELECT id, record, meta FROM jobs \
+            "SELECT id, record, meta, submit_key FROM jobs \
              WHERE end_time IS NULL OR end_time >= ?1 ORDER BY id",
         )?;
         let rows = stmt.query_map([ended_since as i64], |r| {
@@ -271,14 +277,19 @@ impl Store {
                 r.get::<_, i64>(0)? as u32,
                 r.get::<_, Vec<u8>>(1)?,
                 r.get::<_, Vec<u8>>(2)?,
+                r.get::<_, Option<Vec<u8>>>(3)?,
             ))
         })?;
         let mut jobs = Vec::new();
         for row in rows {
-            let (id, record, meta) = row?;
+            let (id, record, meta, key) = row?;
             jobs.push(StoredJob {
                 record: decode(id, &record)?,
                 meta: decode(id, &meta)?,
+                // Anything but 16 bytes was not written by spur: no key.
+                submit_key: key
+                    .and_then(|k| <[u8; 16]>::try_from(k).ok())
+                    .map(u128::from_le_bytes),
             });
         }
         Ok(jobs)
@@ -347,19 +358,22 @@ pub struct Turn<'a> {
 }
 
 impl Turn<'_> {
-    /// Records a new job with everything it needs to run.
+    /// Records a new job with everything it needs to run, and the digest
+    /// of its submission's idempotency key.
     pub fn insert_job(
         &self,
         record: &JobRecord,
         meta: &JobMeta,
         payload: &JobPayload,
+        submit_key: Option<SubmitKey>,
     ) -> Result<(), StoreError> {
         let id = record.id.0;
         self.tx
             .prepare_cached(
                 "INSERT INTO jobs (id, uid, state, end_time, record, meta, payload, \
-                 submit_time, eligible_time, start_time, array_job_id, array_task_id) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                 submit_time, eligible_time, start_time, array_job_id, array_task_id, \
+                 submit_key) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             )?
             .execute(params![
                 i64::from(id),
@@ -374,6 +388,7 @@ impl Turn<'_> {
                 record.start_time.map(|t| t as i64),
                 array_ids(record).0,
                 array_ids(record).1,
+                submit_key.map(u128::to_le_bytes),
             ])?;
         Ok(())
     }

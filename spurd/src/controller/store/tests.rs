@@ -73,10 +73,16 @@ fn jobs_round_trip_and_old_finished_jobs_are_not_loaded() {
         ..Default::default()
     };
     let turn = store.begin().expect("begins");
-    turn.insert_job(&record(1, JobState::Pending, None), &meta, &payload)
+    turn.insert_job(&record(1, JobState::Pending, None), &meta, &payload, None)
         .expect("inserts");
-    turn.insert_job(&record(2, JobState::Pending, None), &meta, &payload)
-        .expect("inserts");
+    let key = u128::MAX - 7;
+    turn.insert_job(
+        &record(2, JobState::Pending, None),
+        &meta,
+        &payload,
+        Some(key),
+    )
+    .expect("inserts");
     turn.set_next_job_id(3).expect("sets");
     turn.commit().expect("commits");
 
@@ -91,7 +97,9 @@ fn jobs_round_trip_and_old_finished_jobs_are_not_loaded() {
     assert_eq!(live.len(), 1);
     assert_eq!(live[0].record.id, JobId(2));
     assert_eq!(live[0].meta, meta);
+    assert_eq!(live[0].submit_key, Some(key));
     let all = store.load_jobs(100).expect("loads");
+    assert_eq!(all[0].submit_key, None);
     assert_eq!(all[0].record.state, JobState::Completed);
     assert_eq!(store.payload(2).expect("reads"), Some(payload));
     assert_eq!(store.payload(9).expect("reads"), None);
@@ -106,6 +114,7 @@ fn an_uncommitted_turn_leaves_nothing() {
             &record(1, JobState::Pending, None),
             &JobMeta::default(),
             &JobPayload::default(),
+            None,
         )
         .expect("inserts");
     }

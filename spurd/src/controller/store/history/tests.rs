@@ -68,7 +68,7 @@ fn store_with(jobs: &[JobRecord]) -> Store {
     let mut store = Store::in_memory().expect("opens");
     let turn = store.begin().expect("begins");
     for j in jobs {
-        turn.insert_job(j, &JobMeta::default(), &JobPayload::default())
+        turn.insert_job(j, &JobMeta::default(), &JobPayload::default(), None)
             .expect("inserts");
     }
     turn.commit().expect("commits");
@@ -332,6 +332,7 @@ fn a_reader_sees_committed_turns_while_the_writer_is_open() {
         &job(1, 100, Some(110), None, JobState::Running),
         &JobMeta::default(),
         &JobPayload::default(),
+        None,
     )
     .expect("inserts");
     // Not yet committed: not seen.
@@ -476,7 +477,7 @@ fn fill_a_state_database_for_the_sacct_bench() {
                 }),
                 ..JobMeta::default()
             };
-            turn.insert_job(&record, &meta, &JobPayload::default())
+            turn.insert_job(&record, &meta, &JobPayload::default(), None)
                 .expect("inserts");
         }
         turn.set_next_job_id(jobs + 1).expect("sets");
