@@ -9,6 +9,13 @@ release_dir() {
   echo "$t/release"
 }
 
+# The same for the debug profile's binaries.
+debug_dir() {
+  local t=${CARGO_TARGET_DIR:-target}
+  case $t in /*) ;; *) t=$PWD/$t ;; esac
+  echo "$t/debug"
+}
+
 # wait_for SECONDS EVERY WHAT COMMAND...: runs COMMAND every EVERY seconds
 # until it succeeds; after SECONDS, says what it waited for and exits 1.
 # Polling costs CPU the measured work needs: poll no faster than a figure's

@@ -218,7 +218,9 @@ pub trait Api: Controller {
     }
 
     /// Lays a step out in a running job.
-    fn step_create(&mut self, req: StepRequest) -> Result<StepCreated, RequestError> {
+    fn step_create(&mut self, mut req: StepRequest) -> Result<StepCreated, RequestError> {
+        // As a submission's: the session may send it again.
+        req.key.get_or_insert_with(crate::submit_key::new_key);
         match self.request(&ClientRequest::StepCreate(req))? {
             ClientResponse::StepCreated { grant, signature } => {
                 Ok(StepCreated { grant, signature })

@@ -180,11 +180,15 @@ pub enum ClientRequest {
 
 impl ClientRequest {
     /// Whether the request may be sent again when its answer was lost (the
-    /// connection broke after it left): it changes nothing, or it is a
-    /// submission with an idempotency key, whose repeat gets the job the
-    /// first one made.
+    /// connection broke after it left): it changes nothing; it reports an
+    /// end, which a repeat finds already recorded (an allocation released,
+    /// a step completed, a holder still alive); or it is a submission with
+    /// an idempotency key, whose repeat gets the job the first one made.
     pub fn may_repeat(&self) -> bool {
         match self {
+            ClientRequest::AllocationAlive { .. }
+            | ClientRequest::ReleaseAllocation { .. }
+            | ClientRequest::StepComplete { .. } => true,
             ClientRequest::Ping
             | ClientRequest::Steps { .. }
             | ClientRequest::WillRun(_)
@@ -196,6 +200,7 @@ impl ClientRequest {
             | ClientRequest::Diag
             | ClientRequest::Shares => true,
             ClientRequest::Submit(desc) => desc.submit_key.is_some(),
+            ClientRequest::StepCreate(req) => req.key.is_some(),
             ClientRequest::Authenticated(a) => a.request.may_repeat(),
             _ => false,
         }

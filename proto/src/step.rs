@@ -45,6 +45,11 @@ pub struct StepRequest {
     pub srun_host: String,
     /// srun's pid.
     pub srun_pid: u32,
+    /// The request's idempotency key: a creation whose answer was lost is
+    /// sent again with it and gets the step the first one made, while the
+    /// controller that made it runs (spur-client gives every creation
+    /// one).
+    pub key: Option<String>,
 }
 
 /// One node's part of a step.

@@ -12,6 +12,7 @@ mod agent;
 mod controller;
 mod credential;
 mod dev;
+mod failpoint;
 mod login;
 mod rest;
 
@@ -161,6 +162,10 @@ fn main() -> ExitCode {
         _ => "info",
     };
     init_tracing(level);
+    if let Err(e) = failpoint::arm_from_env() {
+        eprintln!("spurd: error: {e}");
+        return ExitCode::FAILURE;
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -322,6 +322,7 @@ impl SrunArgs {
             overlap: self.overlap,
             srun_host: spur_sys::short_hostname(),
             srun_pid: std::process::id(),
+            key: None,
         }
     }
 }

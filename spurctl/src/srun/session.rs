@@ -365,6 +365,36 @@ fn task_env(opts: &SrunArgs, grant: &StepGrant) -> Vec<(String, String)> {
     env
 }
 
+/// A connection to a node's agent, greeted. An agent that is not there
+/// (restarting) is tried again until MessageTimeout has passed: nothing
+/// has been asked of it yet, so trying again is safe.
+fn greet_agent(addr: &str, port: u16) -> Result<TcpStream, String> {
+    let patience = spur_client::with_conf(|conf, _| spur_client::message_timeout(conf))
+        .unwrap_or(Duration::from_secs(10));
+    let deadline = Instant::now() + patience;
+    loop {
+        let attempt = (|| {
+            let mut stream = std::net::ToSocketAddrs::to_socket_addrs(&(addr, port))
+                .map_err(|e| e.to_string())?
+                .find_map(|a| TcpStream::connect_timeout(&a, Duration::from_secs(10)).ok())
+                .ok_or_else(|| "Communication connection failure".to_string())?;
+            let _ = stream.set_nodelay(true);
+            let hello = Hello {
+                version: PROTOCOL_VERSION,
+                role: Role::Launcher,
+            };
+            frame::write_sync(&mut stream, &hello).map_err(|e| e.to_string())?;
+            let _: Hello = frame::read_sync(&mut stream).map_err(|e| e.to_string())?;
+            Ok::<_, String>(stream)
+        })();
+        match attempt {
+            Ok(stream) => return Ok(stream),
+            Err(e) if Instant::now() >= deadline => return Err(e),
+            Err(_) => std::thread::sleep(Duration::from_millis(50)),
+        }
+    }
+}
+
 /// Connects to node `index` and starts its tasks; its messages go to `tx`.
 fn launch_node(
     opts: &SrunArgs,
@@ -374,18 +404,7 @@ fn launch_node(
     tx: mpsc::Sender<Event>,
 ) -> Result<TcpStream, String> {
     let node = &grant.nodes[index];
-    let addr = (node.addr.as_str(), node.port);
-    let mut stream = std::net::ToSocketAddrs::to_socket_addrs(&addr)
-        .map_err(|e| e.to_string())?
-        .find_map(|a| TcpStream::connect_timeout(&a, Duration::from_secs(10)).ok())
-        .ok_or_else(|| "Communication connection failure".to_string())?;
-    let _ = stream.set_nodelay(true);
-    let hello = Hello {
-        version: PROTOCOL_VERSION,
-        role: Role::Launcher,
-    };
-    frame::write_sync(&mut stream, &hello).map_err(|e| e.to_string())?;
-    let _: Hello = frame::read_sync(&mut stream).map_err(|e| e.to_string())?;
+    let mut stream = greet_agent(&node.addr, node.port)?;
     let stdin = stdin_of(opts, grant, index);
     let launch = TaskLaunch {
         grant: grant.clone(),

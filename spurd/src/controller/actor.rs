@@ -446,6 +446,9 @@ impl Controller {
         if let Err(e) = self.core.sanity_check() {
             error!(error = %e, "core invariant broken");
         }
+        if !self.turn.replies.is_empty() || !self.turn.to_agents.is_empty() {
+            crate::failpoint::pass(crate::failpoint::Point::Answer);
+        }
         for (reply, resp) in self.turn.replies.drain(..) {
             reply.send(resp);
         }
@@ -514,6 +517,7 @@ impl Controller {
             }
         }
         tx.set_next_job_id(self.core.next_job_id().0)?;
+        crate::failpoint::pass(crate::failpoint::Point::Commit);
         tx.commit()?;
         t.steps.clear();
         t.new_jobs.clear();

@@ -24,6 +24,9 @@ pub(super) struct StepLive {
     pub time_limit: Option<u64>,
     /// srun's `--gpus`, `--gpus-per-node`, `--gpus-per-task`.
     pub gpus: [Option<u32>; 3],
+    /// The digest of the creation's idempotency key, and the answer it
+    /// got, for a repeat whose first answer was lost.
+    pub created: Option<(super::store::SubmitKey, ClientResponse)>,
 }
 
 /// The memory a step of `job` holds with `cpus` CPUs and `gpus` GPUs on
@@ -71,6 +74,14 @@ impl Controller {
         let job = self.core.job(id).ok_or(ErrorCode::InvalidJobId)?;
         if job.spec.user.0 != uid && !self.is_operator(uid) {
             return Err(ErrorCode::AccessDenied.into());
+        }
+        let key = match &req.key {
+            Some(k) => Some(super::submit_key::digest(uid, k)?),
+            None => None,
+        };
+        if let Some(answer) = key.and_then(|k| self.created_step(req.job_id, k)) {
+            info!(job = req.job_id, "step creation repeated; its step answers");
+            return Ok(answer);
         }
         let nodelist = req
             .nodelist
@@ -182,6 +193,13 @@ impl Controller {
                 srun: Some((req.srun_host.clone(), req.srun_pid)),
                 time_limit: req.time_limit,
                 gpus: [req.gpus, req.gpus_per_node, req.gpus_per_task],
+                created: key.map(|k| {
+                    let answer = ClientResponse::StepCreated {
+                        grant: grant.clone(),
+                        signature: signature.clone(),
+                    };
+                    (k, answer)
+                }),
             },
         );
         let row = StepRow {
@@ -207,6 +225,15 @@ impl Controller {
         self.steps.insert((req.job_id, step_id), row);
         info!(job = req.job_id, step = step_id, tasks = grant.ntasks(), nodes = %hostlist, "step created");
         Ok(ClientResponse::StepCreated { grant, signature })
+    }
+
+    /// The answer a creation with this key got, if its step still runs.
+    fn created_step(&self, job_id: u32, key: super::store::SubmitKey) -> Option<ClientResponse> {
+        self.steps
+            .range((job_id, 0)..=(job_id, u32::MAX))
+            .filter_map(|(k, _)| self.step_live.get(k)?.created.as_ref())
+            .find(|(k, _)| *k == key)
+            .map(|(_, answer)| answer.clone())
     }
 
     /// salloc or srun says it still holds allocation `job_id`.
