@@ -66,6 +66,18 @@ pub trait Api: Controller {
         }
     }
 
+    /// Has the controller write a consistent copy of its state database
+    /// to `path` (on its host); returns the jobs and bytes in the copy.
+    fn backup(&mut self, path: &str) -> Result<(u64, u64), RequestError> {
+        let req = ClientRequest::Backup {
+            path: path.to_string(),
+        };
+        match self.request(&req)? {
+            ClientResponse::BackedUp { jobs, bytes } => Ok((jobs, bytes)),
+            _ => Err(unexpected()),
+        }
+    }
+
     /// Submits a job. A submission without an idempotency key gets one
     /// (a fresh one each call), so that the session may send it again when
     /// its answer is lost.

@@ -165,6 +165,13 @@ pub enum ClientRequest {
     Diag,
     /// `sshare`: every user's fair-share.
     Shares,
+    /// `spurd controller --backup FILE` (operators only): a consistent
+    /// copy of the state database, written by the controller to `path`
+    /// (absolute, on the controller's host, a new file).
+    Backup {
+        /// Where.
+        path: String,
+    },
     /// Signals one step of a running job (`scancel N.S`, libslurm's
     /// `slurm_kill_job_step` and `slurm_signal_job_step`); the batch step
     /// (`SLURM_BATCH_SCRIPT`) is the batch shell.
@@ -360,6 +367,13 @@ pub enum ClientResponse {
     },
     /// Done.
     Done,
+    /// Answer to Backup: what the copy holds.
+    BackedUp {
+        /// Jobs in it.
+        jobs: u64,
+        /// Its size in bytes.
+        bytes: u64,
+    },
     /// Answer to StepCreate.
     StepCreated {
         /// The step.

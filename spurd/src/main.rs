@@ -30,8 +30,9 @@ struct Opts {
 
 #[derive(Debug, Subcommand)]
 enum Cmd {
-    /// Run the controller for the cluster in slurm.conf.
-    Controller(ConfOpts),
+    /// Run the controller for the cluster in slurm.conf (or copy its
+    /// state: --backup, --restore).
+    Controller(ControllerOpts),
     /// Run the agent of one node.
     Agent(AgentOpts),
     /// Start a controller and emulated nodes on this machine.
@@ -84,6 +85,23 @@ impl ConfOpts {
                 .join("spur.key")
         })
     }
+}
+
+/// `spurd controller`.
+#[derive(Debug, clap::Args)]
+struct ControllerOpts {
+    #[command(flatten)]
+    conf: ConfOpts,
+    /// Instead of running the controller, have the running one write a
+    /// consistent copy of its state database to FILE (an absolute path on
+    /// its host, a new file), and exit.
+    #[arg(long, value_name = "FILE", conflicts_with = "restore")]
+    backup: Option<PathBuf>,
+    /// Instead of running the controller, put the copy FILE in place as
+    /// the state database of StateSaveLocation (no controller may run; the
+    /// files it replaces are kept beside it), and exit.
+    #[arg(long, value_name = "FILE")]
+    restore: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -178,8 +196,11 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async move {
         match opts.command {
+            Cmd::Controller(c) if c.backup.is_some() || c.restore.is_some() => {
+                controller::copy_state(&c.conf.conf, c.backup, c.restore)
+            }
             Cmd::Controller(c) => {
-                let site = controller::Site::load(&c.conf, &c.key_file())?;
+                let site = controller::Site::load(&c.conf.conf, &c.conf.key_file())?;
                 controller::run(site, shutdown_signal()).await
             }
             Cmd::Agent(a) => {

@@ -20,6 +20,7 @@ mod rest;
 mod rest_clients;
 mod sacct;
 mod schemathesis;
+mod state;
 mod steps;
 mod tools;
 mod venv;

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use tracing::{debug, warn};
+use tracing::{debug, info, warn};
 
 use spur_core::{Core, JobId, JobState};
 use spur_proto::{
@@ -48,6 +48,37 @@ impl History {
         tokio::task::spawn_blocking(move || this.run(&query))
             .await
             .unwrap_or_else(|_| ClientResponse::Error(ErrorCode::TryAgain.into()))
+    }
+
+    /// Writes a consistent copy of the state database to `to`, on a
+    /// blocking thread, from a reader's snapshot (the actor never waits).
+    pub async fn backup(self: &Arc<Self>, to: PathBuf) -> ClientResponse {
+        let dir = self.dir.clone();
+        let done = tokio::task::spawn_blocking(move || {
+            Reader::open(&dir).and_then(|reader| reader.backup_into(&to))
+        })
+        .await;
+        match done {
+            Ok(Ok(copied)) => {
+                info!(
+                    jobs = copied.jobs,
+                    bytes = copied.bytes,
+                    "state backup written"
+                );
+                ClientResponse::BackedUp {
+                    jobs: copied.jobs,
+                    bytes: copied.bytes,
+                }
+            }
+            Ok(Err(e)) => {
+                warn!(error = %e, "state backup failed");
+                ClientResponse::Error(ProtoError::with_detail(
+                    ErrorCode::StateStore,
+                    e.to_string(),
+                ))
+            }
+            Err(_) => ClientResponse::Error(ErrorCode::TryAgain.into()),
+        }
     }
 
     fn run(&self, query: &HistoryQuery) -> ClientResponse {

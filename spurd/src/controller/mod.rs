@@ -247,6 +247,62 @@ fn follow_nodes(core: &Core, stored: &[String], record: &mut spur_core::JobRecor
     true
 }
 
+/// `spurd controller --backup FILE` (asks the running controller for a
+/// copy of its state) or `--restore FILE` (puts a copy in place while no
+/// controller runs), for the cluster of the slurm.conf at `conf`.
+pub fn copy_state(conf: &Path, backup: Option<PathBuf>, restore: Option<PathBuf>) -> Result<()> {
+    use spur_client::Api;
+    let slurm = spur_client::load_conf(conf)?;
+    if let Some(to) = backup {
+        let to = std::path::absolute(&to)
+            .with_context(|| format!("while resolving {}", to.display()))?;
+        let mut session = spur_client::Session::new(slurm);
+        let (jobs, bytes) = session
+            .backup(&to.to_string_lossy())
+            .map_err(|e| match e {
+                spur_client::RequestError::Refused(spur_proto::ProtoError {
+                    detail: Some(ref detail),
+                    ..
+                }) => anyhow::anyhow!("{e}: {detail}"),
+                e => anyhow::anyhow!("{e}"),
+            })
+            .with_context(|| format!("while writing {}", to.display()))?;
+        println!(
+            "spurd: state written to {} ({jobs} jobs, {bytes} bytes)",
+            to.display()
+        );
+        return Ok(());
+    }
+    let Some(from) = restore else { return Ok(()) };
+    let socket = spur_client::socket_path(&slurm);
+    if std::os::unix::net::UnixStream::connect(&socket).is_ok() {
+        anyhow::bail!(
+            "a controller is running (it answers on {}): stop it before --restore",
+            socket.display()
+        );
+    }
+    let dir = PathBuf::from(&slurm.state_save_location);
+    let done = store::backup::restore(&from, &dir)?;
+    println!(
+        "spurd: {} restored into {} ({} jobs, next job id {}); start the controller to run from it",
+        from.display(),
+        dir.display(),
+        done.copied.jobs,
+        done.next_id
+    );
+    for k in &done.kept {
+        println!("spurd: the file it replaced is kept as {}", k.display());
+    }
+    if !done.counter_read {
+        println!(
+            "spurd: warning: the replaced database's job id counter could not be read: jobs \
+             submitted after the copy was made may see their ids handed out again; set \
+             FirstJobId in slurm.conf above the highest id handed out to prevent it"
+        );
+    }
+    Ok(())
+}
+
 /// Runs the controller until `shutdown` resolves.
 pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) -> Result<()> {
     let state_dir = PathBuf::from(&site.conf.state_save_location);

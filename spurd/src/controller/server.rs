@@ -308,6 +308,24 @@ impl Gateway {
                 });
                 true
             }
+            ClientRequest::Backup { path } => {
+                if !self.is_operator(uid) {
+                    warn!(uid, "state backup refused: not an operator");
+                    reply.send(Reply::Response(ClientResponse::Error(
+                        ErrorCode::AccessDenied.into(),
+                    )));
+                    return true;
+                }
+                let history = self.history.clone();
+                let rpcs = self.rpcs.clone();
+                tokio::spawn(async move {
+                    let began = Instant::now();
+                    let answer = history.backup(path.into()).await;
+                    rpcs.record(super::stats::STATE_BACKUP, uid, began.elapsed());
+                    reply.send(Reply::Response(answer));
+                });
+                true
+            }
             ClientRequest::Token(asked) => {
                 let began = Instant::now();
                 let answer = self.token(uid, asked);

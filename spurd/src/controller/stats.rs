@@ -28,6 +28,9 @@ pub(super) const AUTH_TOKEN: MessageType = (5039, "REQUEST_AUTH_TOKEN");
 /// (`DBD_GET_JOBS_COND`).
 pub(super) const HISTORY: MessageType = (1444, "DBD_GET_JOBS_COND");
 
+/// `spurd controller --backup` (spur's own: Slurm has no such request).
+pub(super) const STATE_BACKUP: MessageType = (65001, "SPUR_REQUEST_STATE_BACKUP");
+
 /// The message type slurmctld would have counted `req` under.
 pub(super) fn message_type(req: &ClientRequest) -> MessageType {
     match req {
@@ -58,6 +61,7 @@ pub(super) fn message_type(req: &ClientRequest) -> MessageType {
         ClientRequest::SignalStep { .. } => (5005, "REQUEST_CANCEL_JOB_STEP"),
         ClientRequest::Token(_) => AUTH_TOKEN,
         ClientRequest::History(_) => HISTORY,
+        ClientRequest::Backup { .. } => STATE_BACKUP,
         ClientRequest::Authenticated(a) => message_type(&a.request),
         _ => (0, "UNKNOWN"),
     }

@@ -32,7 +32,7 @@ pub struct HistoryRow {
 /// the actor thread.
 #[derive(Debug)]
 pub struct Reader {
-    conn: Connection,
+    pub(super) conn: Connection,
 }
 
 impl Reader {

@@ -3,7 +3,9 @@
 //! changes are one transaction, and nothing is announced before it commits.
 //! Migrations are an append-only list keyed by `PRAGMA user_version`.
 
+pub mod backup;
 mod history;
+pub mod integrity;
 mod migrations;
 mod retention;
 mod step;
@@ -53,6 +55,23 @@ pub enum StoreError {
         found: u32,
         /// The newest this build knows.
         known: u32,
+    },
+    /// A copy of the database could not be made or put back.
+    #[error("{}: {why}", path.display())]
+    Copy {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        why: String,
+    },
+    /// The database cannot be trusted: the controller must not start from
+    /// it.
+    #[error("{}: {fault}. {}", path.display(), integrity::RECOVERY)]
+    Unusable {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        fault: String,
     },
 }
 
@@ -189,6 +208,25 @@ pub struct NodeOverride {
 #[derive(Debug)]
 pub struct Store {
     conn: Connection,
+    /// Whether the database file carries the open marker (a file, not one
+    /// in memory), to be cleared as the store closes.
+    marked_open: bool,
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        if self.marked_open {
+            if let Err(e) = integrity::set_open(&self.conn, false) {
+                tracing::warn!(error = %e, "cannot mark the state database closed; its log is kept");
+                // Closing would fold the log into the database file and
+                // remove it, leaving a file marked open without its log,
+                // which the next start refuses. Left open, the log stays.
+                if let Ok(spare) = Connection::open_in_memory() {
+                    std::mem::forget(std::mem::replace(&mut self.conn, spare));
+                }
+            }
+        }
+    }
 }
 
 // Rows are JSON: a field added later reads as its default from rows written
@@ -219,9 +257,31 @@ fn eligible_time(record: &JobRecord) -> Option<i64> {
 }
 
 impl Store {
-    /// Opens (creating and migrating) the database in `dir`.
+    /// Opens (creating and migrating) the database in `dir`, after making
+    /// sure it can be trusted ([`integrity`]): an empty, damaged or newer
+    /// database, or one whose write-ahead log went missing after a crash,
+    /// is refused with [`StoreError::Unusable`].
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
-        Store::with_connection(Connection::open(dir.join(STATE_FILE))?)
+        let path = dir.join(STATE_FILE);
+        let wal_was_there = integrity::before_open(&path)?;
+        let conn = Connection::open(&path).map_err(|e| integrity::fault_of(&path, e))?;
+        let mut store = Store::with_connection(conn).map_err(|e| match e {
+            StoreError::Sqlite(e) => integrity::fault_of(&path, e),
+            StoreError::TooNew { found, known } => StoreError::Unusable {
+                path: path.clone(),
+                fault: format!(
+                    "its schema (version {found}) is newer than this spurd knows ({known});                      run the spurd that wrote it"
+                ),
+            },
+            other => other,
+        })?;
+        integrity::check_pages(&store.conn, &path)?;
+        integrity::mark_open(&store.conn, &path, wal_was_there).map_err(|e| match e {
+            StoreError::Sqlite(e) => integrity::fault_of(&path, e),
+            other => other,
+        })?;
+        store.marked_open = true;
+        Ok(store)
     }
 
     /// A store in memory, for tests.
@@ -236,7 +296,10 @@ impl Store {
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         migrations::apply(&mut conn)?;
-        Ok(Store { conn })
+        Ok(Store {
+            conn,
+            marked_open: false,
+        })
     }
 
     /// The jobs of the history `q` selects, read on this connection (the

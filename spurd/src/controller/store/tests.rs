@@ -184,3 +184,150 @@ fn node_names_are_kept_and_replaced() {
         Some(vec!["x".to_string()])
     );
 }
+
+/// A state folder with a store of `jobs` pending jobs, closed cleanly.
+fn folder_with_jobs(jobs: u32) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut store = Store::open(dir.path()).expect("a new store opens");
+    let turn = store.begin().expect("begins");
+    let payload = JobPayload {
+        script: "#!/bin/sh\ntrue\n".repeat(20),
+        ..Default::default()
+    };
+    for id in 1..=jobs {
+        turn.insert_job(
+            &record(id, JobState::Pending, None),
+            &JobMeta::default(),
+            &payload,
+            None,
+        )
+        .expect("inserts");
+    }
+    turn.commit().expect("commits");
+    dir
+}
+
+fn refusal(dir: &Path) -> String {
+    match Store::open(dir) {
+        Err(e @ StoreError::Unusable { .. }) => e.to_string(),
+        Err(e) => panic!("refused, but not as unusable: {e}"),
+        Ok(_) => panic!("a damaged store opened"),
+    }
+}
+
+#[test]
+fn a_store_closed_cleanly_opens_again_with_its_jobs() {
+    let dir = folder_with_jobs(3);
+    let store = Store::open(dir.path()).expect("reopens");
+    assert_eq!(store.load_jobs(0).expect("loads").len(), 3);
+}
+
+#[test]
+fn an_empty_or_foreign_file_is_refused_naming_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join(STATE_FILE);
+    std::fs::write(&db, b"").expect("writes");
+    let text = refusal(dir.path());
+    assert!(
+        text.starts_with(&format!("{}: the file is empty", db.display())),
+        "{text}"
+    );
+    assert!(text.contains("spurd controller --restore FILE"), "{text}");
+    std::fs::write(
+        &db,
+        b"#!/bin/sh\necho not a database at all, but long enough\n".repeat(200),
+    )
+    .expect("writes");
+    assert!(refusal(dir.path()).contains("not a spur state database"));
+}
+
+#[test]
+fn truncated_and_bit_flipped_stores_are_refused() {
+    let dir = folder_with_jobs(400);
+    let db = dir.path().join(STATE_FILE);
+    let good = std::fs::read(&db).expect("reads");
+    assert!(good.len() > 16 * 4096, "{} bytes", good.len());
+    // Cut in half.
+    std::fs::write(&db, &good[..good.len() / 2]).expect("writes");
+    assert!(
+        refusal(dir.path()).contains("damaged"),
+        "{}",
+        refusal(dir.path())
+    );
+    // One byte flipped in a b-tree page's header (page 3's type byte).
+    let mut flipped = good.clone();
+    flipped[2 * 4096] ^= 0x55;
+    std::fs::write(&db, &flipped).expect("writes");
+    assert!(
+        refusal(dir.path()).contains("damaged"),
+        "{}",
+        refusal(dir.path())
+    );
+    // The header's magic string.
+    let mut flipped = good.clone();
+    flipped[3] ^= 0x01;
+    std::fs::write(&db, &flipped).expect("writes");
+    assert!(refusal(dir.path()).contains("not a spur state database"));
+    std::fs::write(&db, &good).expect("writes");
+    assert_eq!(
+        Store::open(dir.path())
+            .expect("whole again")
+            .load_jobs(0)
+            .expect("loads")
+            .len(),
+        400
+    );
+}
+
+#[test]
+fn a_newer_store_is_refused_naming_the_versions() {
+    let dir = folder_with_jobs(1);
+    let conn = Connection::open(dir.path().join(STATE_FILE)).expect("opens");
+    conn.pragma_update(None, "user_version", 999).expect("sets");
+    drop(conn);
+    let text = refusal(dir.path());
+    assert!(text.contains("schema (version 999) is newer"), "{text}");
+}
+
+#[test]
+fn a_crashed_store_needs_its_log_and_a_log_needs_its_store() {
+    let dir = folder_with_jobs(1);
+    let crash = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join(STATE_FILE);
+    {
+        // The files as a crash leaves them: a commit in the log, not yet
+        // in the database file.
+        let mut store = Store::open(dir.path()).expect("opens");
+        let turn = store.begin().expect("begins");
+        turn.insert_job(
+            &record(2, JobState::Pending, None),
+            &JobMeta::default(),
+            &JobPayload::default(),
+            None,
+        )
+        .expect("inserts");
+        turn.commit().expect("commits");
+        for f in [db.clone(), integrity::wal_of(&db)] {
+            std::fs::copy(&f, crash.path().join(f.file_name().expect("named"))).expect("copies");
+        }
+    }
+    let copy = crash.path().join(STATE_FILE);
+    let wal = integrity::wal_of(&copy);
+    let log = std::fs::read(&wal).expect("the log");
+    assert!(!log.is_empty());
+    // With its log the crash loses nothing.
+    let store = Store::open(crash.path()).expect("recovers");
+    assert_eq!(store.load_jobs(0).expect("loads").len(), 2);
+    drop(store);
+    // Crash again, then lose the log: refused.
+    let store = Store::open(crash.path()).expect("opens");
+    std::mem::forget(store);
+    std::fs::remove_file(&wal).expect("the log goes");
+    let text = refusal(crash.path());
+    assert!(text.contains("did not stop cleanly"), "{text}");
+    assert!(text.contains(&wal.display().to_string()), "{text}");
+    // A log without its database.
+    let orphan = tempfile::tempdir().expect("tempdir");
+    std::fs::write(integrity::wal_of(&orphan.path().join(STATE_FILE)), &log).expect("writes");
+    assert!(refusal(orphan.path()).contains("the file is missing"));
+}

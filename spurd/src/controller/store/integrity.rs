@@ -1,0 +1,128 @@
+//! Whether the state database can be trusted before the controller starts
+//! from it: a file that is empty, damaged, of a newer schema, or missing
+//! the write-ahead log that held its latest commits is refused with the
+//! file, the fault and the way back named, never started from (which
+//! would forget every job). A marker in the database file itself says
+//! whether the controller that last had it open stopped cleanly: if not,
+//! its log must be there.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{params, Connection, ErrorCode as SqliteCode, OptionalExtension};
+
+use super::StoreError;
+
+/// What the refusal says to do.
+pub const RECOVERY: &str = "spurd will not start from it (it would forget every job it \
+holds). Put back a copy made while the controller ran (`spurd controller --backup FILE` \
+makes one; `spurd controller --restore FILE` puts it in place), or move the state folder's \
+spur-state.db* files aside to start a new, empty cluster";
+
+/// The write-ahead log of the database at `db`.
+pub fn wal_of(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push("-wal");
+    PathBuf::from(name)
+}
+
+fn unusable(db: &Path, fault: impl Into<String>) -> StoreError {
+    StoreError::Unusable {
+        path: db.to_path_buf(),
+        fault: fault.into(),
+    }
+}
+
+/// What can be told of the files before SQLite opens them (opening
+/// makes a missing log and an empty database). Returns whether the log was
+/// there.
+pub fn before_open(db: &Path) -> Result<bool, StoreError> {
+    let wal = wal_of(db);
+    let wal_there = wal.exists();
+    match std::fs::metadata(db) {
+        Ok(m) if m.len() == 0 => Err(unusable(
+            db,
+            "the file is empty (0 bytes); if this is a new cluster whose first start was \
+             cut short, remove it",
+        )),
+        Ok(_) => Ok(wal_there),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if wal_there {
+                Err(unusable(
+                    db,
+                    format!(
+                        "the file is missing, but its write-ahead log {} is there",
+                        wal.display()
+                    ),
+                ))
+            } else {
+                Ok(false)
+            }
+        }
+        Err(e) => Err(unusable(db, format!("cannot be read: {e}"))),
+    }
+}
+
+/// A SQLite error on opening or checking, as the fault it shows.
+pub fn fault_of(db: &Path, e: rusqlite::Error) -> StoreError {
+    match e.sqlite_error_code() {
+        Some(SqliteCode::NotADatabase) => unusable(
+            db,
+            "it is not a spur state database (its SQLite header is damaged or it is another file)",
+        ),
+        Some(SqliteCode::DatabaseCorrupt) => unusable(db, format!("the database is damaged ({e})")),
+        _ => StoreError::Sqlite(e),
+    }
+}
+
+/// SQLite's own check of every page's structure (`PRAGMA quick_check`).
+pub fn check_pages(conn: &Connection, db: &Path) -> Result<(), StoreError> {
+    let mut stmt = conn
+        .prepare("PRAGMA quick_check(5)")
+        .map_err(|e| fault_of(db, e))?;
+    let found: Vec<String> = stmt
+        .query_map([], |r| r.get(0))
+        .and_then(|rows| rows.collect())
+        .map_err(|e| fault_of(db, e))?;
+    if found == ["ok"] {
+        Ok(())
+    } else {
+        Err(unusable(
+            db,
+            format!("the database is damaged ({})", found.join("; ")),
+        ))
+    }
+}
+
+/// Checks the clean-stop marker against the log's presence, then marks the
+/// database open, in the database file itself (a checkpoint moves it out
+/// of the log), so that a log lost after a crash is noticed next time.
+pub fn mark_open(conn: &Connection, db: &Path, wal_was_there: bool) -> Result<(), StoreError> {
+    let open: Option<i64> = conn
+        .query_row("SELECT value FROM meta WHERE key = 'open'", [], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    if open == Some(1) && !wal_was_there {
+        return Err(unusable(
+            db,
+            format!(
+                "the controller that had it open did not stop cleanly, and its write-ahead \
+                 log {} (which held the latest commits) is missing",
+                wal_of(db).display()
+            ),
+        ));
+    }
+    set_open(conn, true)?;
+    conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+    Ok(())
+}
+
+/// Records whether a controller has the database open.
+pub fn set_open(conn: &Connection, open: bool) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES ('open', ?1) \
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        params![i64::from(open)],
+    )?;
+    Ok(())
+}
