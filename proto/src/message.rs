@@ -196,6 +196,19 @@ impl ClientRequest {
             ClientRequest::AllocationAlive { .. }
             | ClientRequest::ReleaseAllocation { .. }
             | ClientRequest::StepComplete { .. } => true,
+            ClientRequest::Submit(desc) => desc.submit_key.is_some(),
+            ClientRequest::StepCreate(req) => req.key.is_some(),
+            ClientRequest::Authenticated(a) => a.request.may_repeat(),
+            // A second copy would find the first's file there.
+            ClientRequest::Backup { .. } => false,
+            other => other.only_reads(),
+        }
+    }
+
+    /// Whether the request only reads the controller's state (it is
+    /// answered while the controller cannot save changes).
+    pub fn only_reads(&self) -> bool {
+        match self {
             ClientRequest::Ping
             | ClientRequest::Steps { .. }
             | ClientRequest::WillRun(_)
@@ -205,10 +218,10 @@ impl ClientRequest {
             | ClientRequest::Config
             | ClientRequest::History(_)
             | ClientRequest::Diag
-            | ClientRequest::Shares => true,
-            ClientRequest::Submit(desc) => desc.submit_key.is_some(),
-            ClientRequest::StepCreate(req) => req.key.is_some(),
-            ClientRequest::Authenticated(a) => a.request.may_repeat(),
+            | ClientRequest::Shares
+            | ClientRequest::Token(_)
+            | ClientRequest::Backup { .. } => true,
+            ClientRequest::Authenticated(a) => a.request.only_reads(),
             _ => false,
         }
     }

@@ -39,6 +39,10 @@ pub struct Options {
     /// auth/jwt on, with an HS256 key (mode 0600) in the cluster folder,
     /// `jwt.key`.
     pub jwt: bool,
+    /// StateSaveLocation on a filesystem of its own of this many KiB (a
+    /// tmpfs the test mounts, and unmounts at teardown), so that it can be
+    /// filled up.
+    pub state_fs_kib: Option<u64>,
 }
 
 impl Default for Options {
@@ -54,6 +58,7 @@ impl Default for Options {
             inactive_limit: 0,
             extra_conf: "",
             jwt: false,
+            state_fs_kib: None,
         }
     }
 }
@@ -68,6 +73,8 @@ pub struct Cluster {
     others: Vec<(String, Child)>,
     /// The cluster's own memory cgroup, if it has one.
     pub memory_cgroup: Option<PathBuf>,
+    /// StateSaveLocation is a tmpfs of the test's.
+    state_fs: bool,
 }
 
 fn free_port() -> u16 {
@@ -180,7 +187,18 @@ impl Cluster {
             std::fs::create_dir(&cg).expect("the cluster's memory cgroup");
             cg
         });
+        if let Some(kib) = opts.state_fs_kib {
+            let state = dir.path().join("state");
+            std::fs::create_dir_all(&state).expect("state folder");
+            let mounted = Command::new("mount")
+                .args(["-t", "tmpfs", "-o", &format!("size={kib}k,mode=0755"), "tmpfs"])
+                .arg(&state)
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(mounted, "cannot mount a tmpfs on {}", state.display());
+        }
         let mut c = Cluster {
+            state_fs: opts.state_fs_kib.is_some(),
             memory_cgroup,
             conf: conf_path,
             bin,
@@ -513,6 +531,11 @@ impl Drop for Cluster {
         self.kill_jobs();
         if let Some(cg) = &self.memory_cgroup {
             remove_cgroup(cg);
+        }
+        if self.state_fs {
+            let _ = Command::new("umount")
+                .arg(self.dir.path().join("state"))
+                .status();
         }
         if !crashed.is_empty() && !std::thread::panicking() {
             panic!("daemons died during the test: {crashed:?}\n{}", self.logs());

@@ -6,6 +6,7 @@ mod clients;
 mod dev;
 mod document;
 mod environment;
+mod full_disk;
 mod harness;
 mod http;
 mod idempotency;

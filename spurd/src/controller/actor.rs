@@ -8,10 +8,13 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
-use tracing::{error, info, warn};
+use tracing::{debug, error, info, warn};
 
 use spur_core::{Core, Effect, ExitStatus, Input, JobId, JobState, NodeId, Outcome};
-use spur_proto::{ClientRequest, ClientResponse, FromAgent, Registration, SignalScope, ToAgent};
+use spur_proto::{
+    ClientRequest, ClientResponse, ErrorCode, FromAgent, ProtoError, Registration, SignalScope,
+    ToAgent,
+};
 
 use super::convert;
 use super::env::ClusterFacts;
@@ -179,6 +182,10 @@ pub struct Controller {
     pub(super) counters: super::stats::Counters,
     /// Requests served, shared with the gateway.
     pub(super) rpcs: super::stats::Rpcs,
+    /// Set while the store takes no writes.
+    pub(super) frozen: Option<Frozen>,
+    /// Set when this turn's commit failed: the controller is to be rebuilt.
+    store_failed: Option<String>,
 }
 
 /// What a turn changed and owes, until it commits.
@@ -195,6 +202,36 @@ pub(super) struct TurnState {
     pub steps: Vec<super::store::StepRow>,
     /// The node numbering to save (a reconfigure renumbered the nodes).
     pub node_names: Option<Vec<String>>,
+}
+
+/// Why [`Controller::run`] returned.
+pub(super) enum Stopped {
+    /// Every sender is gone, or a shutdown was asked for.
+    Shutdown,
+    /// A turn could not be committed (the error, as text): the controller
+    /// must be rebuilt from the store.
+    StoreFailed(Box<Controller>, String),
+}
+
+/// The controller cannot save changes: it answers reads from the last
+/// committed state and refuses everything else until a probe write takes.
+pub(super) struct Frozen {
+    /// The commit's error.
+    pub why: String,
+    /// When the store was last tried.
+    pub last_probe: Instant,
+}
+
+/// An error with its sources, as one line.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
 }
 
 /// A job made this turn, to be inserted as it commits.
@@ -269,11 +306,16 @@ impl Controller {
             last_housekeeping: 0,
             wakeup: None,
             retention: Default::default(),
+            frozen: None,
+            store_failed: None,
         }
     }
 
-    /// Runs turns until every sender is gone.
-    pub fn run(mut self, inbox: Receiver<Command>) {
+    /// Runs turns until every sender is gone, or until a turn cannot be
+    /// committed: then the controller is handed back to be rebuilt from
+    /// the store (everything since the last commit is forgotten, and was
+    /// never announced).
+    pub fn run(mut self, inbox: &Receiver<Command>) -> Stopped {
         loop {
             let wait = self.time_to_next_work();
             let mut stop = false;
@@ -289,11 +331,52 @@ impl Controller {
                 Err(RecvTimeoutError::Disconnected) => stop = true,
             }
             self.finish_turn();
+            if let Some(why) = self.store_failed.take() {
+                return Stopped::StoreFailed(Box::new(self), why);
+            }
             if stop {
                 break;
             }
         }
         info!("controller stopped");
+        Stopped::Shutdown
+    }
+
+    /// Closes every agent's connection (each agent connects and registers
+    /// again, reporting what it runs and what ended).
+    pub(super) fn close_agent_links(&mut self) {
+        for live in &mut self.live {
+            if let Some(link) = live.link.take() {
+                link.close.notify_one();
+            }
+        }
+        self.conns.clear();
+    }
+
+    /// A turn while the store takes no writes: only reads were answered;
+    /// every second a one-row write tries the store, and once it takes it
+    /// the controller works again (agents, refused meanwhile, connect and
+    /// register anew).
+    fn frozen_turn(&mut self) {
+        let Some(frozen) = &mut self.frozen else { return };
+        if frozen.last_probe.elapsed() >= Duration::from_secs(1) {
+            frozen.last_probe = Instant::now();
+            match self.store.probe() {
+                Ok(()) => {
+                    warn!(was = %frozen.why, "the state database takes writes again; changes are accepted");
+                    self.frozen = None;
+                    self.sched_due = true;
+                    let now_s = now();
+                    for live in &mut self.live {
+                        live.last_heard = now_s;
+                    }
+                }
+                Err(e) => debug!(error = %e, "the state database still takes no writes"),
+            }
+        }
+        for (reply, resp) in self.turn.replies.drain(..) {
+            reply.send(resp);
+        }
     }
 
     fn time_to_next_work(&self) -> Duration {
@@ -315,6 +398,30 @@ impl Controller {
 
     /// Applies one command; true when it asks the actor to stop.
     fn handle(&mut self, cmd: Command) -> bool {
+        if let Some(frozen) = &self.frozen {
+            match cmd {
+                Command::Client { req, reply, .. } if !req.only_reads() => {
+                    let refusal =
+                        ProtoError::with_detail(ErrorCode::StateStore, frozen.why.clone());
+                    self.turn
+                        .replies
+                        .push((reply, Reply::Response(ClientResponse::Error(refusal))));
+                    return false;
+                }
+                Command::AgentUp { accepted, .. } => {
+                    // It connects again later, when changes are taken.
+                    let _ = accepted.send(false);
+                    return false;
+                }
+                Command::Agent { .. } => return false,
+                cmd => return self.handle_now(cmd),
+            }
+        }
+        self.handle_now(cmd)
+    }
+
+    /// Applies one command as a controller that can save state.
+    fn handle_now(&mut self, cmd: Command) -> bool {
         match cmd {
             Command::Shutdown => return true,
             Command::Client { uid, req, reply } => {
@@ -391,6 +498,13 @@ impl Controller {
 
     /// Schedules, commits, answers and sends what this turn owes.
     pub(super) fn finish_turn(&mut self) {
+        if self.frozen.is_some() {
+            self.frozen_turn();
+            return;
+        }
+        if self.store_failed.is_some() {
+            return;
+        }
         let now_s = now();
         if now_s != self.last_housekeeping {
             self.last_housekeeping = now_s;
@@ -436,11 +550,19 @@ impl Controller {
             }
         }
         if let Err(e) = self.commit() {
-            // Nothing of this turn was announced. Stop rather than run on
-            // with a core the store does not match; a restart recovers every
-            // acknowledged job.
-            error!(error = %e, "cannot commit state; stopping");
-            std::process::exit(1);
+            // Nothing of this turn was announced: its answers become
+            // refusals, its messages are dropped, and the controller is
+            // rebuilt from the store, which still holds every acknowledged
+            // job.
+            let why = error_chain(&e);
+            error!(error = %why, "cannot commit state; this turn's changes are dropped and changes are refused until the state database takes writes again");
+            let refusal = ProtoError::with_detail(ErrorCode::StateStore, why.clone());
+            for (reply, _) in self.turn.replies.drain(..) {
+                reply.send(Reply::Response(ClientResponse::Error(refusal.clone())));
+            }
+            self.turn = TurnState::default();
+            self.store_failed = Some(why);
+            return;
         }
         #[cfg(debug_assertions)]
         if let Err(e) = self.core.sanity_check() {

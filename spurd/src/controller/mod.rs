@@ -24,7 +24,7 @@ mod validate;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use tracing::{info, warn};
+use tracing::{error, info, warn};
 
 use spur_conf::{ConfFile, SlurmConf};
 use spur_core::{Core, Input, NodeId};
@@ -172,14 +172,18 @@ fn restore(site: &Site, store: &mut Store) -> Result<Restored> {
         }
     }
     let names: Vec<String> = core.nodes().iter().map(|n| n.config.name.clone()).collect();
-    let turn = store.begin().context("while saving the node table")?;
-    turn.set_node_names(&names)
-        .context("while saving the node table")?;
-    for record in &lost {
-        turn.update_job(record)
-            .context("while ending jobs on removed nodes")?;
+    // Written only when it changed: a controller rebuilt while its store
+    // takes no writes must not need one.
+    if stored_names.as_ref() != Some(&names) || !lost.is_empty() {
+        let turn = store.begin().context("while saving the node table")?;
+        turn.set_node_names(&names)
+            .context("while saving the node table")?;
+        for record in &lost {
+            turn.update_job(record)
+                .context("while ending jobs on removed nodes")?;
+        }
+        turn.commit().context("while saving the node table")?;
     }
-    turn.commit().context("while saving the node table")?;
     let next = store
         .next_job_id()
         .context("while loading the job id counter")?;
@@ -313,28 +317,7 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
     if let Some(keys) = &jwt {
         info!(?keys, "auth/jwt on");
     }
-    let started = std::time::Instant::now();
-    let mut store = Store::open(&state_dir).context("while opening the state database")?;
-    let restored = restore(&site, &mut store)?;
-    let core = &restored.core;
-    let admin_down: Vec<bool> = {
-        let overrides = store
-            .node_overrides()
-            .context("while loading node states")?;
-        (0..core.nodes().len())
-            .map(|i| {
-                overrides
-                    .iter()
-                    .any(|o| o.down && o.name == core.nodes()[i].config.name)
-            })
-            .collect()
-    };
-    info!(
-        jobs = restored.metas.len(),
-        submit_keys = restored.submit_keys.len(),
-        elapsed_ms = started.elapsed().as_millis() as u64,
-        "state restored"
-    );
+    let store = Store::open(&state_dir).context("while opening the state database")?;
     let facts = ClusterFacts {
         cluster_name: site
             .conf
@@ -345,6 +328,7 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
         ctld_addr: site.ctld_addr.clone(),
         ctld_port: site.conf.slurmctld_port.first,
     };
+    let controller = assemble(&site, facts, store)?;
     let agent_listener =
         tokio::net::TcpListener::bind((bind_addr(&site), site.conf.slurmctld_port.first))
             .await
@@ -357,19 +341,21 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
     let socket = site.socket_path();
     let client_listener = server::bind_unix(&socket)?;
     let (tx, rx) = std::sync::mpsc::channel();
-    let unended = store
-        .unended_steps()
-        .context("while loading the steps that were running")?;
-    let mut controller = Controller::new(restored, store, site.clone(), facts);
     let rpcs = controller.rpcs.clone();
-    controller.restore_steps(unended);
-    for (i, down) in admin_down.into_iter().enumerate() {
-        controller.live[i].admin_down = down;
-    }
-    controller.retention = retention::Retention::new(retention::load(&site.conf_path));
     let actor = std::thread::Builder::new()
         .name("spur-core".into())
-        .spawn(move || controller.run(rx))
+        .spawn(move || {
+            let mut controller = controller;
+            while let actor::Stopped::StoreFailed(old, why) = controller.run(&rx) {
+                controller = match rebuild(*old, why) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        error!(error = %format!("{e:#}"), "cannot rebuild the controller from its state database; stopping");
+                        std::process::exit(1);
+                    }
+                };
+            }
+        })
         .context("while starting the controller thread")?;
     info!(socket = %socket.display(), port = site.conf.slurmctld_port.first, "controller ready");
     server::serve(
@@ -387,6 +373,65 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
     let _ = std::fs::remove_file(&socket);
     tokio::task::spawn_blocking(move || actor.join()).await.ok();
     Ok(())
+}
+
+/// The controller as the store holds it: every stored job, the steps that
+/// were running, the operators' node states, the history's retention.
+fn assemble(site: &Site, facts: ClusterFacts, mut store: Store) -> Result<Controller> {
+    let started = std::time::Instant::now();
+    let restored = restore(site, &mut store)?;
+    let core = &restored.core;
+    let overrides = store
+        .node_overrides()
+        .context("while loading node states")?;
+    let admin_down: Vec<bool> = (0..core.nodes().len())
+        .map(|i| {
+            overrides
+                .iter()
+                .any(|o| o.down && o.name == core.nodes()[i].config.name)
+        })
+        .collect();
+    info!(
+        jobs = restored.metas.len(),
+        submit_keys = restored.submit_keys.len(),
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "state restored"
+    );
+    let unended = store
+        .unended_steps()
+        .context("while loading the steps that were running")?;
+    let mut controller = Controller::new(restored, store, site.clone(), facts);
+    controller.restore_steps(unended);
+    for (i, down) in admin_down.into_iter().enumerate() {
+        controller.live[i].admin_down = down;
+    }
+    controller.retention = retention::Retention::new(retention::load(&site.conf_path));
+    Ok(controller)
+}
+
+/// After a turn that could not be committed: the controller rebuilt from
+/// the store, which holds every acknowledged change, and frozen (reads
+/// answered, changes refused) until the store takes writes again. The old
+/// one's agents are disconnected (they register anew once it thaws); its
+/// counters carry on.
+fn rebuild(mut old: Controller, why: String) -> Result<Controller> {
+    old.close_agent_links();
+    let Controller {
+        store,
+        site,
+        facts,
+        rpcs,
+        counters,
+        ..
+    } = old;
+    let mut fresh = assemble(&site, facts, store)?;
+    fresh.rpcs = rpcs;
+    fresh.counters = counters;
+    fresh.frozen = Some(actor::Frozen {
+        why,
+        last_probe: std::time::Instant::now(),
+    });
+    Ok(fresh)
 }
 
 fn bind_addr(site: &Site) -> String {

@@ -316,6 +316,20 @@ impl Store {
         })
     }
 
+    /// Whether the database takes a write now: a one-row transaction,
+    /// committed (after a failed commit, the controller tries this until
+    /// it works).
+    pub fn probe(&mut self) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "INSERT INTO meta (key, value) VALUES ('probe', 0) \
+             ON CONFLICT(key) DO UPDATE SET value = value + 1",
+            [],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
     /// The lowest job id never handed out (0 for a new store).
     pub fn next_job_id(&self) -> Result<u32, StoreError> {
         let v: Option<i64> = self
