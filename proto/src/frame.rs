@@ -164,10 +164,20 @@ pub fn read_sync<T: DeserializeOwned, R: std::io::Read>(r: &mut R) -> Result<T, 
     // jobs is never held twice, as bytes and as values.
     let mut payload =
         std::io::BufReader::with_capacity(64 << 10, std::io::Read::take(&mut *r, u64::from(len)));
-    let msg = bincode::deserialize_from(&mut payload).map_err(|e| match *e {
-        bincode::ErrorKind::Io(io) => FrameError::Io(io),
-        _ => FrameError::Decode(e),
-    })?;
+    // bincode's own encoding (`bincode::serialize`'s), bounded by the
+    // frame: a length inside the payload that claims more than the frame
+    // holds is refused before anything is allocated for it.
+    use bincode::Options;
+    let options = bincode::DefaultOptions::new()
+        .with_fixint_encoding()
+        .allow_trailing_bytes()
+        .with_limit(u64::from(len));
+    let msg = options
+        .deserialize_from(&mut payload)
+        .map_err(|e| match *e {
+            bincode::ErrorKind::Io(io) => FrameError::Io(io),
+            _ => FrameError::Decode(e),
+        })?;
     // Whatever the message did not use belongs to this frame, not the next.
     std::io::copy(&mut payload, &mut std::io::sink())?;
     Ok(msg)
@@ -177,6 +187,20 @@ pub fn read_sync<T: DeserializeOwned, R: std::io::Read>(r: &mut R) -> Result<T, 
 mod tests {
     use super::*;
     use crate::message::{ClientRequest, ClientResponse};
+
+    #[test]
+    fn a_length_inside_a_frame_cannot_claim_more_than_the_frame() {
+        // A Submit whose first string (the name) claims a terabyte.
+        let mut payload = Vec::new();
+        payload.extend_from_slice(&1u32.to_le_bytes()); // the Submit variant
+        payload.push(1); // Some(name)
+        payload.extend_from_slice(&(1u64 << 40).to_le_bytes());
+        payload.extend_from_slice(b"seed");
+        let mut frame = (payload.len() as u32).to_be_bytes().to_vec();
+        frame.extend_from_slice(&payload);
+        let read = read_sync::<ClientRequest, _>(&mut &frame[..]);
+        assert!(matches!(read, Err(FrameError::Decode(_))), "{read:?}");
+    }
 
     #[tokio::test]
     async fn a_message_survives_the_round_trip() {

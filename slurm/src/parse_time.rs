@@ -141,7 +141,7 @@ fn now_offset(s: &[u8], pos: usize, now: i64, f: &mut Fields) -> Result<usize, u
             _ => return Err(i),
         }
     };
-    let tm = crate::time::local(now + delta);
+    let tm = crate::time::local(now.saturating_add(delta));
     (f.month, f.mday, f.year) = (tm.tm_mon, tm.tm_mday, tm.tm_year);
     (f.hour, f.minute, f.second) = (tm.tm_hour, tm.tm_min, tm.tm_sec);
     Ok(next)

@@ -41,8 +41,7 @@ pub async fn run(opts: RelayOpts, shutdown: impl std::future::Future<Output = ()
         conf.slurmctld_port.first,
     );
     let key_file = opts.conf.key_file();
-    let key = std::fs::read(&key_file)
-        .with_context(|| format!("while reading the cluster key {}", key_file.display()))?;
+    let key = crate::controller::jwt::read_secret(&key_file, "cluster key")?;
     if let Some(dir) = opts.socket.parent() {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("while creating {}", dir.display()))?;

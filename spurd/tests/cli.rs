@@ -3,6 +3,7 @@
 //! `cargo test --workspace` build the `spurd` binary the end-to-end tests
 //! start.)
 
+use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 
 fn spurd() -> Command {
@@ -35,7 +36,9 @@ fn an_agent_for_a_node_not_in_slurm_conf_is_refused() {
         "SlurmctldHost=ctl(127.0.0.1)\nNodeName=n1 CPUs=2\nPartitionName=p Nodes=n1\n",
     )
     .expect("writes");
-    std::fs::write(dir.path().join("spur.key"), b"0123456789abcdef").expect("writes");
+    let key = dir.path().join("spur.key");
+    std::fs::write(&key, b"0123456789abcdef").expect("writes");
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).expect("chmod");
     let out = spurd()
         .args(["agent", "--node", "nosuch", "--conf"])
         .arg(&conf)
@@ -46,4 +49,39 @@ fn an_agent_for_a_node_not_in_slurm_conf_is_refused() {
         String::from_utf8_lossy(&out.stderr),
         "spurd: error: nosuch is not a NodeName in slurm.conf\n"
     );
+}
+
+#[test]
+fn a_cluster_key_others_can_read_stops_every_daemon() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let conf = dir.path().join("slurm.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "SlurmctldHost=ctl(127.0.0.1)\nStateSaveLocation={}/state\n\
+             NodeName=n1 CPUs=2\nPartitionName=p Nodes=n1\n",
+            dir.path().display()
+        ),
+    )
+    .expect("writes");
+    let key = dir.path().join("spur.key");
+    std::fs::write(&key, b"0123456789abcdef").expect("writes");
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    for args in [
+        &["controller", "--conf"][..],
+        &["agent", "--node", "n1", "--conf"],
+        &["relay", "--socket", "/nonexistent/relay.sock", "--conf"],
+    ] {
+        let out = spurd().args(args).arg(&conf).output().expect("runs");
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!(
+                "spurd: error: the cluster key file {} has mode 0644, which lets other users at \
+                 it; chmod it to 0600\n",
+                key.display()
+            ),
+            "{args:?}"
+        );
+    }
 }

@@ -16,7 +16,9 @@ fn can_mount() -> bool {
         .status()
         .is_ok_and(|s| s.success());
     if ok {
-        let _ = std::process::Command::new("umount").arg(probe.path()).status();
+        let _ = std::process::Command::new("umount")
+            .arg(probe.path())
+            .status();
     }
     ok
 }
@@ -76,9 +78,15 @@ fn a_full_state_folder_refuses_submissions_and_recovers_when_space_returns() {
     let listed = c.run("squeue", &["-h", "-t", "all", "-o", "%i %j"]);
     assert!(listed.status.success(), "{}", text(&listed.stderr));
     let listing = text(&listed.stdout);
-    assert!(!listing.contains(&format!(" {refused_name}\n")), "{listing}");
+    assert!(
+        !listing.contains(&format!(" {refused_name}\n")),
+        "{listing}"
+    );
     for id in &taken {
-        assert!(listing.contains(&format!("{id} ")), "{id} missing:\n{listing}");
+        assert!(
+            listing.contains(&format!("{id} ")),
+            "{id} missing:\n{listing}"
+        );
     }
     // While full, every change is refused (a cancel too).
     let cancel = c.run("scancel", &[&long.to_string()]);
@@ -96,13 +104,20 @@ fn a_full_state_folder_refuses_submissions_and_recovers_when_space_returns() {
     // recorded, all without a restart.
     std::fs::remove_file(&filler).expect("the filler goes");
     c.wait_for(Duration::from_secs(30), "a submission taken again", |c| {
-        c.run_with_input("sbatch", &["--parsable", "-o", "/dev/null"], "#!/bin/sh\ntrue\n")
-            .status
-            .success()
+        c.run_with_input(
+            "sbatch",
+            &["--parsable", "-o", "/dev/null"],
+            "#!/bin/sh\ntrue\n",
+        )
+        .status
+        .success()
     });
     c.wait_state(long, "COMPLETED");
     assert_eq!(
-        std::fs::read_to_string(&out_file).expect("output").lines().count(),
+        std::fs::read_to_string(&out_file)
+            .expect("output")
+            .lines()
+            .count(),
         6
     );
     for id in &taken {

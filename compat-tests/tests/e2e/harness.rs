@@ -191,7 +191,13 @@ impl Cluster {
             let state = dir.path().join("state");
             std::fs::create_dir_all(&state).expect("state folder");
             let mounted = Command::new("mount")
-                .args(["-t", "tmpfs", "-o", &format!("size={kib}k,mode=0755"), "tmpfs"])
+                .args([
+                    "-t",
+                    "tmpfs",
+                    "-o",
+                    &format!("size={kib}k,mode=0755"),
+                    "tmpfs",
+                ])
                 .arg(&state)
                 .status()
                 .is_ok_and(|s| s.success());

@@ -63,8 +63,7 @@ impl Settings {
         for warning in &parsed.warnings {
             warn!(%warning, "slurm.conf");
         }
-        let key = std::fs::read(key_file)
-            .with_context(|| format!("while reading the cluster key {}", key_file.display()))?;
+        let key = crate::controller::jwt::read_secret(key_file, "cluster key")?;
         let name = node.unwrap_or_else(spur_sys::short_hostname);
         let mut settings = Settings::from_conf(&parsed.value, key, name)?;
         let gres_path = conf.parent().unwrap_or(Path::new(".")).join("gres.conf");

@@ -358,7 +358,9 @@ impl Controller {
     /// the controller works again (agents, refused meanwhile, connect and
     /// register anew).
     fn frozen_turn(&mut self) {
-        let Some(frozen) = &mut self.frozen else { return };
+        let Some(frozen) = &mut self.frozen else {
+            return;
+        };
         if frozen.last_probe.elapsed() >= Duration::from_secs(1) {
             frozen.last_probe = Instant::now();
             match self.store.probe() {

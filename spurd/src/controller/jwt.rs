@@ -27,7 +27,7 @@ pub enum KeyError {
     /// The key file could not be read.
     #[error("cannot read the {what} file {path}")]
     Read {
-        /// `jwt_key` or `jwks`.
+        /// `jwt_key`, `jwks` or `cluster key`.
         what: &'static str,
         /// The file.
         path: PathBuf,
@@ -38,7 +38,7 @@ pub enum KeyError {
     /// The key file's mode lets other users at it.
     #[error("the {what} file {path} has mode {mode:04o}, which {problem}; chmod it to 0600")]
     Exposed {
-        /// `jwt_key` or `jwks`.
+        /// `jwt_key`, `jwks` or `cluster key`.
         what: &'static str,
         /// The file.
         path: PathBuf,
@@ -141,6 +141,13 @@ fn parameter<'a>(params: &'a str, name: &str) -> Option<&'a str> {
     let at = params.find(name)?;
     let rest = &params[at + name.len()..];
     Some(rest.split(',').next().unwrap_or(rest))
+}
+
+/// Reads a secret key file (the cluster key, `jwt_key`), refusing one
+/// that other users can read or write, as munge refuses its key.
+pub(crate) fn read_secret(path: &Path, what: &'static str) -> Result<Vec<u8>, KeyError> {
+    check_mode(path, what, 0o007)?;
+    read(path, what)
 }
 
 fn check_mode(path: &Path, what: &'static str, forbidden: u32) -> Result<(), KeyError> {

@@ -64,8 +64,7 @@ impl Site {
             .slurmctld_hosts
             .first()
             .context("slurm.conf has no SlurmctldHost")?;
-        let key = std::fs::read(key_file)
-            .with_context(|| format!("while reading the cluster key {}", key_file.display()))?;
+        let key = crate::controller::jwt::read_secret(key_file, "cluster key")?;
         anyhow::ensure!(
             key.len() >= 16,
             "the cluster key {} is shorter than 16 bytes",
