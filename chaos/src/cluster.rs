@@ -6,7 +6,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -82,7 +82,7 @@ impl Cluster {
         let mut conf = format!(
             "ClusterName=chaos\nSlurmctldHost=ctl({ctld})\nSlurmctldPort={port}\n\
              SlurmUser=root\nStateSaveLocation={sd}/state\nSlurmdSpoolDir={sd}/spool/%n\n\
-             SlurmdTimeout=300\nMinJobAge=86400\nKillWait=2\nMessageTimeout=30\n\
+             SlurmdTimeout=300\nMinJobAge=30\nKillWait=2\nMessageTimeout=30\n\
              JobRequeue=0\nMaxJobCount=1000000\n\
              AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key={jwt}\n",
             sd = d.display(),
@@ -189,16 +189,16 @@ impl Cluster {
         kill(&mut self.controller.lock().expect("not poisoned"))
     }
 
-    /// Whether the controller died by itself (a failpoint), and how it was
-    /// armed; it is reaped.
-    pub fn controller_died(&self) -> Option<Arming> {
+    /// Whether the controller died by itself, how it was armed and how it
+    /// ended; it is reaped.
+    pub fn controller_died(&self) -> Option<(Arming, ExitStatus)> {
         let mut slot = self.controller.lock().expect("not poisoned");
         let (child, arming) = slot.as_mut()?;
         let arming = *arming;
         match child.try_wait() {
-            Ok(Some(_)) => {
+            Ok(Some(status)) => {
                 *slot = None;
-                Some(arming)
+                Some((arming, status))
             }
             _ => None,
         }
@@ -303,8 +303,8 @@ impl Drop for Cluster {
 pub enum KillResult {
     /// It ran, and was killed.
     Killed(Arming),
-    /// It had died by itself (a failpoint) and was reaped.
-    AlreadyDead(Arming),
+    /// It had died by itself and was reaped.
+    AlreadyDead(Arming, ExitStatus),
     /// None was running.
     NoneRunning,
 }
@@ -313,8 +313,8 @@ fn kill(slot: &mut Option<(Child, Arming)>) -> KillResult {
     let Some((mut child, arming)) = slot.take() else {
         return KillResult::NoneRunning;
     };
-    if let Ok(Some(_)) = child.try_wait() {
-        return KillResult::AlreadyDead(arming);
+    if let Ok(Some(status)) = child.try_wait() {
+        return KillResult::AlreadyDead(arming, status);
     }
     let _ = child.kill();
     let _ = child.wait();

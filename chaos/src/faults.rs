@@ -3,6 +3,8 @@
 //! its answers; agents killed with SIGKILL while their jobs run. Each is
 //! restarted after 0 to 3 s.
 
+use std::os::unix::process::ExitStatusExt;
+use std::process::ExitStatus;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -13,7 +15,7 @@ use rand::{Rng, SeedableRng};
 use crate::cluster::{Arming, Cluster, KillResult};
 
 /// How many faults of each kind were dealt.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct Dealt {
     /// Controller killed from outside.
     pub controller_killed: u32,
@@ -21,6 +23,9 @@ pub struct Dealt {
     pub died_in_commit: u32,
     /// Controller died between commit and answers.
     pub died_before_answer: u32,
+    /// Controller deaths no fault explains (an exit, a panic, another
+    /// signal), as the exit statuses.
+    pub crashes: Vec<String>,
 }
 
 impl Dealt {
@@ -29,12 +34,18 @@ impl Dealt {
         self.controller_killed + self.died_in_commit + self.died_before_answer
     }
 
-    fn note(&mut self, died: Arming, killed: bool) {
-        match (died, killed) {
-            (_, true) => self.controller_killed += 1,
-            (Arming::Commit(_), false) => self.died_in_commit += 1,
-            (Arming::Answer(_), false) => self.died_before_answer += 1,
-            (Arming::None, false) => self.controller_killed += 1,
+    fn killed(&mut self) {
+        self.controller_killed += 1;
+    }
+
+    /// A controller that died by itself: by its failpoint (SIGKILL, and
+    /// armed), or a crash.
+    fn died(&mut self, arming: Arming, status: ExitStatus) {
+        let by_failpoint = status.signal() == Some(libc::SIGKILL);
+        match arming {
+            Arming::Commit(_) if by_failpoint => self.died_in_commit += 1,
+            Arming::Answer(_) if by_failpoint => self.died_before_answer += 1,
+            _ => self.crashes.push(status.to_string()),
         }
     }
 }
@@ -67,8 +78,8 @@ pub fn controller_killer(c: &Cluster, mean: f64, seed: u64, stop: &AtomicBool) -
     let mut next_kill = Instant::now() + around(&mut rng, mean);
     while !stop.load(Ordering::SeqCst) {
         std::thread::sleep(Duration::from_millis(50));
-        if let Some(arming) = c.controller_died() {
-            dealt.note(arming, false);
+        if let Some((arming, status)) = c.controller_died() {
+            dealt.died(arming, status);
             std::thread::sleep(restart_pause(&mut rng));
             c.start_controller(next_arming(&mut rng))?;
             continue;
@@ -77,8 +88,8 @@ pub fn controller_killer(c: &Cluster, mean: f64, seed: u64, stop: &AtomicBool) -
             continue;
         }
         match c.kill_controller() {
-            KillResult::Killed(a) => dealt.note(a, true),
-            KillResult::AlreadyDead(a) => dealt.note(a, false),
+            KillResult::Killed(_) => dealt.killed(),
+            KillResult::AlreadyDead(a, status) => dealt.died(a, status),
             KillResult::NoneRunning => {}
         }
         std::thread::sleep(restart_pause(&mut rng));
@@ -86,12 +97,14 @@ pub fn controller_killer(c: &Cluster, mean: f64, seed: u64, stop: &AtomicBool) -
         next_kill = Instant::now() + around(&mut rng, mean);
     }
     // The run is over: an armed controller would die while jobs settle.
-    if let Some(arming) = c.controller_died() {
-        dealt.note(arming, false);
+    if let Some((arming, status)) = c.controller_died() {
+        dealt.died(arming, status);
         c.start_controller(Arming::None)?;
     } else if c.controller_arming() != Some(Arming::None) {
-        if let KillResult::Killed(a) | KillResult::AlreadyDead(a) = c.kill_controller() {
-            dealt.note(a, true);
+        match c.kill_controller() {
+            KillResult::Killed(_) => dealt.killed(),
+            KillResult::AlreadyDead(a, status) => dealt.died(a, status),
+            KillResult::NoneRunning => {}
         }
         c.start_controller(Arming::None)?;
     }

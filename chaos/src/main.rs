@@ -163,6 +163,9 @@ fn run(opts: &Opts) -> Result<bool> {
     if let Some(d) = &dead {
         println!("chaos: {d} is not running at the end");
     }
+    for status in &dealt.crashes {
+        println!("chaos: the controller died by itself: {status}");
+    }
     println!(
         "acknowledged {} / lost {} / duplicate ids {} / stuck {} / ran twice {}",
         v.acknowledged, v.lost, v.duplicate_ids, v.stuck, v.ran_twice
@@ -174,7 +177,7 @@ fn run(opts: &Opts) -> Result<bool> {
     if opts.keep {
         println!("chaos: kept {}", c.keep().display());
     }
-    Ok(v.clean() && dead.is_none() && settled.is_ok())
+    Ok(v.clean() && dead.is_none() && settled.is_ok() && dealt.crashes.is_empty())
 }
 
 /// A REST token for the whole run.

@@ -11,12 +11,12 @@ use std::process::Command;
 fn half_a_minute_of_faults_loses_nothing() {
     let exe = Path::new(env!("CARGO_BIN_EXE_spur-chaos"));
     let bin = exe.parent().expect("target folder");
-    if !bin.join("spurd").exists() || !bin.join("spurctl").exists() {
-        // `cargo test -p spur-chaos` alone builds neither daemon nor
-        // commands; `cargo test --workspace` builds both.
-        eprintln!("skipped: spurd and spurctl are not built beside spur-chaos");
-        return;
-    }
+    // `cargo test --workspace` builds both beside this program
+    // (`cargo test -p spur-chaos` alone builds neither).
+    assert!(
+        bin.join("spurd").exists() && bin.join("spurctl").exists(),
+        "spurd and spurctl must be built beside spur-chaos: cargo build -p spurd -p spurctl"
+    );
     let out = Command::new(exe)
         .args([
             "--seconds",

@@ -229,13 +229,16 @@ impl Session {
     /// got no answer is sent again only if repeating it is harmless
     /// ([`ClientRequest::may_repeat`]: it changes nothing, or it is a
     /// submission with an idempotency key); any other may have been acted
-    /// on, and its caller is told the connection was lost.
+    /// on, and its caller is told the connection was lost. A report of an
+    /// end ([`ClientRequest::reports_end`]) is also sent again while the
+    /// controller cannot save state.
     pub fn request(&mut self, req: &ClientRequest) -> Result<ClientResponse, ClientError> {
         let deadline = Instant::now() + message_timeout(&self.conf);
         // Short: a restarted controller is found within a few milliseconds,
         // and trying a local socket costs next to nothing.
         let pause = Duration::from_millis(20);
         let repeatable = req.may_repeat();
+        let must_land = req.reports_end();
         loop {
             let answer = self.once(req);
             let again = match &answer {
@@ -243,6 +246,7 @@ impl Session {
                 Ok(ClientResponse::Error(e)) => {
                     e.code == ErrorCode::ControllerUnreachable
                         || (repeatable && e.code == ErrorCode::ConnectionLost)
+                        || (must_land && e.code == ErrorCode::StateStore)
                 }
                 Ok(_) => false,
             };
@@ -250,6 +254,15 @@ impl Session {
             if !again || now >= deadline {
                 return answer;
             }
+            // A controller that cannot save state tries its store each
+            // second: no point asking it more often.
+            let unsaved =
+                matches!(&answer, Ok(ClientResponse::Error(e)) if e.code == ErrorCode::StateStore);
+            let pause = if unsaved {
+                Duration::from_millis(500)
+            } else {
+                pause
+            };
             std::thread::sleep(pause.min(deadline - now));
         }
     }

@@ -205,6 +205,18 @@ impl ClientRequest {
         }
     }
 
+    /// Whether the request reports an end the controller must record (an
+    /// allocation released, a step completed): its sender tries again
+    /// while the controller cannot save state, for as long as it would
+    /// wait out a restart, or the allocation would run on.
+    pub fn reports_end(&self) -> bool {
+        match self {
+            ClientRequest::ReleaseAllocation { .. } | ClientRequest::StepComplete { .. } => true,
+            ClientRequest::Authenticated(a) => a.request.reports_end(),
+            _ => false,
+        }
+    }
+
     /// Whether the request only reads the controller's state (it is
     /// answered while the controller cannot save changes).
     pub fn only_reads(&self) -> bool {

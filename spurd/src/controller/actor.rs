@@ -186,6 +186,9 @@ pub struct Controller {
     pub(super) frozen: Option<Frozen>,
     /// Set when this turn's commit failed: the controller is to be rebuilt.
     store_failed: Option<String>,
+    /// The configuration before a reconfigure this turn, until the turn
+    /// commits: what the store matches.
+    pub(super) site_before_reconfigure: Option<Site>,
 }
 
 /// What a turn changed and owes, until it commits.
@@ -308,6 +311,7 @@ impl Controller {
             retention: Default::default(),
             frozen: None,
             store_failed: None,
+            site_before_reconfigure: None,
         }
     }
 
@@ -331,11 +335,11 @@ impl Controller {
                 Err(RecvTimeoutError::Disconnected) => stop = true,
             }
             self.finish_turn();
-            if let Some(why) = self.store_failed.take() {
-                return Stopped::StoreFailed(Box::new(self), why);
-            }
             if stop {
                 break;
+            }
+            if let Some(why) = self.store_failed.take() {
+                return Stopped::StoreFailed(Box::new(self), why);
             }
         }
         info!("controller stopped");
@@ -382,6 +386,10 @@ impl Controller {
     }
 
     fn time_to_next_work(&self) -> Duration {
+        if let Some(frozen) = &self.frozen {
+            // Nothing is scheduled while frozen: only the next probe.
+            return Duration::from_secs(1).saturating_sub(frozen.last_probe.elapsed());
+        }
         let now_s = now();
         let mut wait = Duration::from_secs(1);
         if let Some(t) = self.wakeup {
@@ -516,7 +524,8 @@ impl Controller {
             if now_s.is_multiple_of(60) {
                 let core = &self.core;
                 self.counters.forget_gone(|id| core.job(id).is_some());
-                self.submit_keys.forget_gone(|id| core.job(id).is_some());
+                self.submit_keys
+                    .forget_gone(|id| core.job(id).is_some(), now_s);
             }
         }
         let wakeup_due = self.wakeup.is_some_and(|t| t <= now_s);
@@ -643,6 +652,8 @@ impl Controller {
         tx.set_next_job_id(self.core.next_job_id().0)?;
         crate::failpoint::pass(crate::failpoint::Point::Commit);
         tx.commit()?;
+        self.site_before_reconfigure = None;
+        let t = &mut self.turn;
         t.steps.clear();
         t.new_jobs.clear();
         t.dirty.clear();

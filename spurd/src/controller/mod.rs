@@ -418,11 +418,14 @@ fn rebuild(mut old: Controller, why: String) -> Result<Controller> {
     let Controller {
         store,
         site,
+        site_before_reconfigure,
         facts,
         rpcs,
         counters,
         ..
     } = old;
+    // A reconfigure whose turn failed to commit did not happen.
+    let site = site_before_reconfigure.unwrap_or(site);
     let mut fresh = assemble(&site, facts, store)?;
     fresh.rpcs = rpcs;
     fresh.counters = counters;

@@ -90,6 +90,10 @@ impl Controller {
             }
         }
         let jobs = self.core.jobs().count();
+        // Until the turn commits, the configuration the store matches is
+        // the old one (a failed commit rebuilds from it).
+        self.site_before_reconfigure
+            .get_or_insert_with(|| self.site.clone());
         self.site = site;
         self.live = live;
         self.conns = conns;

@@ -221,8 +221,7 @@ impl Controller {
             None => None,
         };
         if let Some(key) = submit_key {
-            let core = &self.core;
-            if let Some(id) = self.submit_keys.job(key, |id| core.job(id).is_some()) {
+            if let Some(id) = self.submit_keys.job(key) {
                 // A retry of a submission that was taken: its job again.
                 info!(job = id.0, uid, "submission repeated; its job answers");
                 return Ok(ClientResponse::Submitted {

@@ -29,27 +29,41 @@ pub fn digest(uid: u32, key: &str) -> Result<SubmitKey, ProtoError> {
     Ok(u128::from_le_bytes(bytes))
 }
 
-/// The jobs of the keyed submissions the controller knows.
+/// The jobs of the keyed submissions the controller knows, and of those it
+/// has forgotten lately: a retry may come after its job ended and was
+/// purged (MinJobAge can be seconds), and still gets that job's id.
 #[derive(Debug, Default)]
 pub struct SubmitKeys {
-    jobs: HashMap<SubmitKey, JobId>,
+    /// The job of each key, and since when it is gone (None: known).
+    jobs: HashMap<SubmitKey, (JobId, Option<u64>)>,
 }
 
+/// How long a key outlives its job: longer than any command waits for an
+/// answer before it stops sending (MessageTimeout is seconds).
+pub const KEEP_GONE_SECS: u64 = 600;
+
 impl SubmitKeys {
-    /// The job a submission with this key made, if the controller still
-    /// knows it (`known`).
-    pub fn job(&self, key: SubmitKey, known: impl Fn(JobId) -> bool) -> Option<JobId> {
-        self.jobs.get(&key).copied().filter(|&id| known(id))
+    /// The job a submission with this key made.
+    pub fn job(&self, key: SubmitKey) -> Option<JobId> {
+        self.jobs.get(&key).map(|&(id, _)| id)
     }
 
     /// Remembers the job a keyed submission made.
     pub fn insert(&mut self, key: SubmitKey, job: JobId) {
-        self.jobs.insert(key, job);
+        self.jobs.insert(key, (job, None));
     }
 
-    /// Forgets the keys of jobs the controller no longer knows.
-    pub fn forget_gone(&mut self, known: impl Fn(JobId) -> bool) {
-        self.jobs.retain(|_, id| known(*id));
+    /// Notes which jobs the controller no longer knows (`known`), and
+    /// forgets the keys of those gone longer than [`KEEP_GONE_SECS`].
+    pub fn forget_gone(&mut self, known: impl Fn(JobId) -> bool, now: u64) {
+        self.jobs.retain(|_, (id, gone)| {
+            if known(*id) {
+                *gone = None;
+                return true;
+            }
+            let since = *gone.get_or_insert(now);
+            now.saturating_sub(since) <= KEEP_GONE_SECS
+        });
     }
 
     /// How many keys are kept.
@@ -79,15 +93,21 @@ mod tests {
     }
 
     #[test]
-    fn keys_of_gone_jobs_are_forgotten() {
+    fn keys_outlive_their_jobs_for_a_while() {
         let mut keys = SubmitKeys::default();
         let (a, b) = (digest(0, "a").unwrap(), digest(0, "b").unwrap());
         keys.insert(a, JobId(1));
         keys.insert(b, JobId(2));
-        assert_eq!(keys.job(a, |_| true), Some(JobId(1)));
-        assert_eq!(keys.job(a, |id| id != JobId(1)), None);
-        keys.forget_gone(|id| id == JobId(2));
+        assert_eq!(keys.job(a), Some(JobId(1)));
+        // Job 1 is purged at 100: its key still answers a retry ...
+        keys.forget_gone(|id| id == JobId(2), 100);
+        assert_eq!(keys.job(a), Some(JobId(1)));
+        keys.forget_gone(|id| id == JobId(2), 100 + KEEP_GONE_SECS);
+        assert_eq!(keys.job(a), Some(JobId(1)));
+        // ... until long after.
+        keys.forget_gone(|id| id == JobId(2), 101 + KEEP_GONE_SECS);
+        assert_eq!(keys.job(a), None);
         assert_eq!(keys.len(), 1);
-        assert_eq!(keys.job(b, |_| true), Some(JobId(2)));
+        assert_eq!(keys.job(b), Some(JobId(2)));
     }
 }

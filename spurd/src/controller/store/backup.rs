@@ -4,6 +4,7 @@
 //! database while no controller runs (the files it replaces are kept
 //! beside it, never deleted).
 
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags};
@@ -34,15 +35,24 @@ impl Reader {
         if !to.is_absolute() {
             return Err(refused(to, "the path must be absolute"));
         }
-        if to.exists() {
-            return Err(refused(to, "the file exists; name a new one"));
-        }
         let name = to
             .to_str()
             .ok_or_else(|| refused(to, "the path is not UTF-8"))?;
-        self.conn
-            .execute("VACUUM INTO ?1", [name])
-            .map_err(|e| refused(to, e.to_string()))?;
+        // Every user's scripts and environments are in it: made new, for
+        // the controller's user alone (VACUUM INTO fills an empty file).
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(to)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::AlreadyExists => refused(to, "the file exists; name a new one"),
+                _ => refused(to, e.to_string()),
+            })?;
+        if let Err(e) = self.conn.execute("VACUUM INTO ?1", [name]) {
+            let _ = std::fs::remove_file(to);
+            return Err(refused(to, e.to_string()));
+        }
         let copy = Connection::open(to)?;
         copy.pragma_update(None, "journal_mode", "DELETE")?;
         integrity::set_open(&copy, false)?;

@@ -74,6 +74,24 @@ pub fn fault_of(db: &Path, e: rusqlite::Error) -> StoreError {
     }
 }
 
+/// Refuses an SQLite database of another program: tables, but no spur
+/// schema version.
+pub fn check_foreign(conn: &Connection, db: &Path) -> Result<(), StoreError> {
+    let version: u32 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(|e| fault_of(db, e))?;
+    let tables: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
+        .map_err(|e| fault_of(db, e))?;
+    if version == 0 && tables > 0 {
+        return Err(unusable(
+            db,
+            "it is an SQLite database of another program (tables, but no spur schema)",
+        ));
+    }
+    Ok(())
+}
+
 /// SQLite's own check of every page's structure (`PRAGMA quick_check`).
 pub fn check_pages(conn: &Connection, db: &Path) -> Result<(), StoreError> {
     let mut stmt = conn

@@ -265,12 +265,14 @@ impl Store {
         let path = dir.join(STATE_FILE);
         let wal_was_there = integrity::before_open(&path)?;
         let conn = Connection::open(&path).map_err(|e| integrity::fault_of(&path, e))?;
+        integrity::check_foreign(&conn, &path)?;
         let mut store = Store::with_connection(conn).map_err(|e| match e {
             StoreError::Sqlite(e) => integrity::fault_of(&path, e),
             StoreError::TooNew { found, known } => StoreError::Unusable {
                 path: path.clone(),
                 fault: format!(
-                    "its schema (version {found}) is newer than this spurd knows ({known});                      run the spurd that wrote it"
+                    "its schema (version {found}) is newer than this spurd knows ({known}); \
+                     run the spurd that wrote it"
                 ),
             },
             other => other,

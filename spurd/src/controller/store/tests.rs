@@ -331,3 +331,13 @@ fn a_crashed_store_needs_its_log_and_a_log_needs_its_store() {
     std::fs::write(integrity::wal_of(&orphan.path().join(STATE_FILE)), &log).expect("writes");
     assert!(refusal(orphan.path()).contains("the file is missing"));
 }
+
+#[test]
+fn another_programs_database_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let conn = Connection::open(dir.path().join(STATE_FILE)).expect("opens");
+    conn.execute_batch("CREATE TABLE photos (id INTEGER PRIMARY KEY, data BLOB);")
+        .expect("creates");
+    drop(conn);
+    assert!(refusal(dir.path()).contains("SQLite database of another program"));
+}
