@@ -418,6 +418,23 @@ impl Cluster {
             .expect("sbatch --parsable prints the id")
     }
 
+    /// The ids of every job squeue lists (pending, running or ended),
+    /// sorted.
+    pub fn job_ids(&self) -> Vec<u32> {
+        let out = self.run("squeue", &["-h", "-t", "all", "-o", "%i"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut ids: Vec<u32> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.trim().parse().expect("a job id"))
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
     /// The job's state as `squeue -o %T` prints it (None once gone).
     pub fn state(&self, job: u32) -> Option<String> {
         let out = self.run(

@@ -26,18 +26,6 @@ fn job_id(answer: ClientResponse) -> u32 {
     }
 }
 
-/// The ids squeue lists.
-fn listed(c: &Cluster) -> Vec<u32> {
-    let out = c.run("squeue", &["-h", "-t", "all", "-o", "%i"]);
-    assert!(out.status.success());
-    let mut ids: Vec<u32> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| l.trim().parse().expect("a job id"))
-        .collect();
-    ids.sort_unstable();
-    ids
-}
-
 #[test]
 fn a_repeated_key_gets_the_first_job_across_a_restart_and_over_rest() {
     let mut c = Cluster::start(Options {
@@ -57,7 +45,7 @@ fn a_repeated_key_gets_the_first_job_across_a_restart_and_over_rest() {
     assert_eq!(submit(&mut s, "retry-me"), first);
     let other = submit(&mut s, "another");
     assert_ne!(other, first);
-    assert_eq!(listed(&c), vec![first, other]);
+    assert_eq!(c.job_ids(), vec![first, other]);
     // A key is refused when it is empty or too long, and nothing is made.
     let too_long = "k".repeat(spur_proto::SUBMIT_KEY_MAX + 1);
     for key in ["", too_long.as_str()] {
@@ -74,7 +62,7 @@ fn a_repeated_key_gets_the_first_job_across_a_restart_and_over_rest() {
     c.kill_controller();
     c.start_controller();
     assert_eq!(submit(&mut s, "retry-me"), first);
-    assert_eq!(listed(&c), vec![first, other]);
+    assert_eq!(c.job_ids(), vec![first, other]);
 
     // REST: the client's Idempotency-Key header, both API families.
     let t = c.start_rest(&[]);
@@ -127,5 +115,5 @@ fn a_repeated_key_gets_the_first_job_across_a_restart_and_over_rest() {
     let nobody = c.token(&["username=nobody"]);
     let theirs = post(dp, &nobody, Some("rest-1"), &body);
     assert_ne!(theirs, by_rest);
-    assert_eq!(listed(&c).len(), 7, "{:?}", listed(&c));
+    assert_eq!(c.job_ids().len(), 7, "{:?}", c.job_ids());
 }

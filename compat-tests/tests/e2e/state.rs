@@ -22,17 +22,6 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// The ids squeue lists, pending, running or ended.
-fn listed(c: &Cluster) -> Vec<u32> {
-    let out = c.run("squeue", &["-h", "-t", "all", "-o", "%i"]);
-    let mut ids: Vec<u32> = text(&out.stdout)
-        .lines()
-        .map(|l| l.trim().parse().expect("a job id"))
-        .collect();
-    ids.sort_unstable();
-    ids
-}
-
 #[test]
 fn a_damaged_database_stops_the_start_and_a_backup_brings_the_jobs_back() {
     let mut c = Cluster::start(Options {
@@ -79,7 +68,7 @@ fn a_damaged_database_stops_the_start_and_a_backup_brings_the_jobs_back() {
         text(&again.stderr)
     );
     let late = c.submit(&["-N1"], script);
-    assert_eq!(listed(&c), [early.clone(), vec![late]].concat());
+    assert_eq!(c.job_ids(), [early.clone(), vec![late]].concat());
 
     // --restore refuses while the controller runs.
     let busy = spurd(&c, &["controller", "--restore", copy_arg]);
@@ -146,7 +135,7 @@ fn a_damaged_database_stops_the_start_and_a_backup_brings_the_jobs_back() {
     c.wait_for(
         std::time::Duration::from_secs(20),
         "the restored jobs",
-        |c| listed(c) == early,
+        |c| c.job_ids() == early,
     );
     // The job made after the copy is gone with the damaged file, but its
     // id is not handed out again (or, where the damage took the counter
