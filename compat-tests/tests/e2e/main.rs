@@ -2,6 +2,7 @@
 //! commands. Each test gets its own cluster in its own folder.
 
 mod arrays;
+mod authz;
 mod clients;
 mod dev;
 mod document;
