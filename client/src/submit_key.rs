@@ -3,26 +3,24 @@
 //! try made (the controller keeps the key with the job) instead of a second
 //! job.
 
-use std::io::Read;
-use std::sync::atomic::{AtomicU64, Ordering};
-
-/// A fresh key: 128 random bits from the kernel, as 32 hex digits.
+/// A fresh key: 128 random bits from the kernel, as 32 hex digits. A
+/// kernel that gives none (Linux before 3.17) still gets a key unique to
+/// this host, process, moment and count.
 pub fn new_key() -> String {
     let mut bytes = [0u8; 16];
-    let random = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
-    if random.is_err() {
-        // No /dev/urandom (a bare chroot): this host, process, moment and
-        // count still name one submission.
-        static MADE: AtomicU64 = AtomicU64::new(0);
+    if spur_sys::random_bytes(&mut bytes).is_err() {
+        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
-        let host = spur_sys::short_hostname();
-        let mixed = host.bytes().fold(u64::from(std::process::id()), |h, b| {
-            h.rotate_left(5) ^ u64::from(b)
-        });
+        let mixed = spur_sys::short_hostname()
+            .bytes()
+            .fold(u64::from(std::process::id()), |h, b| {
+                h.rotate_left(5) ^ u64::from(b)
+            });
+        let count = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         bytes[..8].copy_from_slice(&nanos.to_le_bytes());
-        bytes[8..].copy_from_slice(&(mixed ^ MADE.fetch_add(1, Ordering::Relaxed)).to_le_bytes());
+        bytes[8..].copy_from_slice(&(mixed ^ count).to_le_bytes());
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -227,10 +227,7 @@ fn free_port() -> Result<u16> {
 
 fn random_key() -> Result<Vec<u8>> {
     let mut key = vec![0u8; 32];
-    use std::io::Read;
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut key))
-        .context("while reading /dev/urandom")?;
+    spur_sys::random_bytes(&mut key).context("while making a random key")?;
     Ok(key)
 }
 

@@ -1,9 +1,29 @@
 //! spur-sys: this host's facts as libc gives them, in one place for the
 //! daemon and every front end: users and groups from the passwd and group
-//! databases, the host's short name, a peer's host name, and this
-//! process's umask.
+//! databases, the host's short name, a peer's host name, this process's
+//! umask, and random bytes from the kernel.
 
 pub mod users;
+
+/// `buf` filled with random bytes from the kernel (getrandom(2), which
+/// needs no /dev: it works in a bare chroot too).
+pub fn random_bytes(buf: &mut [u8]) -> std::io::Result<()> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        let rest = &mut buf[filled..];
+        // SAFETY: rest is valid for writes of its length.
+        let n = unsafe { libc::getrandom(rest.as_mut_ptr().cast(), rest.len(), 0) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        filled += n as usize;
+    }
+    Ok(())
+}
 
 /// The short host name (gethostname, cut at the first dot);
 /// `localhost` when the name cannot be read.

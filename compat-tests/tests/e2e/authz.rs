@@ -8,10 +8,7 @@ use std::os::unix::process::CommandExt;
 
 use crate::harness::{Cluster, Options};
 use crate::http::request;
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use crate::text;
 
 #[test]
 fn another_user_cannot_act_on_my_job() {

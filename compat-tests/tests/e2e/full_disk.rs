@@ -7,6 +7,7 @@
 use std::time::Duration;
 
 use crate::harness::{Cluster, Options};
+use crate::text;
 
 fn can_mount() -> bool {
     let probe = tempfile::tempdir().expect("tempdir");
@@ -21,10 +22,6 @@ fn can_mount() -> bool {
             .status();
     }
     ok
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[test]

@@ -8,6 +8,7 @@
 use std::process::Command;
 
 use crate::harness::{bin_dir, Cluster, Options};
+use crate::text;
 
 fn spurd(c: &Cluster, args: &[&str]) -> std::process::Output {
     Command::new(bin_dir().join("spurd"))
@@ -16,10 +17,6 @@ fn spurd(c: &Cluster, args: &[&str]) -> std::process::Output {
         .env("SPUR_LOG", "warn")
         .output()
         .expect("spurd runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[test]

@@ -130,7 +130,11 @@ pub fn restore(from: &Path, dir: &Path) -> Result<Restored, StoreError> {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let mut kept = Vec::new();
-    for old in [db.clone(), integrity::wal_of(&db), shm_of(&db)] {
+    for old in [
+        db.clone(),
+        integrity::wal_of(&db),
+        integrity::beside(&db, "-shm"),
+    ] {
         if old.exists() {
             let mut aside = old.clone().into_os_string();
             aside.push(format!(".replaced-{stamp}"));
@@ -176,10 +180,4 @@ fn next_job_id(db: &Path) -> Option<i64> {
         |r| r.get(0),
     )
     .ok()
-}
-
-fn shm_of(db: &Path) -> PathBuf {
-    let mut name = db.as_os_str().to_owned();
-    name.push("-shm");
-    PathBuf::from(name)
 }

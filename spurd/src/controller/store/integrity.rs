@@ -18,11 +18,16 @@ holds). Put back a copy made while the controller ran (`spurd controller --backu
 makes one; `spurd controller --restore FILE` puts it in place), or move the state folder's \
 spur-state.db* files aside to start a new, empty cluster";
 
+/// The file SQLite keeps beside the database at `db` (`-wal`, `-shm`).
+pub fn beside(db: &Path, suffix: &str) -> PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
 /// The write-ahead log of the database at `db`.
 pub fn wal_of(db: &Path) -> PathBuf {
-    let mut name = db.as_os_str().to_owned();
-    name.push("-wal");
-    PathBuf::from(name)
+    beside(db, "-wal")
 }
 
 fn unusable(db: &Path, fault: impl Into<String>) -> StoreError {

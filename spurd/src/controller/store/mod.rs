@@ -266,8 +266,12 @@ impl Store {
         let wal_was_there = integrity::before_open(&path)?;
         let conn = Connection::open(&path).map_err(|e| integrity::fault_of(&path, e))?;
         integrity::check_foreign(&conn, &path)?;
-        let mut store = Store::with_connection(conn).map_err(|e| match e {
+        // A SQLite error on the way in is a fault of the file.
+        let of_file = |e| match e {
             StoreError::Sqlite(e) => integrity::fault_of(&path, e),
+            other => other,
+        };
+        let mut store = Store::with_connection(conn).map_err(|e| match e {
             StoreError::TooNew { found, known } => StoreError::Unusable {
                 path: path.clone(),
                 fault: format!(
@@ -275,13 +279,10 @@ impl Store {
                      run the spurd that wrote it"
                 ),
             },
-            other => other,
+            other => of_file(other),
         })?;
         integrity::check_pages(&store.conn, &path)?;
-        integrity::mark_open(&store.conn, &path, wal_was_there).map_err(|e| match e {
-            StoreError::Sqlite(e) => integrity::fault_of(&path, e),
-            other => other,
-        })?;
+        integrity::mark_open(&store.conn, &path, wal_was_there).map_err(of_file)?;
         store.marked_open = true;
         Ok(store)
     }
