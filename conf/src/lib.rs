@@ -26,5 +26,5 @@ pub use slurmdbd_conf::{PurgeAfter, PurgeUnit, SlurmdbdConf};
 pub use topology_conf::{BlockConf, SwitchConf, TopologyConf};
 pub use value::{
     parse_bool, parse_count, parse_memory_mb, parse_time_limit, parse_time_minutes,
-    MemoryFormatError, TimeFormatError,
+    MemoryFormatError, TimeFormatError, MAX_TIME_LIMIT_SECS,
 };

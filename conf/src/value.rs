@@ -23,11 +23,16 @@ pub struct MemoryFormatError {
     pub value: String,
 }
 
+/// The longest time limit Slurm can store: its limits are 32-bit minutes
+/// below NO_VAL and INFINITE. A longer one is refused rather than wrapped.
+pub const MAX_TIME_LIMIT_SECS: u64 = 0xffff_fffd * 60;
+
 /// Parses a Slurm time limit into seconds; `None` means unlimited.
 ///
 /// Accepts `minutes`, `minutes:seconds`, `hours:minutes:seconds`,
 /// `days-hours`, `days-hours:minutes`, `days-hours:minutes:seconds`, and
-/// `UNLIMITED`, `INFINITE` or `-1` (Slurm's `time_str2secs`).
+/// `UNLIMITED`, `INFINITE` or `-1` (Slurm's `time_str2secs`). Limits over
+/// [`MAX_TIME_LIMIT_SECS`] are errors.
 pub fn parse_time_limit(value: &str) -> Result<Option<u64>, TimeFormatError> {
     let err = || TimeFormatError {
         value: value.to_string(),
@@ -70,6 +75,9 @@ pub fn parse_time_limit(value: &str) -> Result<Option<u64>, TimeFormatError> {
         }
         total
     };
+    if secs > MAX_TIME_LIMIT_SECS {
+        return Err(err());
+    }
     Ok(Some(secs))
 }
 
@@ -240,6 +248,9 @@ mod tests {
             "12:-3",
             "1-:30",
             "99999999999999999999",
+            // Past what 32-bit minutes hold: 4294967294 minutes and up.
+            "4294967294",
+            "9999999999-00:00:00",
         ] {
             assert_eq!(
                 parse_time_limit(text),
@@ -247,6 +258,15 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn the_longest_storable_limit_is_accepted() {
+        assert_eq!(
+            parse_time_minutes("4294967293"),
+            Ok(Some(0xffff_fffd)),
+            "the last minute below NO_VAL"
+        );
     }
 
     #[test]

@@ -138,10 +138,21 @@ pub async fn read<T: DeserializeOwned, R: AsyncRead + Unpin>(r: &mut R) -> Resul
     if len > MAX_FRAME {
         return Err(FrameError::TooLarge(len));
     }
-    let mut payload = vec![0u8; len as usize];
-    r.read_exact(&mut payload).await?;
+    // Grown as the bytes arrive: a length prefix alone, from a peer that
+    // then sends nothing, costs no memory.
+    let mut payload = Vec::with_capacity((len as usize).min(PRESIZE_BYTES));
+    let got = (&mut *r)
+        .take(u64::from(len))
+        .read_to_end(&mut payload)
+        .await?;
+    if got < len as usize {
+        return Err(FrameError::Io(std::io::ErrorKind::UnexpectedEof.into()));
+    }
     decode(&payload)
 }
+
+/// The most a frame's buffer holds before its bytes have arrived.
+const PRESIZE_BYTES: usize = 64 << 10;
 
 /// Writes one message on a blocking stream (the supervisor's and the
 /// commands' synchronous paths).

@@ -141,7 +141,8 @@ fn now_offset(s: &[u8], pos: usize, now: i64, f: &mut Fields) -> Result<usize, u
             _ => return Err(i),
         }
     };
-    let tm = crate::time::local(now.saturating_add(delta));
+    let then = now.checked_add(delta).ok_or(pos)?;
+    let tm = crate::time::local(then);
     (f.month, f.mday, f.year) = (tm.tm_mon, tm.tm_mday, tm.tm_year);
     (f.hour, f.minute, f.second) = (tm.tm_hour, tm.tm_min, tm.tm_sec);
     Ok(next)
@@ -160,13 +161,16 @@ fn get_delta(s: &[u8], sign: usize) -> Result<(usize, i64), usize> {
         }
         if let Some(&(name, mult)) = UNITS.iter().find(|(n, _)| starts_ci(&s[o..], n)) {
             o += name.len();
-            count = count.saturating_mul(mult);
+            count = count.checked_mul(mult).ok_or(sign)?;
             break;
         }
         if !c.is_ascii_digit() {
             return Err(o.saturating_sub(1));
         }
-        count = count.saturating_mul(10).saturating_add(i64::from(c - b'0'));
+        count = count
+            .checked_mul(10)
+            .and_then(|n| n.checked_add(i64::from(c - b'0')))
+            .ok_or(sign)?;
         digits += 1;
         o += 1;
     }
@@ -380,5 +384,12 @@ mod tests {
         );
         assert_eq!(parse_future("  ", now), Ok(None));
         assert_eq!(parse_future("bogus", now), Err(0));
+    }
+
+    #[test]
+    fn offsets_past_what_a_time_holds_are_errors_not_wrapped() {
+        let now = local_to_unix(2026, 3, 10, 12, 0, 0).expect("a date");
+        assert_eq!(parse_future("now+99999999999999999999", now), Err(3));
+        assert_eq!(parse_future("now+9999999999999999weeks", now), Err(3));
     }
 }

@@ -337,6 +337,11 @@ impl Cluster {
         self.others.push(("relay".into(), child));
     }
 
+    /// The controller's process id, while it runs.
+    pub fn controller_pid(&self) -> Option<u32> {
+        self.controller.as_ref().map(Child::id)
+    }
+
     /// Kills the controller with SIGKILL.
     pub fn kill_controller(&mut self) {
         if let Some(mut c) = self.controller.take() {

@@ -3,6 +3,7 @@
 
 mod arrays;
 mod authz;
+mod bad_input;
 mod clients;
 mod dev;
 mod document;

@@ -226,6 +226,11 @@ fn launch(dir: &Path, ctl: &Path) -> Result<Started, String> {
 /// names it after the job id) would otherwise lose that race.
 const OUTPUT_FOLDER_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// Opens an output file, already as the job's user. A symlink at the path
+/// is followed only when the job's user or root made it: one planted by
+/// another user (in a shared or group-writable folder) would otherwise
+/// aim the job's output, truncating or appending, at a file of the job's
+/// user that the planter chose.
 fn open_output(path: &str, mode: OpenMode) -> Result<fs::File, String> {
     let mut o = fs::OpenOptions::new();
     o.write(true).create(true).mode(0o644);
@@ -233,9 +238,18 @@ fn open_output(path: &str, mode: OpenMode) -> Result<fs::File, String> {
         OpenMode::Truncate => o.truncate(true),
         OpenMode::Append => o.append(true),
     };
+    let mut unfollowed = o.clone();
+    unfollowed.custom_flags(libc::O_NOFOLLOW);
     let since = std::time::Instant::now();
     loop {
-        match o.open(path) {
+        let opened = match unfollowed.open(path) {
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                trusted_symlink(path)?;
+                o.open(path)
+            }
+            other => other,
+        };
+        match opened {
             Err(e)
                 if e.kind() == std::io::ErrorKind::NotFound
                     && since.elapsed() < OUTPUT_FOLDER_WAIT =>
@@ -245,6 +259,22 @@ fn open_output(path: &str, mode: OpenMode) -> Result<fs::File, String> {
             result => return result.map_err(|e| io_err(&format!("opening {path}"), e)),
         }
     }
+}
+
+/// Whether the symlink at `path` may be followed: the job's user (this
+/// process, by now) or root owns it.
+fn trusted_symlink(path: &str) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    let link = fs::symlink_metadata(path).map_err(|e| io_err(&format!("opening {path}"), e))?;
+    // SAFETY: getuid has no preconditions.
+    let me = unsafe { libc::getuid() };
+    if link.uid() == me || link.uid() == 0 {
+        return Ok(());
+    }
+    Err(format!(
+        "opening {path}: refusing to follow a symbolic link owned by uid {}, not the job's user",
+        link.uid()
+    ))
 }
 
 /// Sets the umask SLURM_UMASK in `env` names (the submitter's), if any.

@@ -567,6 +567,9 @@ impl Controller {
             self.update_priority(uid, id, priority)?;
         }
         if let Some(limit) = u.time_limit {
+            if limit.is_some_and(|t| t > spur_conf::MAX_TIME_LIMIT_SECS) {
+                return Err(ErrorCode::InvalidTimeLimit.into());
+            }
             let current = self.core.job(id).and_then(|j| j.time_limit());
             // Only operators may raise a limit (Slurm's rule).
             let raises = match (limit, current) {

@@ -148,6 +148,10 @@ fn environment(desc: &JobDesc) -> Result<(), ProtoError> {
 /// clock (slurmctld's `job_limits_check` where it does not need the
 /// partition).
 fn times(desc: &JobDesc, now: u64) -> Result<(), ProtoError> {
+    let storable = |t: Option<u64>| t.is_none_or(|t| t <= spur_conf::MAX_TIME_LIMIT_SECS);
+    if !storable(desc.time_limit) || !storable(desc.time_min) {
+        return Err(ErrorCode::InvalidTimeLimit.into());
+    }
     let Some(deadline) = desc.deadline else {
         return Ok(());
     };
@@ -292,6 +296,16 @@ mod tests {
         );
         assert_eq!(code(with(None, Some(NOW + 50), None, Some(600))), None);
         assert_eq!(code(with(None, Some(NOW + 700), None, Some(600))), None);
+        // Past 32-bit minutes, with or without a deadline to add it to.
+        let endless = Some(u64::MAX);
+        assert_eq!(
+            code(with(None, None, None, endless)),
+            Some(ErrorCode::InvalidTimeLimit)
+        );
+        assert_eq!(
+            code(with(None, Some(NOW + 50), endless, None)),
+            Some(ErrorCode::InvalidTimeLimit)
+        );
     }
 
     #[test]
