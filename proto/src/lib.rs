@@ -31,8 +31,8 @@ pub use job::{
 };
 pub use message::{
     AgentHello, ArrayTasks, BatchLaunch, ClientRequest, ClientResponse, FromAgent, Hello, JobEnd,
-    JobUpdate, KillNotice, NodeStateRequest, NodeUpdate, Registration, RelayHello, RequeueHold,
-    Role, SignalScope, SignalTarget, ToAgent, WillRun,
+    JobUpdate, KeyChallenge, KeyProof, KillNotice, NodeStateRequest, NodeUpdate, Nonce,
+    Registration, RelayHello, RequeueHold, Role, SignalScope, SignalTarget, ToAgent, WillRun,
 };
 pub use node::{ConfigInfo, NodeBaseState, NodeInfo, PartitionInfo};
 pub use pattern::PatternValues;
@@ -44,7 +44,7 @@ pub use step::{
 
 /// The protocol version spoken by this build. A peer with another version is
 /// refused at the hello.
-pub const PROTOCOL_VERSION: u16 = 8;
+pub const PROTOCOL_VERSION: u16 = 9;
 
 /// The signal an end by the out-of-memory killer reports, in every exit
 /// status on the wire: Slurm's SIG_OOM (253) read as a wait status. No

@@ -17,10 +17,11 @@ pub enum Role {
     /// proves nothing, so each of its requests must be
     /// [`ClientRequest::Authenticated`] with a token.
     Client,
-    /// A node agent, proving it holds the cluster key.
+    /// A node agent, which then proves it holds the cluster key
+    /// ([`KeyChallenge`]).
     Agent(AgentHello),
-    /// A relay on a host that runs no agent (a login node), proving it
-    /// holds the cluster key. It only relays commands.
+    /// A relay on a host that runs no agent (a login node), which then
+    /// proves it holds the cluster key. It only relays commands.
     Relay(RelayHello),
     /// srun, at a node's agent, to run a step's tasks there (it proves
     /// nothing itself: the step grant it carries is signed).
@@ -32,8 +33,26 @@ pub enum Role {
 pub struct RelayHello {
     /// The host it runs on (for the controller's log).
     pub host: String,
-    /// The cluster key.
-    pub key: Vec<u8>,
+    /// Fresh random bytes the controller's proof must cover.
+    pub nonce: Nonce,
+}
+
+/// 32 random bytes, new for every connection.
+pub type Nonce = [u8; 32];
+
+/// An HMAC-SHA256 over a handshake's transcript under the cluster key.
+pub type KeyProof = [u8; 32];
+
+/// The controller's answer to an agent's or relay's hello, right after its
+/// own: proof that it holds the cluster key (over the peer's nonce), and a
+/// nonce of its own for the peer's proof. Neither side ever sends the key,
+/// and a proof captured on one connection proves nothing on another.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyChallenge {
+    /// The controller's fresh random bytes.
+    pub nonce: Nonce,
+    /// The controller's proof.
+    pub proof: KeyProof,
 }
 
 /// The first frame on every connection, both ways.
@@ -50,8 +69,8 @@ pub struct Hello {
 pub struct AgentHello {
     /// The NodeName it serves.
     pub node: String,
-    /// The cluster key (shared with the controller, like munge's key).
-    pub key: Vec<u8>,
+    /// Fresh random bytes the controller's proof must cover.
+    pub nonce: Nonce,
 }
 
 /// A request from a command to the controller.
@@ -622,8 +641,12 @@ pub struct BatchLaunch {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum ToAgent {
-    /// The registration was accepted.
-    Registered,
+    /// The registration was accepted. `now` is the controller's clock,
+    /// by which the agent judges when step grants expire.
+    Registered {
+        /// Seconds since the epoch, on the controller.
+        now: u64,
+    },
     /// Start a batch script.
     LaunchBatch(Box<BatchLaunch>),
     /// Send a signal to a job's processes.

@@ -98,6 +98,11 @@ pub struct StepGrant {
     /// Environment every task gets from the controller's side: the job's
     /// SLURM_JOB_* facts and the step's layout.
     pub env: Vec<(String, String)>,
+    /// Random and never reused: a node runs a grant's tasks at most once.
+    pub nonce: u64,
+    /// When a node stops taking the grant, in seconds since the epoch on
+    /// the controller's clock.
+    pub expires: u64,
 }
 
 impl StepGrant {

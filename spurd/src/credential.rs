@@ -1,7 +1,9 @@
 //! Step credentials: the controller signs each step grant with the cluster
 //! key (HMAC-SHA256), and a node runs a step's tasks only for a grant whose
 //! signature checks out, whoever brings it. This is what lets srun launch
-//! tasks on nodes directly without being trusted itself.
+//! tasks on nodes directly without being trusted itself. A grant carries a
+//! nonce and an expiry, so that one captured on the wire cannot start its
+//! tasks again ([`crate::agent::launcher`] keeps the nonces it has used).
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -9,6 +11,25 @@ use sha2::Sha256;
 use spur_proto::StepGrant;
 
 type HmacSha256 = Hmac<Sha256>;
+
+/// How long after its making a node takes a grant (Slurm's default
+/// `AuthInfo=cred_expire`): srun launches at once, and waits out a
+/// restarting node for MessageTimeout, well inside it.
+pub const GRANT_LIFETIME_SECS: u64 = 120;
+
+/// A new grant's nonce: random, so that no two grants share one, even
+/// across controller restarts. It need only be unique (the signature
+/// covers it), so were getrandom(2) to fail, the clock in nanoseconds
+/// would do.
+pub fn grant_nonce() -> u64 {
+    let mut bytes = [0u8; 8];
+    match spur_sys::random_bytes(&mut bytes) {
+        Ok(()) => u64::from_ne_bytes(bytes),
+        Err(_) => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64),
+    }
+}
 
 /// The signature of `grant` under `key`.
 pub fn sign(key: &[u8], grant: &StepGrant) -> Vec<u8> {
@@ -39,6 +60,8 @@ mod tests {
             nodes: Vec::new(),
             time_limit: None,
             env: vec![("SLURM_JOB_ID".into(), "7".into())],
+            nonce: 42,
+            expires: 1_700_000_120,
         }
     }
 
@@ -52,6 +75,9 @@ mod tests {
         let mut forged = g.clone();
         forged.uid = 0;
         assert!(!verify(key, &forged, &sig));
+        let mut renewed = g.clone();
+        renewed.expires += 3600;
+        assert!(!verify(key, &renewed, &sig));
         assert!(!verify(key, &g, &sig[..16]));
     }
 }

@@ -90,11 +90,12 @@ async fn session(
     };
     stream.set_nodelay(true)?;
     let (mut rd, mut wr) = stream.into_split();
+    let (host, nonce) = (spur_sys::short_hostname(), crate::handshake::nonce()?);
     let hello = Hello {
         version: PROTOCOL_VERSION,
         role: Role::Relay(RelayHello {
-            host: spur_sys::short_hostname(),
-            key: key.to_vec(),
+            host: host.clone(),
+            nonce,
         }),
     };
     frame::write(&mut wr, &hello).await?;
@@ -104,6 +105,8 @@ async fn session(
         "controller speaks protocol {}",
         theirs.version
     );
+    let me = crate::handshake::Peer::Relay(&host);
+    crate::handshake::answer(&mut rd, &mut wr, key, me, &nonce).await?;
     let mut waiting: std::collections::HashMap<u64, tokio::sync::oneshot::Sender<Vec<u8>>> =
         std::collections::HashMap::new();
     let mut next_tag = 0u64;

@@ -13,6 +13,7 @@ mod controller;
 mod credential;
 mod dev;
 mod failpoint;
+mod handshake;
 mod login;
 mod rest;
 

@@ -82,7 +82,7 @@ fn free_port() -> u16 {
 }
 
 /// A port nothing listens on at `ip` now.
-fn free_port_on(ip: &str) -> u16 {
+pub fn free_port_on(ip: &str) -> u16 {
     std::net::TcpListener::bind((ip, 0))
         .expect("binds an ephemeral port")
         .local_addr()
@@ -237,10 +237,14 @@ impl Cluster {
     }
 
     fn spurd(&self, args: &[&str], log: &str) -> Child {
+        self.spurd_with(args, log, &self.conf)
+    }
+
+    fn spurd_with(&self, args: &[&str], log: &str, conf: &Path) -> Child {
         let log = self.log(log);
         let mut cmd = Command::new(bin_dir().join("spurd"));
         cmd.args(args)
-            .env("SLURM_CONF", &self.conf)
+            .env("SLURM_CONF", conf)
             .env("SPUR_LOG", "info")
             .stdout(log.try_clone().expect("dup log"))
             .stderr(log);
@@ -355,6 +359,20 @@ impl Cluster {
         let name = self.agents[i].0.clone();
         let child = self.spurd(&["agent", "--node", &name], &format!("agent-{name}"));
         self.agents[i].1 = Some(child);
+    }
+
+    /// Starts (or restarts) agent `i` with its own slurm.conf.
+    pub fn start_agent_with_conf(&mut self, i: usize, conf: &Path) {
+        let name = self.agents[i].0.clone();
+        let child = self.spurd_with(&["agent", "--node", &name], &format!("agent-{name}"), conf);
+        self.agents[i].1 = Some(child);
+    }
+
+    /// Starts `spurd relay` listening on `socket`, with its own slurm.conf.
+    pub fn start_relay_with_conf(&mut self, socket: &Path, conf: &Path) {
+        let socket = socket.to_str().expect("utf-8 path");
+        let child = self.spurd_with(&["relay", "--socket", socket], "relay", conf);
+        self.others.push(("relay".into(), child));
     }
 
     /// Stops agent `i` with SIGSTOP: it holds its connection and reads

@@ -17,6 +17,7 @@ mod memory;
 mod openapi;
 mod patterns;
 mod recordings;
+mod replay;
 mod requests;
 mod requeue;
 mod rest;

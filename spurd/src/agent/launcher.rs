@@ -1,13 +1,16 @@
 //! The agent's own port (its slurm.conf NodeAddr and Port): srun connects
 //! here to run a step's tasks on this node. The agent checks the step grant
-//! srun brings against the cluster key, then hands the connection to a
-//! `spurd step` process of its own ([`super::stepd`]), which runs the tasks
-//! and talks to srun until they end.
+//! srun brings against the cluster key, its expiry by the controller's
+//! clock and the nonces it has already used, then hands the connection to
+//! a `spurd step` process of its own ([`super::stepd`]), which runs the
+//! tasks and talks to srun until they end.
 
 use std::os::fd::AsRawFd;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context, Result};
 use tokio::net::{TcpListener, TcpStream};
@@ -29,8 +32,105 @@ pub struct Launcher {
     pub exe: PathBuf,
     /// Memory confinement, if asked for.
     pub memcg: Option<Arc<super::cgroup::Memcg>>,
+    /// The controller's clock, by which grants expire.
+    pub clock: Arc<ControllerClock>,
+    /// The grants already used here.
+    pub grants: UsedGrants,
     /// Told when a step's process ends (job, step), for the controller.
     pub ended: Box<dyn Fn(u32, u32) + Send + Sync>,
+}
+
+/// An offset between this node's clock and the controller's larger than
+/// this is worth a warning.
+pub const CLOCK_SKEW_WARNING_SECS: u64 = 30;
+
+fn local_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// The controller's clock, as this node last heard it: grants carry their
+/// expiry in the controller's time, so a node whose own clock is off by
+/// minutes still judges them right.
+#[derive(Debug, Default)]
+pub struct ControllerClock {
+    /// The controller's time minus this node's, in seconds.
+    offset: AtomicI64,
+}
+
+impl ControllerClock {
+    /// Notes the controller's time `now`; returns the offset from ours.
+    pub fn heard(&self, now: u64) -> i64 {
+        let offset = now as i64 - local_now();
+        self.offset.store(offset, Ordering::Relaxed);
+        offset
+    }
+
+    /// The controller's time now, in seconds since the epoch.
+    pub fn now(&self) -> u64 {
+        (local_now() + self.offset.load(Ordering::Relaxed)).max(0) as u64
+    }
+}
+
+/// The nonces of the grants this node has run, each kept until its grant
+/// expires, in a root-only folder of the spool so that they outlive an
+/// agent restart: a grant captured on the wire and brought again, while
+/// its step runs or after, is refused as slurmd refuses a replayed
+/// credential.
+pub struct UsedGrants {
+    dir: PathBuf,
+    /// Serializes a check with its record.
+    lock: Mutex<()>,
+}
+
+impl UsedGrants {
+    /// The folder of used grants in `spool`, made if missing.
+    pub fn open(spool: &Path) -> Result<UsedGrants> {
+        let dir = spool.join("grants");
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir)
+            .with_context(|| format!("while creating {}", dir.display()))?;
+        Ok(UsedGrants {
+            dir,
+            lock: Mutex::new(()),
+        })
+    }
+
+    /// Records `nonce`, expiring at `expires` (controller time); false if it
+    /// was used before. Forgets grants that expired before `now`.
+    fn first_use(&self, nonce: u64, expires: u64, now: u64) -> std::io::Result<bool> {
+        let _held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.forget_expired(now);
+        let made = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(self.dir.join(format!("{nonce:016x}.{expires}")));
+        match made {
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn forget_expired(&self, now: u64) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let expires = name
+                .to_str()
+                .and_then(|n| n.split_once('.'))
+                .and_then(|(_, t)| t.parse::<u64>().ok());
+            if expires.is_some_and(|t| t < now) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
 }
 
 /// Binds the node's port.
@@ -59,7 +159,7 @@ pub async fn serve(listener: TcpListener, launcher: Arc<Launcher>) {
 }
 
 async fn connection(mut stream: TcpStream, launcher: &Launcher) -> Result<()> {
-    let theirs: Hello = frame::read(&mut stream).await?;
+    let theirs: Hello = crate::handshake::opening(&mut stream).await?;
     frame::write(
         &mut stream,
         &Hello {
@@ -71,7 +171,7 @@ async fn connection(mut stream: TcpStream, launcher: &Launcher) -> Result<()> {
     if theirs.version != PROTOCOL_VERSION || !matches!(theirs.role, Role::Launcher) {
         bail!("not srun, or another protocol version");
     }
-    let ToStep::Launch(launch) = frame::read(&mut stream).await? else {
+    let ToStep::Launch(launch) = crate::handshake::opening(&mut stream).await? else {
         bail!("srun did not start with a launch");
     };
     if let Err(message) = check(&launch, launcher) {
@@ -147,17 +247,30 @@ async fn refuse(stream: &mut TcpStream, message: String) -> Result<()> {
     bail!(message)
 }
 
-/// Whether the launch may run here: signed by the controller, for this node.
+/// Whether the launch may run here: signed by the controller, for this
+/// node, not expired, and not run here before (the last is recorded).
 fn check(launch: &TaskLaunch, launcher: &Launcher) -> Result<(), String> {
-    if !crate::credential::verify(&launcher.key, &launch.grant, &launch.signature) {
+    let grant = &launch.grant;
+    if !crate::credential::verify(&launcher.key, grant, &launch.signature) {
         return Err("Invalid job credential".into());
     }
-    match launch.grant.nodes.get(launch.node_index as usize) {
-        Some(n) if n.name == launcher.node => Ok(()),
-        _ => Err(format!(
-            "the step's credential is not for node {}",
-            launcher.node
-        )),
+    match grant.nodes.get(launch.node_index as usize) {
+        Some(n) if n.name == launcher.node => {}
+        _ => {
+            return Err(format!(
+                "the step's credential is not for node {}",
+                launcher.node
+            ))
+        }
+    }
+    let now = launcher.clock.now();
+    if grant.expires < now {
+        return Err("Job credential expired".into());
+    }
+    match launcher.grants.first_use(grant.nonce, grant.expires, now) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err("Job credential replayed".into()),
+        Err(e) => Err(format!("cannot record the step's credential: {e}")),
     }
 }
 
@@ -196,5 +309,49 @@ fn signal_step_dir(dir: &Path, job: u32, signal: i32) {
         debug!(job, pgid, signal, "signalling a step");
         // SAFETY: kill has no memory-safety preconditions.
         unsafe { libc::kill(-pgid, signal) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_grant_is_used_once_and_forgotten_once_expired() {
+        let spool = tempfile::tempdir().expect("temp dir");
+        let used = UsedGrants::open(spool.path()).expect("opens");
+        assert!(used.first_use(7, 1_000, 900).expect("records"));
+        assert!(!used.first_use(7, 1_000, 950).expect("reads"), "replayed");
+        // Another agent process on the same spool (a restart) remembers.
+        let again = UsedGrants::open(spool.path()).expect("opens");
+        assert!(!again.first_use(7, 1_000, 999).expect("reads"));
+        // Past its expiry the record goes (the grant is refused as
+        // expired before it gets here).
+        assert!(again.first_use(8, 2_000, 1_001).expect("records"));
+        let names: Vec<String> = std::fs::read_dir(spool.path().join("grants"))
+            .expect("lists")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["0000000000000008.2000"]);
+        let mode = std::fs::metadata(spool.path().join("grants"))
+            .expect("stat")
+            .permissions();
+        assert_eq!(
+            std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777,
+            0o700
+        );
+    }
+
+    #[test]
+    fn the_controllers_clock_is_followed_whatever_ours_says() {
+        let clock = ControllerClock::default();
+        let ours = local_now() as u64;
+        assert!(clock.now().abs_diff(ours) <= 1, "unheard: our own");
+        // The controller is ten minutes ahead of this node.
+        assert!((clock.heard(ours + 600) - 600).abs() <= 1);
+        assert!(clock.now().abs_diff(ours + 600) <= 1);
+        assert!((clock.heard(ours - 600) + 600).abs() <= 1);
+        assert!(clock.now().abs_diff(ours - 600) <= 1);
     }
 }

@@ -52,6 +52,8 @@ pub struct Settings {
     pub exe: PathBuf,
     /// Memory confinement (cgroup.conf `ConstrainRAMSpace`), if asked for.
     pub memcg: Option<Arc<Memcg>>,
+    /// The controller's clock, by which step grants expire.
+    pub clock: Arc<launcher::ControllerClock>,
 }
 
 impl Settings {
@@ -135,6 +137,7 @@ impl Settings {
             exe: std::env::current_exe().context("while finding the spurd executable")?,
             node,
             memcg: None,
+            clock: Arc::default(),
         })
     }
 }
@@ -178,6 +181,8 @@ pub async fn run(
             spool: settings.spool.clone(),
             exe: settings.exe.clone(),
             memcg: settings.memcg.clone(),
+            clock: settings.clock.clone(),
+            grants: launcher::UsedGrants::open(&settings.spool)?,
             ended: {
                 let events = events_tx.clone();
                 Box::new(move |job_id, step_id| {
@@ -245,11 +250,12 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
         };
     stream.set_nodelay(true)?;
     let (mut rd, mut wr) = stream.into_split();
+    let nonce = crate::handshake::nonce()?;
     let hello = Hello {
         version: PROTOCOL_VERSION,
         role: Role::Agent(AgentHello {
             node: settings.node.name.clone(),
-            key: settings.key.clone(),
+            nonce,
         }),
     };
     frame::write(&mut wr, &hello).await?;
@@ -259,6 +265,8 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
         "controller speaks protocol {}",
         theirs.version
     );
+    let me = crate::handshake::Peer::Agent(&settings.node.name);
+    crate::handshake::answer(&mut rd, &mut wr, &settings.key, me, &nonce).await?;
     frame::write(
         &mut wr,
         &FromAgent::Register(Box::new(registration(settings, jobs))),
@@ -356,7 +364,17 @@ fn on_message(
     events: &mpsc::UnboundedSender<Event>,
 ) {
     match msg {
-        ToAgent::Registered => info!(node = %settings.node.name, "registered with the controller"),
+        ToAgent::Registered { now } => {
+            let off = settings.clock.heard(now);
+            info!(node = %settings.node.name, "registered with the controller");
+            if off.unsigned_abs() > launcher::CLOCK_SKEW_WARNING_SECS {
+                warn!(
+                    node = %settings.node.name,
+                    offset_secs = off,
+                    "this node's clock is off from the controller's; step grants are judged by the controller's"
+                );
+            }
+        }
         ToAgent::LaunchBatch(launch) => {
             let id = launch.job_id;
             match start(settings, *launch, events) {

@@ -74,7 +74,7 @@ async fn conn(mut stream: UnixStream, requests: mpsc::UnboundedSender<Pending>) 
         .peer_cred()
         .context("while reading peer credentials")?
         .uid();
-    let theirs: Hello = frame::read(&mut stream).await?;
+    let theirs: Hello = crate::handshake::opening(&mut stream).await?;
     let hello = Hello {
         version: PROTOCOL_VERSION,
         role: Role::Client,

@@ -29,7 +29,9 @@ impl Controller {
         live.version = Some(reg.version.clone());
         live.boot_time = Some(reg.boot_time);
         let admin_down = live.admin_down;
-        self.turn.to_agents.push((node, ToAgent::Registered));
+        self.turn
+            .to_agents
+            .push((node, ToAgent::Registered { now }));
         for end in &reg.ended {
             self.on_job_end(node, *end);
         }

@@ -112,7 +112,7 @@ async fn local_client_conn(mut stream: UnixStream, gateway: Arc<Gateway>) -> Res
         .peer_cred()
         .context("while reading peer credentials")?
         .uid();
-    let theirs: Hello = frame::read(&mut stream).await?;
+    let theirs: Hello = crate::handshake::opening(&mut stream).await?;
     frame::write(&mut stream, &hello()).await?;
     if theirs.version != PROTOCOL_VERSION {
         bail!("client speaks protocol {}", theirs.version);
@@ -157,11 +157,6 @@ async fn client_requests<S: AsyncRead + AsyncWrite + Unpin>(
     }
 }
 
-fn same_key(a: &[u8], b: &[u8]) -> bool {
-    // Constant time in the key's length: no early exit on a mismatch.
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
 /// A connection on SlurmctldPort: an agent, a relay, or a client that
 /// proves nothing (every request of it must carry a token).
 async fn tcp_conn(
@@ -170,7 +165,7 @@ async fn tcp_conn(
     gateway: Arc<Gateway>,
     key: &[u8],
 ) -> Result<()> {
-    let theirs: Hello = frame::read(&mut stream).await?;
+    let theirs: Hello = crate::handshake::opening(&mut stream).await?;
     let agent = match theirs.role {
         Role::Agent(agent) => agent,
         Role::Relay(relay) => {
@@ -204,11 +199,10 @@ async fn agent_conn(
     if version != PROTOCOL_VERSION {
         bail!("agent {} speaks protocol {version}", agent.node);
     }
-    if !same_key(&agent.key, key) {
-        bail!("agent {} presented a wrong cluster key", agent.node);
-    }
     frame::write(&mut wr, &hello()).await?;
-    let FromAgent::Register(reg) = frame::read(&mut rd).await? else {
+    let peer = crate::handshake::Peer::Agent(&agent.node);
+    crate::handshake::challenge(&mut rd, &mut wr, key, peer, &agent.nonce).await?;
+    let FromAgent::Register(reg) = crate::handshake::opening(&mut rd).await? else {
         bail!("agent {} did not register first", agent.node);
     };
     let (tx, mut rx) = mpsc::unbounded_channel::<ToAgent>();
@@ -517,10 +511,9 @@ async fn relay_conn(
     if version != PROTOCOL_VERSION {
         bail!("relay on {} speaks protocol {version}", relay.host);
     }
-    if !same_key(&relay.key, key) {
-        bail!("relay on {} presented a wrong cluster key", relay.host);
-    }
     frame::write(&mut wr, &hello()).await?;
+    let peer = crate::handshake::Peer::Relay(&relay.host);
+    crate::handshake::challenge(&mut rd, &mut wr, key, peer, &relay.nonce).await?;
     info!(host = %relay.host, "relay connected");
     let (tx, mut rx) = mpsc::unbounded_channel::<ToAgent>();
     let writer = tokio::spawn(async move {

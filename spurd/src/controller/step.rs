@@ -167,6 +167,8 @@ impl Controller {
             nodes,
             time_limit: req.time_limit,
             env,
+            nonce: crate::credential::grant_nonce(),
+            expires: now() + crate::credential::GRANT_LIFETIME_SECS,
         };
         let signature = crate::credential::sign(&self.site.key, &grant);
         let cpt = req.cpus_per_task.unwrap_or(1);
