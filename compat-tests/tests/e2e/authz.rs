@@ -98,3 +98,119 @@ fn another_user_cannot_act_on_my_job() {
     );
     assert!(shown.contains("UserId=nobody(65534)"), "{shown}");
 }
+
+/// Another user's calls, each printed as `name rc error`.
+const OTHERS_CALLS: &str = r#"
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+static void said(const char *what, int rc) {
+    printf("%s %d %s\n", what, rc, rc ? slurm_strerror(slurm_get_errno()) : "");
+}
+
+int main(int argc, char **argv) {
+    uint32_t id = (uint32_t) atoi(argv[1]);
+    slurm_init(NULL);
+    said("kill", slurm_kill_job(id, SIGKILL, 0));
+    said("signal", slurm_signal_job(id, SIGUSR1));
+    said("requeue", slurm_requeue(id, 0));
+    job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
+    d.job_id = id;
+    d.time_limit = 5;
+    said("update", slurm_update_job(&d));
+    slurm_init_job_desc_msg(&d);
+    d.job_id = id;
+    d.priority = 0;
+    said("hold", slurm_update_job(&d));
+    return 0;
+}
+"#;
+
+#[test]
+fn another_user_cannot_act_on_my_job_through_a_login_nodes_relay_or_the_library() {
+    let mut c = Cluster::start(Options {
+        nodes: 1,
+        ..Options::default()
+    });
+    let mine = c.submit(&["-N1", "-t", "10"], "#!/bin/sh\nsleep 300\n");
+    c.wait_state(mine, "RUNNING");
+    let id = mine.to_string();
+
+    // Through `spurd relay` on a login node, which vouches for the uid its
+    // socket sees.
+    let login = c.conf_away_from_controller("login.conf");
+    let socket = c.dir.path().join("relay.sock");
+    c.start_relay(&socket);
+    c.wait_for(
+        std::time::Duration::from_secs(10),
+        "the relay socket",
+        |_| socket.exists(),
+    );
+    let update = format!("JobId={id}");
+    let attempts: [(&str, &[&str]); 5] = [
+        ("scancel", &[&id]),
+        ("scontrol", &["hold", &id]),
+        ("scontrol", &["requeue", &id]),
+        ("scontrol", &["update", &update, "TimeLimit=5"]),
+        ("srun", &["--jobid", &id, "true"]),
+    ];
+    for (cmd, args) in attempts {
+        let out = c
+            .command(cmd, args)
+            .env("SLURM_CONF", &login)
+            .env("SPUR_NODE", "login1")
+            .env("SPUR_RELAY_SOCKET", &socket)
+            .uid(65534)
+            .gid(65534)
+            .current_dir("/")
+            .output()
+            .expect("runs");
+        let err = text(&out.stderr);
+        assert!(
+            !out.status.success(),
+            "{cmd} {args:?} through the relay: {err}"
+        );
+        assert!(
+            err.contains("Access/permission denied"),
+            "{cmd} {args:?}: {err}"
+        );
+    }
+
+    // Through libslurm, from a program nobody runs.
+    if crate::libslurm::header_installed() {
+        let lib = crate::libslurm::library_dir(c.dir.path());
+        let program = crate::libslurm::compile(c.dir.path(), &lib, "others", OTHERS_CALLS);
+        let out = std::process::Command::new(&program)
+            .arg(&id)
+            .env("LD_LIBRARY_PATH", &lib)
+            .env("SLURM_CONF", &c.conf)
+            .uid(65534)
+            .gid(65534)
+            .current_dir("/")
+            .output()
+            .expect("runs");
+        let said = text(&out.stdout);
+        for call in ["kill", "signal", "requeue", "update", "hold"] {
+            let line = said
+                .lines()
+                .find(|l| l.starts_with(&format!("{call} ")))
+                .unwrap_or_else(|| panic!("{call}: {said}{}", text(&out.stderr)));
+            assert_eq!(
+                line,
+                format!("{call} -1 Access/permission denied"),
+                "{said}"
+            );
+        }
+    }
+    let shown = text(&c.run("scontrol", &["show", "job", &id]).stdout);
+    assert!(shown.contains("JobState=RUNNING"), "{shown}");
+    assert!(shown.contains("TimeLimit=00:10:00"), "{shown}");
+    assert!(
+        shown.contains("Priority=") && !shown.contains("Priority=0 "),
+        "{shown}"
+    );
+}

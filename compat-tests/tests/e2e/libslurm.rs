@@ -13,7 +13,7 @@ const HEADER: &str = "/usr/include/slurm/slurm.h";
 
 /// A folder where the dynamic loader finds spur's library as
 /// `libslurm.so.38` (and the linker as `libslurm.so`).
-fn library_dir(inside: &Path) -> PathBuf {
+pub(crate) fn library_dir(inside: &Path) -> PathBuf {
     // `cargo build` puts the library in target/<profile>, `cargo test` in
     // its deps folder: the newer one is this tree's.
     let profile = bin_dir();
@@ -36,7 +36,7 @@ fn library_dir(inside: &Path) -> PathBuf {
 
 /// Whether Debian's slurm.h is there to build against (else the test
 /// says it skips).
-fn header_installed() -> bool {
+pub(crate) fn header_installed() -> bool {
     let there = Path::new(HEADER).exists();
     if !there {
         eprintln!("skipped: {HEADER} is not installed (libslurm-dev)");
@@ -77,7 +77,7 @@ fn run_ok(run: &mut Command) -> std::process::Output {
 }
 
 /// `source` compiled against slurm.h and linked with `-lslurm` from `lib`.
-fn compile(dir: &Path, lib: &Path, name: &str, source: &str) -> PathBuf {
+pub(crate) fn compile(dir: &Path, lib: &Path, name: &str, source: &str) -> PathBuf {
     compile_with(dir, lib, name, source, &[])
 }
 
