@@ -21,7 +21,7 @@ pub use error::{BlockSizesProblem, ConfError, ErrorKind, Origin, Parsed, Warning
 pub use file::ConfFile;
 pub use gres_conf::{AutoDetect, GresConf, GresLine};
 pub use hostlist::{HostlistError, HostlistProblem};
-pub use slurm_conf::{slurm_conf_path, NodeConf, PartitionConf, SlurmConf};
+pub use slurm_conf::{slurm_conf_path, NodeConf, PartitionConf, PrivateData, SlurmConf};
 pub use slurmdbd_conf::{PurgeAfter, PurgeUnit, SlurmdbdConf};
 pub use topology_conf::{BlockConf, SwitchConf, TopologyConf};
 pub use value::{

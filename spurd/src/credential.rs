@@ -2,8 +2,10 @@
 //! key (HMAC-SHA256), and a node runs a step's tasks only for a grant whose
 //! signature checks out, whoever brings it. This is what lets srun launch
 //! tasks on nodes directly without being trusted itself. A grant carries a
-//! nonce and an expiry, so that one captured on the wire cannot start its
-//! tasks again ([`crate::agent::launcher`] keeps the nonces it has used).
+//! nonce and an expiry (slurm.conf's `AuthInfo=cred_expire`, 120 s by
+//! default: srun launches at once, and waits out a restarting node for
+//! MessageTimeout, well inside it), so that one captured on the wire
+//! cannot start its tasks again ([`crate::agent::launcher`] keeps the nonces it has used).
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -11,11 +13,6 @@ use sha2::Sha256;
 use spur_proto::StepGrant;
 
 type HmacSha256 = Hmac<Sha256>;
-
-/// How long after its making a node takes a grant (Slurm's default
-/// `AuthInfo=cred_expire`): srun launches at once, and waits out a
-/// restarting node for MessageTimeout, well inside it.
-pub const GRANT_LIFETIME_SECS: u64 = 120;
 
 /// A new grant's nonce: random, so that no two grants share one, even
 /// across controller restarts. It need only be unique (the signature

@@ -16,6 +16,7 @@ mod libslurm;
 mod memory;
 mod openapi;
 mod patterns;
+mod privacy;
 mod recordings;
 mod replay;
 mod requests;

@@ -8,6 +8,7 @@
 mod keys;
 mod node;
 mod partition;
+mod private;
 mod record;
 mod sched;
 #[cfg(test)]
@@ -21,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 pub use self::node::{GresSpec, NodeConf, NodeConfState};
 pub use self::partition::{OverSubscribe, PartitionConf, PartitionState};
+pub use self::private::PrivateData;
 pub use self::sched::{
     PreemptMode, PreemptModeBase, PriorityConf, SchedulerParam, SchedulerParameters,
 };
@@ -134,6 +136,8 @@ pub struct SlurmConf {
     /// credential lives; a requeued job waits one second longer before it
     /// runs again.
     pub cred_expire_secs: u32,
+    /// `PrivateData`: what users see only of their own.
+    pub private_data: PrivateData,
     /// `MaxArraySize` (1001).
     pub max_array_size: u32,
     /// `MaxJobCount` (10000).
@@ -197,6 +201,7 @@ impl Default for SlurmConf {
             kill_wait_secs: 30,
             job_requeue: true,
             cred_expire_secs: 120,
+            private_data: PrivateData::default(),
             max_array_size: 1001,
             max_job_count: 10_000,
             first_job_id: 1,
@@ -460,6 +465,10 @@ impl Builder {
             "jobrequeue" => c.job_requeue = count(u16::MAX.into())? != 0,
             "authinfo" => {
                 c.cred_expire_secs = cred_expire(&v, origin, &mut self.warnings);
+                return Ok(false);
+            }
+            "privatedata" => {
+                c.private_data = PrivateData::parse(&v);
                 return Ok(false);
             }
             "maxarraysize" => c.max_array_size = u32_of(u32::MAX.into())?,

@@ -414,24 +414,9 @@ pub(super) fn reset_period(value: Option<&str>) -> String {
         .to_string()
 }
 
-/// PrivateData: each word found anywhere in the value; `all` is all.
+/// PrivateData, as slurm.conf's reader reads it.
 pub(super) fn private_data(value: Option<&str>) -> String {
-    const WORDS: [(&str, u16); 9] = [
-        ("account", 1 << 5),
-        ("cloud", 1 << 7),
-        ("event", 1 << 8),
-        ("job", 1 << 0),
-        ("node", 1 << 1),
-        ("partition", 1 << 2),
-        ("reservation", 1 << 6),
-        ("usage", 1 << 3),
-        ("user", 1 << 4),
-    ];
-    let lower = value.unwrap_or_default().to_ascii_lowercase();
-    let all = lower.contains("all");
-    let bits = (WORDS.iter())
-        .filter(|(word, _)| all || lower.contains(word))
-        .fold(0, |bits, (_, bit)| bits | bit);
+    let bits = spur_conf::PrivateData::parse(value.unwrap_or_default()).bits();
     crate::flags::private_data_string(bits)
 }
 

@@ -4,7 +4,9 @@
 //! transaction, and only then answers clients and tells agents.
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::AtomicU16;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
@@ -182,6 +184,9 @@ pub struct Controller {
     pub(super) counters: super::stats::Counters,
     /// Requests served, shared with the gateway.
     pub(super) rpcs: super::stats::Rpcs,
+    /// slurm.conf's PrivateData bits, shared with the gateway, which
+    /// answers accounting queries off the actor.
+    pub(super) private_data: Arc<AtomicU16>,
     /// Set while the store takes no writes.
     pub(super) frozen: Option<Frozen>,
     /// Set when this turn's commit failed: the controller is to be rebuilt.
@@ -289,6 +294,7 @@ impl Controller {
         Controller {
             counters: super::stats::Counters::new(started_at, ended.into_iter()),
             rpcs: super::stats::Rpcs::default(),
+            private_data: Arc::new(AtomicU16::new(site.conf.private_data.bits())),
             core,
             store,
             site,

@@ -341,6 +341,7 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
     let client_listener = server::bind_unix(&socket)?;
     let (tx, rx) = std::sync::mpsc::channel();
     let rpcs = controller.rpcs.clone();
+    let private_data = controller.private_data.clone();
     let actor = std::thread::Builder::new()
         .name("spur-core".into())
         .spawn(move || {
@@ -362,8 +363,8 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
         agent_listener,
         tx.clone(),
         site,
+        server::Shared { rpcs, private_data },
         jwt,
-        rpcs,
         shutdown,
     )
     .await;
@@ -421,6 +422,7 @@ fn rebuild(mut old: Controller, why: String) -> Result<Controller> {
         site_before_reconfigure,
         facts,
         rpcs,
+        private_data,
         counters,
         ..
     } = old;
@@ -428,6 +430,8 @@ fn rebuild(mut old: Controller, why: String) -> Result<Controller> {
     let site = site_before_reconfigure.unwrap_or(site);
     let mut fresh = assemble(&site, facts, store)?;
     fresh.rpcs = rpcs;
+    fresh.private_data = private_data;
+    fresh.publish_private_data();
     fresh.counters = counters;
     fresh.frozen = Some(actor::Frozen {
         why,

@@ -95,6 +95,7 @@ impl Controller {
         self.site_before_reconfigure
             .get_or_insert_with(|| self.site.clone());
         self.site = site;
+        self.publish_private_data();
         self.live = live;
         self.conns = conns;
         info!(nodes = names.len(), jobs, "reconfigured from slurm.conf");

@@ -2,7 +2,8 @@
 //! core, and answered; answers leave only after the turn commits. Only root
 //! and SlurmUser may act on other users' jobs or on nodes.
 
-use tracing::info;
+use spur_conf::PrivateData;
+use tracing::{info, warn};
 
 use spur_core::{CoreError, Hold, Input, JobId, JobState, NodeId, Outcome};
 use spur_proto::{
@@ -42,7 +43,8 @@ impl Controller {
             active_only,
         } = &req
         {
-            return match self.jobs(ids, *detail, *active_only) {
+            let viewer = self.private_viewer(uid, PrivateData::JOBS);
+            return match self.jobs(ids, *detail, *active_only, viewer) {
                 Ok(frame) => Reply::Frame(frame),
                 Err(e) => Reply::Response(ClientResponse::Error(e)),
             };
@@ -53,8 +55,17 @@ impl Controller {
             }),
             ClientRequest::Submit(desc) => self.submit(uid, *desc),
             ClientRequest::WillRun(desc) => self.will_run(uid, &desc),
-            ClientRequest::Nodes => Ok(self.nodes()),
-            ClientRequest::Steps { jobs } => self.list_steps(&jobs),
+            ClientRequest::Nodes => match self.private_viewer(uid, PrivateData::NODES) {
+                // slurmctld refuses the whole listing (REQUEST_NODE_INFO).
+                Some(_) => {
+                    warn!(uid, "node listing refused: PrivateData=nodes");
+                    Err(ErrorCode::AccessDenied.into())
+                }
+                None => Ok(self.nodes()),
+            },
+            ClientRequest::Steps { jobs } => {
+                self.list_steps(&jobs, self.private_viewer(uid, PrivateData::JOBS))
+            }
             ClientRequest::Partitions => Ok(ClientResponse::Partitions(
                 self.core
                     .partitions()
@@ -104,7 +115,9 @@ impl Controller {
             ClientRequest::SplitArrayTasks(tasks) => self.split_array_tasks(uid, &tasks),
             ClientRequest::UpdateNode(update) => self.update_node(uid, &update),
             ClientRequest::Diag => Ok(ClientResponse::Diag(Box::new(self.diag()))),
-            ClientRequest::Shares => Ok(ClientResponse::Shares(self.shares())),
+            ClientRequest::Shares => Ok(ClientResponse::Shares(
+                self.shares(self.private_viewer(uid, PrivateData::USAGE)),
+            )),
             ClientRequest::SignalStep {
                 job_id,
                 step_id,
@@ -127,12 +140,14 @@ impl Controller {
     }
 
     /// Every user's fair-share, as `sshare` shows it.
-    fn shares(&self) -> spur_proto::Shares {
+    /// The fair-share rows; only `viewer`'s, when one is given.
+    fn shares(&self, viewer: Option<u32>) -> spur_proto::Shares {
         let at = now();
         let users = self
             .core
             .shares(at)
             .into_iter()
+            .filter(|(uid, _, _)| viewer.is_none_or(|v| v == uid.0))
             .map(|(uid, usage, factor)| spur_proto::UserShare {
                 uid: uid.0,
                 name: users::name_of(uid.0),
@@ -168,6 +183,22 @@ impl Controller {
 
     pub(super) fn is_operator(&self, uid: u32) -> bool {
         uid == 0 || Some(uid) == self.site.slurm_user_uid
+    }
+
+    /// `Some(uid)` when slurm.conf's PrivateData keeps `what` (one of
+    /// [`PrivateData`]'s bits) from `uid` beyond their own: they are no
+    /// operator. None: they see everything.
+    pub(super) fn private_viewer(&self, uid: u32, what: u16) -> Option<u32> {
+        let private = self.site.conf.private_data.hides(what);
+        (private && !self.is_operator(uid)).then_some(uid)
+    }
+
+    /// Tells the gateway the PrivateData bits of the configuration now in
+    /// force.
+    pub(super) fn publish_private_data(&self) {
+        let bits = self.site.conf.private_data.bits();
+        self.private_data
+            .store(bits, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// `-M`: Slurm's error unless this cluster is among those named.
@@ -318,8 +349,17 @@ impl Controller {
         }))
     }
 
-    /// The job listing, encoded as it is built.
-    fn jobs(&self, ids: &[u32], detail: bool, active_only: bool) -> Result<Vec<u8>, ProtoError> {
+    /// The job listing, encoded as it is built; only `viewer`'s jobs when
+    /// one is given (PrivateData=jobs), and a job of someone else's is then
+    /// an invalid id, as slurmctld's `pack_one_job` answers.
+    fn jobs(
+        &self,
+        ids: &[u32],
+        detail: bool,
+        active_only: bool,
+        viewer: Option<u32>,
+    ) -> Result<Vec<u8>, ProtoError> {
+        let visible = |j: &spur_core::Job| viewer.is_none_or(|v| v == j.spec.user.0);
         let none = JobMeta::default();
         let info = |j: &spur_core::Job| {
             let meta = self.metas.get(&j.id).unwrap_or(&none);
@@ -332,11 +372,14 @@ impl Controller {
         };
         let encoded = if ids.is_empty() {
             let listed = |j: &&spur_core::Job| {
-                !active_only
-                    || matches!(
-                        convert::state_name(j),
-                        JobStateName::Pending | JobStateName::Running | JobStateName::Completing
-                    )
+                visible(j)
+                    && (!active_only
+                        || matches!(
+                            convert::state_name(j),
+                            JobStateName::Pending
+                                | JobStateName::Running
+                                | JobStateName::Completing
+                        ))
             };
             let count = self.core.jobs().filter(listed).count();
             spur_proto::frame::encode_jobs(now(), count, self.core.jobs().filter(listed).map(info))
@@ -346,6 +389,7 @@ impl Controller {
                 .named_jobs(ids)
                 .into_iter()
                 .filter_map(|id| self.core.job(id))
+                .filter(|j| visible(j))
                 .collect();
             if found.is_empty() {
                 return Err(ErrorCode::InvalidJobId.into());

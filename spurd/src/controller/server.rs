@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -52,15 +52,23 @@ fn hello() -> Hello {
     }
 }
 
+/// What the gateway shares with the actor.
+pub(super) struct Shared {
+    /// Requests served, for sdiag.
+    pub rpcs: super::stats::Rpcs,
+    /// slurm.conf's PrivateData bits, as the actor last read them.
+    pub private_data: Arc<AtomicU16>,
+}
+
 /// Accepts clients and agents until `shutdown` resolves. `jwt` holds
 /// auth/jwt's keys when slurm.conf turns it on.
-pub async fn serve(
+pub(super) async fn serve(
     clients: UnixListener,
     agents: TcpListener,
     actor: Sender<Command>,
     site: Site,
+    shared: Shared,
     jwt: Option<JwtKeys>,
-    rpcs: super::stats::Rpcs,
     shutdown: impl std::future::Future<Output = ()>,
 ) {
     let key: Arc<Vec<u8>> = Arc::new(site.key.clone());
@@ -71,7 +79,8 @@ pub async fn serve(
         jwt,
         slurm_user_uid: site.slurm_user_uid,
         uids: Mutex::new(HashMap::new()),
-        rpcs,
+        rpcs: shared.rpcs,
+        private_data: shared.private_data,
     });
     tokio::pin!(shutdown);
     loop {
@@ -276,6 +285,8 @@ pub(super) struct Gateway {
     uids: Mutex<HashMap<String, (u32, Instant)>>,
     /// Requests served, for sdiag (the actor counts its own).
     rpcs: super::stats::Rpcs,
+    /// slurm.conf's PrivateData bits.
+    private_data: Arc<AtomicU16>,
 }
 
 impl Gateway {
@@ -291,7 +302,20 @@ impl Gateway {
             }
         };
         match req {
-            ClientRequest::History(query) => {
+            ClientRequest::History(mut query) => {
+                let private =
+                    spur_conf::PrivateData::from_bits(self.private_data.load(Ordering::Relaxed));
+                if private.hides(spur_conf::PrivateData::JOBS) && !self.is_operator(uid) {
+                    // Only their own jobs; asking for others' finds none.
+                    if !query.uids.is_empty() && !query.uids.contains(&uid) {
+                        reply.send(Reply::Response(ClientResponse::History {
+                            now: super::actor::now(),
+                            jobs: Vec::new(),
+                        }));
+                        return true;
+                    }
+                    query.uids = vec![uid];
+                }
                 let history = self.history.clone();
                 let rpcs = self.rpcs.clone();
                 tokio::spawn(async move {

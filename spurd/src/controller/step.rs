@@ -168,7 +168,7 @@ impl Controller {
             time_limit: req.time_limit,
             env,
             nonce: crate::credential::grant_nonce(),
-            expires: now() + crate::credential::GRANT_LIFETIME_SECS,
+            expires: now() + u64::from(self.site.conf.cred_expire_secs),
         };
         let signature = crate::credential::sign(&self.site.key, &grant);
         let cpt = req.cpus_per_task.unwrap_or(1);
@@ -438,8 +438,17 @@ impl Controller {
     /// The running steps of `jobs` (every job when empty; the id of an
     /// array names its jobs), batch steps included, by job and step. A job
     /// the controller does not know is ESLURM_INVALID_JOB_ID.
-    pub(super) fn list_steps(&self, jobs: &[u32]) -> Result<ClientResponse, ProtoError> {
-        if jobs.iter().any(|&j| self.core.job(JobId(j)).is_none()) {
+    pub(super) fn list_steps(
+        &self,
+        jobs: &[u32],
+        viewer: Option<u32>,
+    ) -> Result<ClientResponse, ProtoError> {
+        // Someone else's job is unknown to a viewer PrivateData limits.
+        let visible = |j: &spur_core::Job| viewer.is_none_or(|v| v == j.spec.user.0);
+        if jobs
+            .iter()
+            .any(|&j| !self.core.job(JobId(j)).is_some_and(visible))
+        {
             return Err(ErrorCode::InvalidJobId.into());
         }
         let wanted: Vec<JobId> = if jobs.is_empty() {
@@ -452,7 +461,9 @@ impl Controller {
         };
         let mut steps = Vec::new();
         for id in wanted {
-            let Some(job) = self.core.job(id).filter(|j| j.state() == JobState::Running) else {
+            let Some(job) =
+                (self.core.job(id)).filter(|j| j.state() == JobState::Running && visible(j))
+            else {
                 continue;
             };
             let meta = self.metas.get(&id).cloned().unwrap_or_default();
