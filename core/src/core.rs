@@ -641,7 +641,15 @@ impl Core {
             Input::Requeue { job, hold } => self.requeue_job(job, hold, now, effects)?,
             Input::LaunchFailed(job) => self.on_launch_failed(job, now)?,
             Input::NodeDown(node, reason) => self.on_node_down(node, reason, effects)?,
-            Input::NodeUp(node) => self.node_mut(node)?.health = Health::Up,
+            Input::NodeUp(node) => {
+                let n = self.node_mut(node)?;
+                // A node back from DOWN sheds the reason it went down for;
+                // a drain's reason stays with the drain.
+                if n.health == Health::Down && !n.drain {
+                    n.reason = None;
+                }
+                n.health = Health::Up;
+            }
             Input::NodeUnknown(node) => self.node_mut(node)?.health = Health::Unknown,
             Input::Drain(node, reason) => {
                 let n = self.node_mut(node)?;

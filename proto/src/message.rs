@@ -647,6 +647,10 @@ pub enum ToAgent {
         /// Seconds since the epoch, on the controller.
         now: u64,
     },
+    /// The answer to a heartbeat: the controller hears the agent. An agent
+    /// that gets none for a while takes its connection for dead (a
+    /// partition leaves TCP connections open) and connects anew.
+    Alive,
     /// Start a batch script.
     LaunchBatch(Box<BatchLaunch>),
     /// Send a signal to a job's processes.

@@ -171,7 +171,7 @@ fn write_config(dir: &Path, nodes: u32) -> Result<()> {
     writeln!(conf, "SlurmdSpoolDir={}", dir.join("spool/%n").display())?;
     writeln!(
         conf,
-        "SlurmdTimeout=60\nMinJobAge=300\nKillWait=30\nMaxJobCount=200000\nMaxArraySize=100001"
+        "SlurmdTimeout=60\nReturnToService=1\nMinJobAge=300\nKillWait=30\nMaxJobCount=200000\nMaxArraySize=100001"
     )?;
     writeln!(conf, "SchedulerType=sched/backfill\nSelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory")?;
     writeln!(

@@ -19,6 +19,17 @@ type HmacSha256 = Hmac<Sha256>;
 /// hello, its proof): one that sends nothing holds no socket for long.
 pub const OPENING_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// Connects to the controller at `addr`, giving up after [`OPENING_WAIT`]:
+/// a connect begun while the network was cut would otherwise wait out
+/// TCP's own retries (minutes) after it heals.
+pub async fn connect(addr: &(String, u16)) -> std::io::Result<tokio::net::TcpStream> {
+    let connecting = tokio::net::TcpStream::connect((addr.0.as_str(), addr.1));
+    match tokio::time::timeout(OPENING_WAIT, connecting).await {
+        Ok(connected) => connected,
+        Err(_) => Err(std::io::ErrorKind::TimedOut.into()),
+    }
+}
+
 /// Reads one frame of a connection's opening, within [`OPENING_WAIT`].
 pub async fn opening<T, R>(rd: &mut R) -> Result<T>
 where

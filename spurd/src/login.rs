@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tracing::{debug, info, warn};
 
@@ -81,7 +80,7 @@ async fn session(
     key: &[u8],
     relayed: &mut mpsc::UnboundedReceiver<Pending>,
 ) -> Result<()> {
-    let stream = match TcpStream::connect((controller.0.as_str(), controller.1)).await {
+    let stream = match crate::handshake::connect(controller).await {
         Ok(s) => s,
         Err(e) => {
             debug!(error = %e, "controller not reachable yet");

@@ -214,3 +214,53 @@ fn another_user_cannot_act_on_my_job_through_a_login_nodes_relay_or_the_library(
         "{shown}"
     );
 }
+
+#[test]
+fn operators_are_root_and_slurm_user_and_no_one_else() {
+    // daemon (uid 1) is SlurmUser; nobody is no one, even in group root.
+    let c = Cluster::start(Options {
+        nodes: 1,
+        extra_conf: "SlurmUser=daemon\n",
+        ..Options::default()
+    });
+    let mine = c.submit(&["-N1"], "#!/bin/sh\nsleep 300\n");
+    c.wait_state(mine, "RUNNING");
+    let id = mine.to_string();
+    let as_user = |uid: u32, gid: u32, cmd: &str, args: &[&str]| {
+        c.command(cmd, args)
+            .uid(uid)
+            .gid(gid)
+            .current_dir("/")
+            .output()
+            .expect("runs")
+    };
+    let drain: &[&str] = &["update", "nodename=n01", "state=drain", "reason=fan"];
+    let resume: &[&str] = &["update", "nodename=n01", "state=resume"];
+    for (uid, gid) in [(65534, 65534), (65534, 0)] {
+        for (cmd, args) in [
+            ("scontrol", drain),
+            ("scontrol", &["reconfigure"]),
+            ("scancel", &[&id]),
+        ] {
+            let out = as_user(uid, gid, cmd, args);
+            let err = text(&out.stderr);
+            assert!(
+                !out.status.success(),
+                "{uid}:{gid} {cmd} {args:?} was let through"
+            );
+            assert!(
+                err.contains("Access/permission denied"),
+                "{cmd} {args:?}: {err}"
+            );
+        }
+    }
+    assert_eq!(c.state(mine).as_deref(), Some("RUNNING"));
+    // SlurmUser drains and resumes a node and cancels root's job.
+    for args in [drain, resume] {
+        let out = as_user(1, 1, "scontrol", args);
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+    }
+    let out = as_user(1, 1, "scancel", &[&id]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    c.wait_state(mine, "CANCELLED");
+}

@@ -34,6 +34,9 @@ pub struct Options {
     pub memory_cgroup_in: Option<PathBuf>,
     /// slurm.conf's InactiveLimit (0: none).
     pub inactive_limit: u32,
+    /// slurm.conf's ReturnToService (1 here, as most sites set it; Slurm's
+    /// default is 0).
+    pub return_to_service: u8,
     /// More slurm.conf lines, appended as written.
     pub extra_conf: &'static str,
     /// auth/jwt on, with an HS256 key (mode 0600) in the cluster folder,
@@ -43,6 +46,11 @@ pub struct Options {
     /// tmpfs the test mounts, and unmounts at teardown), so that it can be
     /// filled up.
     pub state_fs_kib: Option<u64>,
+    /// Each node's agent in a network namespace of its own, joined to
+    /// this one by a veth pair that the test may cut, heal or slow down
+    /// ([`Cluster::cut_node`]); the controller on an address of this
+    /// namespace's loopback. Needs root: see [`netns_unavailable`].
+    pub netns: bool,
 }
 
 impl Default for Options {
@@ -56,9 +64,11 @@ impl Default for Options {
             cgroup_conf: None,
             memory_cgroup_in: None,
             inactive_limit: 0,
+            return_to_service: 1,
             extra_conf: "",
             jwt: false,
             state_fs_kib: None,
+            netns: false,
         }
     }
 }
@@ -75,6 +85,150 @@ pub struct Cluster {
     pub memory_cgroup: Option<PathBuf>,
     /// StateSaveLocation is a tmpfs of the test's.
     state_fs: bool,
+    /// The nodes' network namespaces, if they have them.
+    netns: Option<Netns>,
+}
+
+/// Runs `ip` with `args`.
+fn ip(args: &[&str]) -> Result<(), String> {
+    let out = Command::new("ip")
+        .args(args)
+        .output()
+        .map_err(|e| format!("ip: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "ip {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// Why this process cannot give nodes network namespaces, if it cannot
+/// (not root, no `ip`, no namespaces).
+pub fn netns_unavailable() -> Option<String> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some("not root".into());
+    }
+    let probe = format!("spur-probe-{}", std::process::id());
+    let made = ip(&["netns", "add", &probe]);
+    let _ = ip(&["netns", "del", &probe]);
+    made.err()
+}
+
+/// The network namespaces of a cluster's nodes: node `i` in `spur-TAG-i`,
+/// at `10.R.S.(4i+2)`, joined by a veth pair (`svTAGn<i>` on this side, at
+/// `.(4i+1)`) to this namespace, where the controller listens at
+/// `10.R.S.1` on the loopback.
+struct Netns {
+    tag: String,
+    prefix: String,
+    nodes: usize,
+}
+
+impl Netns {
+    fn make(nodes: usize) -> Netns {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u32(std::process::id());
+        let n = h.finish();
+        let net = Netns {
+            tag: format!("{:04x}", n & 0xffff),
+            prefix: format!("10.{}.{}", 100 + (n >> 16) % 100, (n >> 24) % 256),
+            nodes,
+        };
+        let made = (|| {
+            ip(&[
+                "addr",
+                "add",
+                &format!("{}/32", net.controller()),
+                "dev",
+                "lo",
+            ])?;
+            for i in 1..=nodes {
+                let (ns, veth) = (net.ns(i), net.veth(i));
+                ip(&["netns", "add", &ns])?;
+                ip(&[
+                    "link", "add", &veth, "type", "veth", "peer", "name", "eth0", "netns", &ns,
+                ])?;
+                ip(&[
+                    "addr",
+                    "add",
+                    &format!("{}/30", net.host_side(i)),
+                    "dev",
+                    &veth,
+                ])?;
+                ip(&["link", "set", &veth, "up"])?;
+                let node = format!("{}/30", net.node_addr(i));
+                ip(&["-n", &ns, "addr", "add", &node, "dev", "eth0"])?;
+                ip(&["-n", &ns, "link", "set", "eth0", "up"])?;
+                ip(&["-n", &ns, "link", "set", "lo", "up"])?;
+                ip(&[
+                    "-n",
+                    &ns,
+                    "route",
+                    "add",
+                    "default",
+                    "via",
+                    &net.host_side(i),
+                ])?;
+            }
+            Ok::<(), String>(())
+        })();
+        if let Err(e) = made {
+            net.remove();
+            panic!("cannot give the nodes network namespaces: {e}");
+        }
+        net
+    }
+
+    fn ns(&self, i: usize) -> String {
+        format!("spur-{}-{i}", self.tag)
+    }
+
+    fn veth(&self, i: usize) -> String {
+        format!("sv{}n{i}", self.tag)
+    }
+
+    fn controller(&self) -> String {
+        format!("{}.1", self.prefix)
+    }
+
+    fn host_side(&self, i: usize) -> String {
+        format!("{}.{}", self.prefix, 4 * i + 1)
+    }
+
+    fn node_addr(&self, i: usize) -> String {
+        format!("{}.{}", self.prefix, 4 * i + 2)
+    }
+
+    fn remove(&self) {
+        for i in 1..=self.nodes {
+            let _ = ip(&["netns", "del", &self.ns(i)]);
+        }
+        let _ = ip(&[
+            "addr",
+            "del",
+            &format!("{}/32", self.controller()),
+            "dev",
+            "lo",
+        ]);
+    }
+}
+
+/// libfaketime, where Debian's `faketime` package put it.
+pub fn faketime_library() -> Option<PathBuf> {
+    [
+        "/usr/lib/x86_64-linux-gnu",
+        "/usr/lib/aarch64-linux-gnu",
+        "/usr/lib",
+    ]
+    .iter()
+    .map(|dir| Path::new(dir).join("faketime/libfaketime.so.1"))
+    .find(|lib| lib.exists())
 }
 
 fn free_port() -> u16 {
@@ -125,7 +279,10 @@ impl Cluster {
             std::os::unix::fs::symlink(bin_dir().join("spurctl"), bin.join(cmd)).expect("link");
         }
         let net = own_network();
-        let ctld = format!("{net}.1");
+        let netns = opts.netns.then(|| Netns::make(opts.nodes as usize));
+        let ctld = netns
+            .as_ref()
+            .map_or_else(|| format!("{net}.1"), Netns::controller);
         let port = free_port_on(&ctld);
         let d = dir.path().display();
         let n = opts.nodes;
@@ -134,8 +291,12 @@ impl Cluster {
              SlurmUser=root\nStateSaveLocation={d}/state\nSlurmdSpoolDir={d}/spool/%n\n\
              SlurmdTimeout={}\nMinJobAge={}\nKillWait={}\nDefMemPerCPU=1000\n\
              GresTypes=gpu\nTopologyPlugin=topology/block\nSelectType=select/cons_tres\n\
-             InactiveLimit={}\n",
-            opts.slurmd_timeout, opts.min_job_age, opts.kill_wait, opts.inactive_limit
+             InactiveLimit={}\nReturnToService={}\n",
+            opts.slurmd_timeout,
+            opts.min_job_age,
+            opts.kill_wait,
+            opts.inactive_limit,
+            opts.return_to_service
         );
         conf.push_str(opts.extra_conf);
         if opts.jwt {
@@ -149,11 +310,18 @@ impl Cluster {
         }
         for i in 1..=n {
             // Each node its own address and port, as several slurmds on one
-            // host have; the port is ephemeral so that clusters never meet.
+            // host have; the port is ephemeral so that clusters never meet
+            // (a namespace's address is the cluster's alone).
+            let (addr, port) = match &netns {
+                Some(ns) => (ns.node_addr(i as usize), 6818),
+                None => {
+                    let addr = format!("{net}.{}", i + 1);
+                    let port = free_port_on(&addr);
+                    (addr, port)
+                }
+            };
             conf.push_str(&format!(
-                "NodeName=n{i:02} NodeAddr={net}.{} Port={} CPUs=8 RealMemory=16000 Gres=gpu:4 Feature=nvl01\n",
-                i + 1,
-                free_port_on(&format!("{net}.{}", i + 1))
+                "NodeName=n{i:02} NodeAddr={addr} Port={port} CPUs=8 RealMemory=16000 Gres=gpu:4 Feature=nvl01\n",
             ));
         }
         conf.push_str(&format!(
@@ -204,6 +372,7 @@ impl Cluster {
             assert!(mounted, "cannot mount a tmpfs on {}", state.display());
         }
         let mut c = Cluster {
+            netns,
             state_fs: opts.state_fs_kib.is_some(),
             memory_cgroup,
             conf: conf_path,
@@ -241,11 +410,33 @@ impl Cluster {
     }
 
     fn spurd_with(&self, args: &[&str], log: &str, conf: &Path) -> Child {
+        self.spurd_in(None, args, log, conf, &[])
+    }
+
+    /// `spurd args` in network namespace `ns` (None: this one), with `env`
+    /// added to its environment.
+    fn spurd_in(
+        &self,
+        ns: Option<&str>,
+        args: &[&str],
+        log: &str,
+        conf: &Path,
+        env: &[(&str, &str)],
+    ) -> Child {
         let log = self.log(log);
-        let mut cmd = Command::new(bin_dir().join("spurd"));
+        let spurd = bin_dir().join("spurd");
+        let mut cmd = match ns {
+            Some(ns) => {
+                let mut c = Command::new("ip");
+                c.args(["netns", "exec", ns]).arg(spurd);
+                c
+            }
+            None => Command::new(spurd),
+        };
         cmd.args(args)
             .env("SLURM_CONF", conf)
             .env("SPUR_LOG", "info")
+            .envs(env.iter().copied())
             .stdout(log.try_clone().expect("dup log"))
             .stderr(log);
         if let Some(cg) = &self.memory_cgroup {
@@ -356,9 +547,112 @@ impl Cluster {
 
     /// Starts (or restarts) agent `i`.
     pub fn start_agent(&mut self, i: usize) {
+        self.start_agent_with_env(i, &[]);
+    }
+
+    /// Starts (or restarts) agent `i` with `env` added to its environment.
+    fn start_agent_with_env(&mut self, i: usize, env: &[(&str, &str)]) {
         let name = self.agents[i].0.clone();
-        let child = self.spurd(&["agent", "--node", &name], &format!("agent-{name}"));
+        let ns = self.netns.as_ref().map(|n| n.ns(i + 1));
+        let args = ["agent", "--node", &name];
+        let log = format!("agent-{name}");
+        let child = self.spurd_in(ns.as_deref(), &args, &log, &self.conf, env);
         self.agents[i].1 = Some(child);
+    }
+
+    /// Restarts agent `i` with its clock (the wall clock only; the
+    /// monotonic clock runs true) off by `offset` (faketime's words:
+    /// `+10m`, `-10m`), through libfaketime. None where libfaketime is
+    /// not installed.
+    pub fn restart_agent_skewed(&mut self, i: usize, offset: &str) -> Option<()> {
+        let lib = faketime_library()?;
+        self.kill_agent(i);
+        let lib = lib.to_str().expect("utf-8 path");
+        self.start_agent_with_env(
+            i,
+            &[
+                ("LD_PRELOAD", lib),
+                ("FAKETIME", offset),
+                ("FAKETIME_DONT_FAKE_MONOTONIC", "1"),
+            ],
+        );
+        Some(())
+    }
+
+    /// Cuts node `i`'s link (Options::netns): nothing passes either way,
+    /// and connections stay open, as in a partition.
+    pub fn cut_node(&self, i: usize) {
+        let ns = self.netns.as_ref().expect("nodes in namespaces");
+        ip(&["link", "set", &ns.veth(i + 1), "down"]).expect("link down");
+    }
+
+    /// Heals node `i`'s link.
+    pub fn heal_node(&self, i: usize) {
+        let ns = self.netns.as_ref().expect("nodes in namespaces");
+        ip(&["link", "set", &ns.veth(i + 1), "up"]).expect("link up");
+    }
+
+    /// Holds node `i`'s link to `rate` (tc's words, `256kbit`) both ways,
+    /// queueing up to two seconds of traffic.
+    pub fn slow_node(&self, i: usize, rate: &str) {
+        self.shape_node(i, rate, "2s");
+    }
+
+    /// Makes node `i`'s link lossy: `rate` both ways with a queue of
+    /// `latency` (`5ms`), so that a burst beyond it is dropped, packet by
+    /// packet, as on a congested link. (This kernel has no sch_netem for
+    /// random loss; a token bucket's tail drop is the loss it offers.)
+    pub fn lossy_node(&self, i: usize, rate: &str, latency: &str) {
+        self.shape_node(i, rate, latency);
+    }
+
+    fn shape_node(&self, i: usize, rate: &str, latency: &str) {
+        let ns = self.netns.as_ref().expect("nodes in namespaces");
+        let tbf = [
+            "root", "tbf", "rate", rate, "burst", "16kbit", "latency", latency,
+        ];
+        for (pre, dev) in Self::node_links(ns, i) {
+            let ok = Command::new(&pre[0])
+                .args(&pre[1..])
+                .args(["qdisc", "add", "dev", &dev])
+                .args(tbf)
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "tc qdisc add dev {dev} {tbf:?}");
+        }
+    }
+
+    /// Packets node `i`'s shaped link has dropped, both ways.
+    pub fn dropped_on_node(&self, i: usize) -> u64 {
+        let ns = self.netns.as_ref().expect("nodes in namespaces");
+        Self::node_links(ns, i)
+            .iter()
+            .map(|(pre, dev)| {
+                let out = Command::new(&pre[0])
+                    .args(&pre[1..])
+                    .args(["-s", "qdisc", "show", "dev", dev])
+                    .output()
+                    .expect("tc runs");
+                // "Sent 1234 bytes 56 pkt (dropped 7, overlimits 8 ...)"
+                String::from_utf8_lossy(&out.stdout)
+                    .split("dropped ")
+                    .nth(1)
+                    .and_then(|rest| rest.split(',').next())
+                    .and_then(|n| n.trim().parse::<u64>().ok())
+                    .unwrap_or(0)
+            })
+            .sum()
+    }
+
+    /// The two ends of node `i`'s link: the command that reaches each
+    /// (`tc` here, `ip netns exec NS tc` in the node's namespace) and its
+    /// device.
+    fn node_links(ns: &Netns, i: usize) -> [(Vec<String>, String); 2] {
+        let inside = ["ip", "netns", "exec", &ns.ns(i + 1), "tc"].map(String::from);
+        [
+            (vec!["tc".to_string()], ns.veth(i + 1)),
+            (inside.to_vec(), "eth0".to_string()),
+        ]
     }
 
     /// Starts (or restarts) agent `i` with its own slurm.conf.
@@ -575,6 +869,9 @@ impl Drop for Cluster {
             let _ = c.wait();
         }
         self.kill_jobs();
+        if let Some(ns) = &self.netns {
+            ns.remove();
+        }
         if let Some(cg) = &self.memory_cgroup {
             remove_cgroup(cg);
         }

@@ -15,6 +15,7 @@ mod idempotency;
 mod libslurm;
 mod memory;
 mod openapi;
+mod partition;
 mod patterns;
 mod privacy;
 mod recordings;
@@ -144,16 +145,26 @@ fn the_time_limit_ends_a_job_as_timeout() {
 }
 
 #[test]
-fn a_silent_node_goes_down_and_its_job_ends_as_node_fail() {
+fn a_silent_node_goes_down_and_its_jobs_end_as_node_fail_or_are_requeued() {
     let mut c = Cluster::start(Options {
         nodes: 2,
         slurmd_timeout: 2,
         ..Options::default()
     });
-    let id = c.submit(&["-w", "n02", "--wrap", "sleep 300"], "");
+    let id = c.submit(&["-w", "n02", "--no-requeue", "--wrap", "sleep 300"], "");
+    // JobRequeue=1 (the default): back to the queue, to wait for n02.
+    let requeued = c.submit(&["-w", "n02", "--wrap", "sleep 300"], "");
     c.wait_state(id, "RUNNING");
+    c.wait_state(requeued, "RUNNING");
     c.kill_agent(1);
     c.wait_state(id, "NODE_FAIL");
+    c.wait_state(requeued, "PENDING");
+    let out = c.run("scontrol", &["show", "job", &requeued.to_string()]);
+    assert!(
+        text(&out.stdout).contains("Restarts=1"),
+        "{}",
+        text(&out.stdout)
+    );
     let out = c.run(
         "squeue",
         &["-h", "-t", "all", "-j", &id.to_string(), "-o", "%r"],
@@ -165,6 +176,64 @@ fn a_silent_node_goes_down_and_its_job_ends_as_node_fail() {
         "{}",
         text(&out.stdout)
     );
+}
+
+#[test]
+fn return_to_service_decides_which_down_nodes_come_back_when_they_register() {
+    for rts in [0u8, 1, 2] {
+        let mut c = Cluster::start(Options {
+            nodes: 2,
+            slurmd_timeout: 2,
+            return_to_service: rts,
+            ..Options::default()
+        });
+        let state = |c: &Cluster, node: &str| {
+            let out = c.run(
+                "sinfo",
+                &["-h", "-N", "-p", "batch", "-n", node, "-o", "%t|%E"],
+            );
+            text(&out.stdout).trim().to_string()
+        };
+        let down = c.run(
+            "scontrol",
+            &["update", "nodename=n01", "state=down", "reason=broken fan"],
+        );
+        assert!(down.status.success(), "{}", text(&down.stderr));
+        c.kill_agent(1);
+        c.wait_for(
+            Duration::from_secs(20),
+            "n02 down for not responding",
+            |c| state(c, "n02") == "down*|Not responding",
+        );
+        c.kill_agent(0);
+        c.start_agent(0);
+        c.start_agent(1);
+        // The agents are back when both have registered.
+        c.wait_for(Duration::from_secs(20), "both agents registered", |c| {
+            let log = std::fs::read_to_string(c.dir.path().join("controller.log")).unwrap();
+            log.matches("agent registered").count() >= 4
+        });
+        let (n01, n02) = match rts {
+            0 => ("down|broken fan", "down|Not responding"),
+            1 => ("down|broken fan", "idle|none"),
+            _ => ("idle|none", "idle|none"),
+        };
+        c.wait_for(Duration::from_secs(10), "the nodes' states", |c| {
+            state(c, "n01") == n01 && state(c, "n02") == n02
+        });
+        // A resume brings back what stayed down.
+        let stayed = ["n[01-02]", "n01", ""][usize::from(rts)];
+        if !stayed.is_empty() {
+            let node = format!("nodename={stayed}");
+            let out = c.run("scontrol", &["update", &node, "state=resume"]);
+            assert!(out.status.success(), "{}", text(&out.stderr));
+        }
+        c.wait_for(Duration::from_secs(10), "both nodes idle", |c| {
+            state(c, "n01") == "idle|none" && state(c, "n02") == "idle|none"
+        });
+        let id = c.submit(&["-N", "2", "--wrap", "true"], "");
+        c.wait_state(id, "COMPLETED");
+    }
 }
 
 #[test]

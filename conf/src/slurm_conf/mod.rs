@@ -129,6 +129,10 @@ pub struct SlurmConf {
     pub inactive_limit_secs: u32,
     /// `KillWait` in seconds (30).
     pub kill_wait_secs: u32,
+    /// `ReturnToService` (0): which DOWN nodes become available again when
+    /// their agent registers: 0 none (an admin resumes them), 1 those set
+    /// DOWN for not responding, 2 all.
+    pub return_to_service: u8,
     /// `JobRequeue` (1): whether batch jobs may be requeued unless they say
     /// `--requeue` or `--no-requeue`.
     pub job_requeue: bool,
@@ -196,6 +200,7 @@ impl Default for SlurmConf {
             state_save_location: "/var/spool".into(),
             slurmd_spool_dir: "/var/spool/slurmd".into(),
             slurmd_timeout_secs: 300,
+            return_to_service: 0,
             min_job_age_secs: 300,
             inactive_limit_secs: 0,
             kill_wait_secs: 30,
@@ -462,6 +467,10 @@ impl Builder {
             "minjobage" => c.min_job_age_secs = u32_of(u32::MAX.into())?,
             "inactivelimit" => c.inactive_limit_secs = u32_of(u16::MAX.into())?,
             "killwait" => c.kill_wait_secs = u32_of(u16::MAX.into())?,
+            "returntoservice" => {
+                c.return_to_service = count(2)? as u8;
+                return Ok(false);
+            }
             "jobrequeue" => c.job_requeue = count(u16::MAX.into())? != 0,
             "authinfo" => {
                 c.cred_expire_secs = cred_expire(&v, origin, &mut self.warnings);

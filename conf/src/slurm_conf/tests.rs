@@ -131,6 +131,7 @@ fn real_but_unused_keys_are_kept_and_unknown_keys_warn() {
         c.other.get("returntoservice").map(String::as_str),
         Some("2")
     );
+    assert_eq!(c.return_to_service, 2);
     assert!(!c.other.contains_key("frobnicatelevel"));
     assert_eq!(
         parsed.warnings,
@@ -610,4 +611,18 @@ fn cred_expire_is_read_as_slurm_cred_c_reads_it() {
             .any(|w| w.contains("AuthInfo=cred_expire=-3 invalid; 120 applies")),
         "{said:?}"
     );
+}
+
+#[test]
+fn return_to_service_is_0_1_or_2() {
+    assert_eq!(parse("").unwrap().value.return_to_service, 0);
+    assert_eq!(
+        parse("ReturnToService=1\n")
+            .unwrap()
+            .value
+            .return_to_service,
+        1
+    );
+    let e = parse("ReturnToService=3\n").unwrap_err().to_string();
+    assert!(e.contains("ReturnToService"), "{e}");
 }

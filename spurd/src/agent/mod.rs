@@ -19,7 +19,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tracing::{info, warn};
 
@@ -33,8 +32,25 @@ use spur_proto::{
 use cgroup::Memcg;
 pub use gpu::{ConfiguredGpus, GpuDiscovery};
 
-/// Heartbeat period.
+/// The longest heartbeat period.
 const HEARTBEAT: Duration = Duration::from_secs(5);
+
+/// How often an agent says it is alive: every 5 s, or three times per
+/// SlurmdTimeout where that is shorter (as slurmctld pings its nodes), so
+/// that a node is never silent for SlurmdTimeout while it is reachable.
+fn heartbeat(slurmd_timeout_secs: u32) -> Duration {
+    if slurmd_timeout_secs == 0 {
+        return HEARTBEAT;
+    }
+    (Duration::from_secs(slurmd_timeout_secs.into()) / 3)
+        .clamp(Duration::from_millis(500), HEARTBEAT)
+}
+
+/// How many heartbeats the controller may leave unanswered before the
+/// connection is taken for dead and made anew: a partition leaves a TCP
+/// connection open, and only a new registration gets a healed node's
+/// stale jobs killed.
+const UNANSWERED_BEATS: u32 = 3;
 
 /// What an agent needs to run.
 pub struct Settings {
@@ -54,6 +70,8 @@ pub struct Settings {
     pub memcg: Option<Arc<Memcg>>,
     /// The controller's clock, by which step grants expire.
     pub clock: Arc<launcher::ControllerClock>,
+    /// How often to say this node is alive.
+    pub heartbeat: Duration,
 }
 
 impl Settings {
@@ -138,6 +156,7 @@ impl Settings {
             node,
             memcg: None,
             clock: Arc::default(),
+            heartbeat: heartbeat(conf.slurmd_timeout_secs),
         })
     }
 }
@@ -239,15 +258,14 @@ struct Channels<'a> {
 }
 
 async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) -> Result<()> {
-    let stream =
-        match TcpStream::connect((settings.controller.0.as_str(), settings.controller.1)).await {
-            Ok(s) => s,
-            Err(e) => {
-                // Not an error worth a warning: the controller may be starting.
-                tracing::debug!(error = %e, "controller not reachable yet");
-                return Ok(());
-            }
-        };
+    let stream = match crate::handshake::connect(&settings.controller).await {
+        Ok(s) => s,
+        Err(e) => {
+            // Not an error worth a warning: the controller may be starting.
+            tracing::debug!(error = %e, "controller not reachable yet");
+            return Ok(());
+        }
+    };
     stream.set_nodelay(true)?;
     let (mut rd, mut wr) = stream.into_split();
     let nonce = crate::handshake::nonce()?;
@@ -285,16 +303,18 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
             }
         }
     });
-    let mut beat = tokio::time::interval(HEARTBEAT);
+    let mut beat = tokio::time::interval(settings.heartbeat);
     // Relayed requests sent on and waiting for their answer, by tag. If the
     // connection ends first they are dropped, and their commands told the
     // controller went away after taking them (they may have been acted
     // on, so they are not sent again).
     let mut waiting: HashMap<u64, tokio::sync::oneshot::Sender<Vec<u8>>> = HashMap::new();
     let mut next_tag = 0u64;
+    let mut heard = tokio::time::Instant::now();
     let result = loop {
         tokio::select! {
-            msg = incoming.recv() => match msg {
+            msg = incoming.recv() => match msg.inspect(|_| heard = tokio::time::Instant::now()) {
+                Some(ToAgent::Alive) => {}
                 Some(ToAgent::RelayReply { tag, frame }) => {
                     if let Some(reply) = waiting.remove(&tag) {
                         let _ = reply.send(frame);
@@ -326,6 +346,12 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
                 }
             }
             _ = beat.tick() => {
+                if heard.elapsed() > settings.heartbeat * UNANSWERED_BEATS {
+                    break Err(anyhow::anyhow!(
+                        "controller silent for {} s",
+                        heard.elapsed().as_secs()
+                    ));
+                }
                 let (cpu_load, free_mem) = host_load();
                 if let Err(e) = frame::write(&mut wr, &FromAgent::Heartbeat { cpu_load, free_mem }).await {
                     break Err(e.into());
@@ -782,4 +808,17 @@ fn host_load() -> (f64, u64) {
         })
         .map_or(0, |kb| kb / 1024);
     (load, free)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heartbeats_come_three_times_per_slurmd_timeout_at_most_every_five_seconds() {
+        assert_eq!(heartbeat(0), HEARTBEAT, "no timeout");
+        assert_eq!(heartbeat(300), HEARTBEAT);
+        assert_eq!(heartbeat(6), Duration::from_secs(2));
+        assert_eq!(heartbeat(1), Duration::from_millis(500));
+    }
 }

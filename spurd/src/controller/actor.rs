@@ -888,21 +888,54 @@ impl Controller {
         }
     }
 
+    /// Sets DOWN each node whose agent has been silent for SlurmdTimeout,
+    /// connected or not: a partition leaves a TCP connection open for many
+    /// minutes, so the link is closed too, and the agent registers anew
+    /// (its stale jobs killed) once it is heard again.
     fn check_node_timeouts(&mut self, now: u64) {
         let timeout = u64::from(self.site.conf.slurmd_timeout_secs.max(1));
         for i in 0..self.live.len() {
             let live = &self.live[i];
-            if live.not_responding || live.link.is_some() {
+            if live.not_responding || now.saturating_sub(live.last_heard) < timeout {
                 continue;
             }
-            if now.saturating_sub(live.last_heard) >= timeout {
-                let name = self.core.nodes()[i].config.name.clone();
-                warn!(node = %name, "agent silent for SlurmdTimeout; node set DOWN");
-                self.live[i].not_responding = true;
-                let _ = self.apply(Input::NodeDown(NodeId(i as u32), "Not responding".into()));
-                self.sched_due = true;
+            let name = self.core.nodes()[i].config.name.clone();
+            if let Some(link) = self.live[i].link.take() {
+                warn!(node = %name, "agent connected but silent for SlurmdTimeout; closing its connection");
+                self.conns.remove(&link.conn);
+                link.close.notify_one();
+            }
+            warn!(node = %name, "agent silent for SlurmdTimeout; node set DOWN");
+            self.live[i].not_responding = true;
+            self.node_failed(NodeId(i as u32), "Not responding".into());
+        }
+    }
+
+    /// Sets `node` DOWN. Its batch jobs that may be requeued (`--requeue`,
+    /// or JobRequeue=1 without `--no-requeue`) go back to the queue, as
+    /// slurmctld's kill_running_job_by_node_name sends them; the rest end
+    /// NODE_FAIL with the node.
+    pub(super) fn node_failed(&mut self, node: NodeId, reason: String) {
+        let on_node: Vec<JobId> = (self.core.running_jobs())
+            .filter(|j| j.allocation().iter().any(|a| a.node == node))
+            .map(|j| j.id)
+            .collect();
+        for id in on_node {
+            if self.metas.get(&id).is_some_and(|m| m.interactive) {
+                continue;
+            }
+            if self
+                .apply(Input::Requeue {
+                    job: id,
+                    hold: None,
+                })
+                .is_ok()
+            {
+                info!(job = id.0, "node failed; job requeued");
             }
         }
+        let _ = self.apply(Input::NodeDown(node, reason));
+        self.sched_due = true;
     }
 
     fn purge(&mut self, now: u64) {

@@ -18,7 +18,18 @@ impl Controller {
         let now = now();
         let name = self.core.nodes()[node.index()].config.name.clone();
         info!(node = %name, cpus = reg.cpus, gpus = reg.gpus.len(), running = reg.running.len(), "agent registered");
+        let rts = self.site.conf.return_to_service;
         let live = &mut self.live[node.index()];
+        // ReturnToService: 0 keeps a node that went DOWN for not
+        // responding down until an admin resumes it, as if an admin had
+        // set it DOWN; 2 returns even one an admin set DOWN.
+        let held = match rts {
+            0 => live.admin_down || live.not_responding,
+            1 => live.admin_down,
+            _ => false,
+        };
+        let held_changed = held != live.admin_down;
+        live.admin_down = held;
         live.link = Some(link);
         live.last_heard = now;
         live.not_responding = false;
@@ -36,8 +47,13 @@ impl Controller {
             self.on_job_end(node, *end);
         }
         self.reconcile(node, &reg);
-        if !admin_down {
+        if admin_down {
+            info!(node = %name, return_to_service = rts, "node stays DOWN until it is resumed");
+        } else {
             let _ = self.apply(Input::NodeUp(node));
+        }
+        if held_changed {
+            self.node_changed(node);
         }
         if let Some(reason) = self.short_of_config(node, &reg) {
             warn!(node = %name, %reason, "node has less than slurm.conf says; draining it");
@@ -146,6 +162,7 @@ impl Controller {
                 let live = &mut self.live[node.index()];
                 live.cpu_load = Some(cpu_load);
                 live.free_mem = Some(free_mem);
+                self.turn.to_agents.push((node, ToAgent::Alive));
             }
             FromAgent::JobEnded(end) => {
                 let began = std::time::Instant::now();

@@ -49,7 +49,9 @@ pub struct NodeLive {
     pub last_busy: Option<u64>,
     /// Who set the DOWN/DRAIN reason, and when.
     pub reason_set: Option<(u32, u64)>,
-    /// DOWN set by an operator (a registration does not clear it).
+    /// DOWN until an operator resumes it: set DOWN by an operator, or by
+    /// not responding under ReturnToService=0. A registration clears it
+    /// only under ReturnToService=2.
     pub admin_down: bool,
 }
 

@@ -742,6 +742,8 @@ impl Controller {
                 // registers; clear the drain only.
                 let _ = self.apply(Input::Resume(id));
                 let _ = self.apply(Input::NodeUnknown(id));
+            } else if state == NodeStateRequest::Down {
+                self.node_failed(id, reason.clone());
             } else {
                 self.apply(input).map_err(|e| core_error(&e))?;
             }

@@ -1,0 +1,321 @@
+//! Network partitions: each node's agent in a network namespace of its
+//! own, joined to the controller's by a veth pair that the test cuts (the
+//! connections stay open, as in a real partition), heals or slows down. A
+//! cut shorter than SlurmdTimeout changes nothing; a longer one sets the
+//! node DOWN, ends its jobs NODE_FAIL or requeues them, and when it heals
+//! the stale copies are killed and their ends ignored, so no job's run is
+//! counted twice. A slow or lossy link still carries jobs and steps, and a
+//! node whose clock is off by minutes still runs them. Skips where
+//! namespaces cannot be made (not root) or libfaketime is missing.
+
+use std::time::Duration;
+
+use crate::harness::{faketime_library, netns_unavailable, Cluster, Options};
+use crate::text;
+
+fn skipped() -> bool {
+    match netns_unavailable() {
+        Some(why) => {
+            eprintln!("skipped: cannot make network namespaces here: {why}");
+            true
+        }
+        None => false,
+    }
+}
+
+/// A script that writes `node tick` to `file` every 0.2 s, `n` times.
+fn ticker(file: &std::path::Path, n: u32) -> String {
+    format!(
+        "#!/bin/sh\nfor i in $(seq {n}); do echo \"$SLURMD_NODENAME $i\" >> {}; sleep 0.2; done\n",
+        file.display()
+    )
+}
+
+fn lines_from(file: &std::path::Path, node: &str) -> usize {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.starts_with(&format!("{node} ")))
+        .count()
+}
+
+/// The clock offset an agent's log last reported, in seconds.
+fn logged_offset(log: &std::path::Path) -> Option<i64> {
+    let log = std::fs::read_to_string(log).ok()?;
+    log.lines()
+        .rfind(|l| l.contains("this node's clock is off from the controller's"))?
+        .split("offset_secs=")
+        .nth(1)?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+fn node_state(c: &Cluster, node: &str) -> String {
+    let out = c.run("sinfo", &["-h", "-n", node, "-o", "%t", "-p", "batch"]);
+    text(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn a_node_cut_off_for_less_than_slurmd_timeout_changes_nothing() {
+    if skipped() {
+        return;
+    }
+    let c = Cluster::start(Options {
+        nodes: 2,
+        netns: true,
+        slurmd_timeout: 10,
+        ..Options::default()
+    });
+    let ticks = c.dir.path().join("ticks");
+    let id = c.submit(&["-w", "n01", "-o", "/dev/null"], &ticker(&ticks, 30));
+    c.wait_state(id, "RUNNING");
+    c.cut_node(0);
+    std::thread::sleep(Duration::from_secs(4));
+    assert_eq!(c.state(id).as_deref(), Some("RUNNING"));
+    let state = node_state(&c, "n01");
+    assert!(matches!(state.as_str(), "mix" | "alloc"), "{state}");
+    // The job went on while its node was cut off.
+    assert!(
+        lines_from(&ticks, "n01") >= 15,
+        "{}",
+        lines_from(&ticks, "n01")
+    );
+    c.heal_node(0);
+    c.wait_state_within(id, "COMPLETED", Duration::from_secs(30));
+    assert_eq!(lines_from(&ticks, "n01"), 30);
+    let log = std::fs::read_to_string(c.dir.path().join("controller.log")).expect("log");
+    assert!(!log.contains("node set DOWN"), "{log}");
+    // And steps still reach the node.
+    let out = c.run("srun", &["-w", "n01", "hostname"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_node_cut_off_for_longer_goes_down_and_its_stale_jobs_die_when_it_heals() {
+    if skipped() {
+        return;
+    }
+    let c = Cluster::start(Options {
+        nodes: 2,
+        netns: true,
+        slurmd_timeout: 4,
+        // A requeued job waits cred_expire + 1 s before it runs again.
+        extra_conf: "AuthInfo=cred_expire=5\n",
+        ..Options::default()
+    });
+    let ticks = c.dir.path().join("ticks");
+    // Requeued on node failure (JobRequeue=1, slurm.conf's default).
+    let requeued = c.submit(&["-o", "/dev/null"], &ticker(&ticks, 100));
+    c.wait_state(requeued, "RUNNING");
+    let first = text(
+        &c.run("squeue", &["-h", "-j", &requeued.to_string(), "-o", "%N"])
+            .stdout,
+    )
+    .trim()
+    .to_string();
+    let (cut, other) = if first == "n01" {
+        (0, "n02")
+    } else {
+        (1, "n01")
+    };
+    let failed_ticks = c.dir.path().join("failed-ticks");
+    let failed = c.submit(
+        &["--no-requeue", "-w", &first, "-o", "/dev/null"],
+        &ticker(&failed_ticks, 150),
+    );
+    c.wait_state(failed, "RUNNING");
+
+    c.cut_node(cut);
+    c.wait_state_within(failed, "NODE_FAIL", Duration::from_secs(20));
+    assert!(
+        node_state(&c, &first).starts_with("down"),
+        "{}",
+        node_state(&c, &first)
+    );
+    // The requeued job runs again, on the other node.
+    c.wait_for(
+        Duration::from_secs(30),
+        "the requeued job on the other node",
+        |_| lines_from(&ticks, other) > 0,
+    );
+    // Meanwhile the stale copies run on, cut off.
+    let stale = lines_from(&ticks, &first);
+    std::thread::sleep(Duration::from_millis(600));
+    assert!(
+        lines_from(&ticks, &first) > stale,
+        "the cut-off node went on"
+    );
+
+    c.heal_node(cut);
+    let log_file = c.dir.path().join("controller.log");
+    c.wait_for(
+        Duration::from_secs(30),
+        "the healed node's stale jobs killed",
+        |_| {
+            let log = std::fs::read_to_string(&log_file).unwrap_or_default();
+            log.matches("node runs a job the controller does not; killing it")
+                .count()
+                >= 2
+        },
+    );
+    // Give a kill the time it takes, then nothing more from the stale
+    // copies.
+    std::thread::sleep(Duration::from_millis(500));
+    let (stale, stale_failed) = (
+        lines_from(&ticks, &first),
+        lines_from(&failed_ticks, &first),
+    );
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(
+        lines_from(&ticks, &first),
+        stale,
+        "a stale copy still writes"
+    );
+    assert_eq!(lines_from(&failed_ticks, &first), stale_failed);
+    assert!(stale < 100, "the stale copy ran to its end");
+
+    // The requeued run completes, and the stale ends changed nothing.
+    c.wait_state_within(requeued, "COMPLETED", Duration::from_secs(60));
+    assert_eq!(lines_from(&ticks, other), 100);
+    assert_eq!(c.state(failed).as_deref(), Some("NODE_FAIL"));
+    let restarts = text(
+        &c.run("scontrol", &["show", "job", &requeued.to_string()])
+            .stdout,
+    );
+    assert!(restarts.contains("Restarts=1"), "{restarts}");
+}
+
+#[test]
+fn a_slow_link_still_carries_jobs_and_steps() {
+    if skipped() {
+        return;
+    }
+    let c = Cluster::start(Options {
+        nodes: 1,
+        netns: true,
+        ..Options::default()
+    });
+    c.slow_node(0, "512kbit");
+    // 200 KB of task output over 64 KB/s: about three seconds.
+    let out = c.run(
+        "srun",
+        &[
+            "-w",
+            "n01",
+            "sh",
+            "-c",
+            "head -c 200000 /dev/zero | tr '\\0' x",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(out.stdout.len(), 200_000);
+    assert!(out.stdout.iter().all(|&b| b == b'x'));
+    let id = c.submit(&["-o", "/dev/null"], "#!/bin/sh\ntrue\n");
+    c.wait_state(id, "COMPLETED");
+}
+
+#[test]
+fn a_lossy_link_still_carries_jobs_and_steps() {
+    if skipped() {
+        return;
+    }
+    let c = Cluster::start(Options {
+        nodes: 1,
+        netns: true,
+        slurmd_timeout: 10,
+        ..Options::default()
+    });
+    // A queue of 5 ms at 1 Mbit/s holds about two packets: a burst beyond
+    // that is dropped and TCP sends it again.
+    c.lossy_node(0, "1mbit", "5ms");
+    let out = c.run(
+        "srun",
+        &[
+            "-w",
+            "n01",
+            "sh",
+            "-c",
+            "head -c 300000 /dev/zero | tr '\\0' y",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(out.stdout.len(), 300_000);
+    assert!(out.stdout.iter().all(|&b| b == b'y'));
+    let ids: Vec<u32> = (0..20)
+        .map(|i| {
+            c.submit(
+                &["-o", "/dev/null", "-J", &format!("lossy{i}")],
+                "#!/bin/sh\ntrue\n",
+            )
+        })
+        .collect();
+    for id in ids {
+        c.wait_state_within(id, "COMPLETED", Duration::from_secs(60));
+    }
+    let dropped = c.dropped_on_node(0);
+    assert!(
+        dropped > 0,
+        "the link dropped nothing; the test tried no loss"
+    );
+    let log = std::fs::read_to_string(c.dir.path().join("controller.log")).expect("log");
+    assert!(!log.contains("node set DOWN"), "{log}");
+    eprintln!("packets dropped on the link: {dropped}");
+}
+
+#[test]
+fn a_node_whose_clock_is_off_by_minutes_still_runs_jobs_and_steps() {
+    if faketime_library().is_none() {
+        eprintln!("skipped: libfaketime is not installed (apt-get install faketime)");
+        return;
+    }
+    let mut c = Cluster::start(Options {
+        nodes: 2,
+        ..Options::default()
+    });
+    // Step grants live AuthInfo's cred_expire (120 s by default): a node
+    // judging them by its own clock would find every one expired (n01) or
+    // good for ten minutes too long (n02).
+    c.restart_agent_skewed(0, "+10m").expect("libfaketime");
+    c.restart_agent_skewed(1, "-10m").expect("libfaketime");
+    let real_now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("after 1970")
+            .as_secs() as i64
+    };
+    for (name, sign) in [("n01", -1), ("n02", 1)] {
+        // The agent found its clock off: the controller's minus its own.
+        let log = c.dir.path().join(format!("agent-{name}.log"));
+        c.wait_for(
+            Duration::from_secs(30),
+            "the skewed agent's registration",
+            |_| logged_offset(&log).is_some(),
+        );
+        let offset = logged_offset(&log).expect("an offset");
+        assert!(
+            (offset - sign * 600).abs() < 60,
+            "{name} is off by {offset} s"
+        );
+
+        let out = c.run("srun", &["-w", name, "true"]);
+        assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+        let id = c.submit(&["-w", name, "-o", "/dev/null"], "#!/bin/sh\nsrun true\n");
+        c.wait_state(id, "COMPLETED");
+        // Its start and end are the controller's times, not the node's.
+        let out = c.run(
+            "sacct",
+            &["-n", "-X", "-P", "-j", &id.to_string(), "-o", "Start,End"],
+        );
+        let times = text(&out.stdout);
+        for at in times.trim().split('|') {
+            let at = std::process::Command::new("date")
+                .args(["-d", at, "+%s"])
+                .output()
+                .expect("date runs");
+            let at: i64 = text(&at.stdout).trim().parse().expect("a time");
+            assert!((at - real_now()).abs() < 60, "{name}: {times}");
+        }
+    }
+}
