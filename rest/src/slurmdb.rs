@@ -353,6 +353,7 @@ fn chosen<'a>(
         jobs: &s.query.jobs,
         filters: &s.filters,
         no_steps: !s.query.steps,
+        expand_arrays: false,
     };
     select::jobs(jobs, sel)
         .into_iter()

@@ -51,6 +51,10 @@ pub struct Options {
     /// ([`Cluster::cut_node`]); the controller on an address of this
     /// namespace's loopback. Needs root: see [`netns_unavailable`].
     pub netns: bool,
+    /// With `netns`, each node's link is a pair of tun devices joined in
+    /// user space, which can lose packets at random
+    /// ([`Cluster::lose_packets`]), instead of a veth pair.
+    pub lossy_links: bool,
 }
 
 impl Default for Options {
@@ -69,6 +73,7 @@ impl Default for Options {
             jwt: false,
             state_fs_kib: None,
             netns: false,
+            lossy_links: false,
         }
     }
 }
@@ -121,24 +126,28 @@ pub fn netns_unavailable() -> Option<String> {
 
 /// The network namespaces of a cluster's nodes: node `i` in `spur-TAG-i`,
 /// at `10.R.S.(4i+2)`, joined by a veth pair (`svTAGn<i>` on this side, at
-/// `.(4i+1)`) to this namespace, where the controller listens at
-/// `10.R.S.1` on the loopback.
+/// `.(4i+1)`), or by a lossy pair of tun devices of the same names, to
+/// this namespace, where the controller listens at `10.R.S.1` on the
+/// loopback.
 struct Netns {
     tag: String,
     prefix: String,
     nodes: usize,
+    /// Node `i`'s link at `i - 1`, where the links are lossy.
+    lossy: Vec<crate::lossy::LossyLink>,
 }
 
 impl Netns {
-    fn make(nodes: usize) -> Netns {
+    fn make(nodes: usize, lossy: bool) -> Netns {
         use std::hash::{BuildHasher, Hasher};
         let mut h = std::collections::hash_map::RandomState::new().build_hasher();
         h.write_u32(std::process::id());
         let n = h.finish();
-        let net = Netns {
+        let mut net = Netns {
             tag: format!("{:04x}", n & 0xffff),
             prefix: format!("10.{}.{}", 100 + (n >> 16) % 100, (n >> 24) % 256),
             nodes,
+            lossy: Vec::new(),
         };
         let made = (|| {
             ip(&[
@@ -151,9 +160,14 @@ impl Netns {
             for i in 1..=nodes {
                 let (ns, veth) = (net.ns(i), net.veth(i));
                 ip(&["netns", "add", &ns])?;
-                ip(&[
-                    "link", "add", &veth, "type", "veth", "peer", "name", "eth0", "netns", &ns,
-                ])?;
+                if lossy {
+                    net.lossy
+                        .push(crate::lossy::LossyLink::make(&veth, &ns, "eth0")?);
+                } else {
+                    ip(&[
+                        "link", "add", &veth, "type", "veth", "peer", "name", "eth0", "netns", &ns,
+                    ])?;
+                }
                 ip(&[
                     "addr",
                     "add",
@@ -279,7 +293,9 @@ impl Cluster {
             std::os::unix::fs::symlink(bin_dir().join("spurctl"), bin.join(cmd)).expect("link");
         }
         let net = own_network();
-        let netns = opts.netns.then(|| Netns::make(opts.nodes as usize));
+        let netns = opts
+            .netns
+            .then(|| Netns::make(opts.nodes as usize, opts.lossy_links));
         let ctld = netns
             .as_ref()
             .map_or_else(|| format!("{net}.1"), Netns::controller);
@@ -595,25 +611,14 @@ impl Cluster {
     /// Holds node `i`'s link to `rate` (tc's words, `256kbit`) both ways,
     /// queueing up to two seconds of traffic.
     pub fn slow_node(&self, i: usize, rate: &str) {
-        self.shape_node(i, rate, "2s");
-    }
-
-    /// Makes node `i`'s link lossy: `rate` both ways with a queue of
-    /// `latency` (`5ms`), so that a burst beyond it is dropped, packet by
-    /// packet, as on a congested link. (This kernel has no sch_netem for
-    /// random loss; a token bucket's tail drop is the loss it offers.)
-    pub fn lossy_node(&self, i: usize, rate: &str, latency: &str) {
-        self.shape_node(i, rate, latency);
-    }
-
-    fn shape_node(&self, i: usize, rate: &str, latency: &str) {
         let ns = self.netns.as_ref().expect("nodes in namespaces");
         let tbf = [
-            "root", "tbf", "rate", rate, "burst", "16kbit", "latency", latency,
+            "root", "tbf", "rate", rate, "burst", "16kbit", "latency", "2s",
         ];
-        for (pre, dev) in Self::node_links(ns, i) {
-            let ok = Command::new(&pre[0])
-                .args(&pre[1..])
+        let inside = ["ip", "netns", "exec", &ns.ns(i + 1), "tc"];
+        for (tc, dev) in [(&["tc"][..], ns.veth(i + 1)), (&inside[..], "eth0".into())] {
+            let ok = Command::new(tc[0])
+                .args(&tc[1..])
                 .args(["qdisc", "add", "dev", &dev])
                 .args(tbf)
                 .status()
@@ -622,37 +627,17 @@ impl Cluster {
         }
     }
 
-    /// Packets node `i`'s shaped link has dropped, both ways.
-    pub fn dropped_on_node(&self, i: usize) -> u64 {
+    /// Drops `percent` of node `i`'s packets each way, at random
+    /// (Options::lossy_links).
+    pub fn lose_packets(&self, i: usize, percent: f64) {
         let ns = self.netns.as_ref().expect("nodes in namespaces");
-        Self::node_links(ns, i)
-            .iter()
-            .map(|(pre, dev)| {
-                let out = Command::new(&pre[0])
-                    .args(&pre[1..])
-                    .args(["-s", "qdisc", "show", "dev", dev])
-                    .output()
-                    .expect("tc runs");
-                // "Sent 1234 bytes 56 pkt (dropped 7, overlimits 8 ...)"
-                String::from_utf8_lossy(&out.stdout)
-                    .split("dropped ")
-                    .nth(1)
-                    .and_then(|rest| rest.split(',').next())
-                    .and_then(|n| n.trim().parse::<u64>().ok())
-                    .unwrap_or(0)
-            })
-            .sum()
+        ns.lossy[i].set_loss(percent);
     }
 
-    /// The two ends of node `i`'s link: the command that reaches each
-    /// (`tc` here, `ip netns exec NS tc` in the node's namespace) and its
-    /// device.
-    fn node_links(ns: &Netns, i: usize) -> [(Vec<String>, String); 2] {
-        let inside = ["ip", "netns", "exec", &ns.ns(i + 1), "tc"].map(String::from);
-        [
-            (vec!["tc".to_string()], ns.veth(i + 1)),
-            (inside.to_vec(), "eth0".to_string()),
-        ]
+    /// Packets node `i`'s lossy link has dropped, both ways.
+    pub fn packets_lost(&self, i: usize) -> u64 {
+        let ns = self.netns.as_ref().expect("nodes in namespaces");
+        ns.lossy[i].dropped()
     }
 
     /// Starts (or restarts) agent `i` with its own slurm.conf.

@@ -13,6 +13,7 @@ mod harness;
 mod http;
 mod idempotency;
 mod libslurm;
+mod lossy;
 mod memory;
 mod openapi;
 mod partition;

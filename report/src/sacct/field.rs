@@ -362,11 +362,15 @@ pub enum Cell {
     Secs(Option<u64>),
 }
 
-/// A line of the report: a job, or one of its steps.
+/// A line of the report: a job, one pending task of an array's record, or
+/// a step.
 #[derive(Debug, Clone, Copy)]
 pub enum Line<'a> {
     /// The job's own line.
     Job(&'a HistoryJob),
+    /// Task `1` of the pending tasks in the array's record `0`
+    /// (`--array`): the record's values under the task's JobID.
+    Task(&'a HistoryJob, u32),
     /// A step of it.
     Step(&'a HistoryJob, &'a HistoryStep),
 }
@@ -448,6 +452,10 @@ fn text(s: impl Into<String>) -> Cell {
 pub fn cell(id: F, line: Line<'_>, ctx: &Ctx) -> Cell {
     match line {
         Line::Job(job) => job_cell(id, job, ctx),
+        Line::Task(job, task) if id == F::JobId => {
+            text(format!("{}_{task}", job.array_job_id.unwrap_or(job.job_id)))
+        }
+        Line::Task(job, _) => job_cell(id, job, ctx),
         Line::Step(job, step) => step_cell(id, job, step, ctx),
     }
 }

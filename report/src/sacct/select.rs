@@ -6,6 +6,7 @@
 //! choose their records here. Pure.
 
 use spur_proto::{HistoryJob, HistoryStep, JobSelector, StepId};
+use spur_slurm::job_ref::task_ids_lenient;
 
 use super::field::{job_cpus, job_nodes, Line};
 
@@ -42,6 +43,9 @@ pub struct Selection<'a> {
     pub filters: &'a Filters,
     /// `-X`: jobs without their steps.
     pub no_steps: bool,
+    /// `--array`: an array's pending tasks a line each, not one line for
+    /// the array's record.
+    pub expand_arrays: bool,
 }
 
 /// Whether `sel` names `job` (`N` is the job or an array's tasks; `N_i`
@@ -143,7 +147,14 @@ pub fn lines<'a>(jobs: &[&'a HistoryJob], sel: Selection<'_>) -> Vec<Line<'a>> {
         // Without steps the job's line shows even when only steps were
         // named.
         if full || sel.no_steps {
-            out.push(Line::Job(job));
+            match (&job.array_task_str, job.array_task_id) {
+                (Some(pending), None) if sel.expand_arrays => out.extend(
+                    task_ids_lenient(pending)
+                        .into_iter()
+                        .map(|task| Line::Task(job, task)),
+                ),
+                _ => out.push(Line::Job(job)),
+            }
         }
         if sel.no_steps {
             continue;

@@ -31,7 +31,7 @@ pub struct SacctArgs {
     /// Deprecated form of -X.
     #[arg(short = 't', hide = true)]
     pub allocations_old: bool,
-    /// Show array jobs as one record.
+    /// Expand job arrays: an array's pending tasks a line each.
     #[arg(long = "array")]
     pub array: bool,
     /// Equivalent to '--format=jobstep,state,error'.

@@ -46,6 +46,8 @@ pub struct Plan {
     pub query: HistoryQuery,
     /// `-X`.
     pub no_steps: bool,
+    /// `--array`.
+    pub expand_arrays: bool,
     /// `--json`.
     pub json: bool,
     /// The columns and print mode.
@@ -170,7 +172,6 @@ pub const NOT_ACTED: &[&str] = &[
     "wckeys",
     "associations",
     "units",
-    "array",
     "duplicates",
 ];
 
@@ -181,6 +182,7 @@ impl Plan {
             jobs: &self.query.jobs,
             filters: &self.filters,
             no_steps: self.no_steps,
+            expand_arrays: self.expand_arrays,
         }
     }
 
@@ -267,7 +269,6 @@ impl Plan {
             a.wckeys.is_some(),
             a.associations.is_some(),
             a.units.is_some(),
-            a.array,
             a.duplicates,
         ];
         for (name, _) in NOT_ACTED.iter().zip(given).filter(|(_, on)| *on) {
@@ -292,6 +293,7 @@ impl Plan {
                 steps: !(a.allocations || a.allocations_old),
             },
             no_steps: a.allocations || a.allocations_old,
+            expand_arrays: a.array,
             json: a.json.is_some(),
             layout,
             filters,

@@ -85,6 +85,34 @@ fn array_tasks_are_slurms() {
     assert_eq!(out(&list, &upto(36)), golden::ARRAY);
 }
 
+#[test]
+fn array_expands_an_arrays_pending_tasks_a_line_each() {
+    let mut pending = upto(31).remove(0);
+    pending.job_id = 40;
+    pending.array_job_id = Some(40);
+    pending.array_task_id = None;
+    pending.array_task_str = Some("3-5,9".into());
+    pending.state = spur_proto::JobStateName::Pending;
+    pending.steps.clear();
+    let jobs = [pending];
+    let list = ["-j", "40", "-n", "-X", "-o", "JobID,JobIDRaw,State"];
+    let one = out(&list, &jobs);
+    assert_eq!(one.lines().count(), 1, "{one}");
+    assert!(one.starts_with("40_[3-5,9] "), "{one}");
+    let each = out(&[&list[..], &["--array"]].concat(), &jobs);
+    let ids: Vec<&str> = each
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(ids, ["40_3", "40_4", "40_5", "40_9"], "{each}");
+    assert!(
+        each.lines()
+            .all(|l| l.contains(" 40 ") && l.contains("PENDING")),
+        "{each}"
+    );
+    assert!(plan(&["--array"]).warnings.is_empty());
+}
+
 /// Lists longer than 3 cut to their first 2 items and a note, as the
 /// recording's trimjson.py did.
 fn trim(j: J) -> J {
