@@ -126,6 +126,10 @@ int main(int argc, char **argv) {
     d.job_id = id;
     d.priority = 0;
     said("hold", slurm_update_job(&d));
+    slurm_init_job_desc_msg(&d);
+    d.job_id = id;
+    d.priority = INFINITE;
+    said("release", slurm_update_job(&d));
     return 0;
 }
 "#;
@@ -151,9 +155,11 @@ fn another_user_cannot_act_on_my_job_through_a_login_nodes_relay_or_the_library(
         |_| socket.exists(),
     );
     let update = format!("JobId={id}");
-    let attempts: [(&str, &[&str]); 5] = [
+    let attempts: [(&str, &[&str]); 7] = [
         ("scancel", &[&id]),
+        ("scancel", &["-s", "USR1", &id]),
         ("scontrol", &["hold", &id]),
+        ("scontrol", &["release", &id]),
         ("scontrol", &["requeue", &id]),
         ("scontrol", &["update", &update, "TimeLimit=5"]),
         ("srun", &["--jobid", &id, "true"]),
@@ -194,7 +200,7 @@ fn another_user_cannot_act_on_my_job_through_a_login_nodes_relay_or_the_library(
             .output()
             .expect("runs");
         let said = text(&out.stdout);
-        for call in ["kill", "signal", "requeue", "update", "hold"] {
+        for call in ["kill", "signal", "requeue", "update", "hold", "release"] {
             let line = said
                 .lines()
                 .find(|l| l.starts_with(&format!("{call} ")))

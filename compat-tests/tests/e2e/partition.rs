@@ -40,6 +40,15 @@ fn lines_from(file: &std::path::Path, node: &str) -> usize {
         .count()
 }
 
+/// `bytes` of task output from n01 reach srun byte for byte.
+fn output_arrives_whole(c: &Cluster, bytes: usize) {
+    let make = format!("head -c {bytes} /dev/zero | tr '\\0' x");
+    let out = c.run("srun", &["-w", "n01", "sh", "-c", &make]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(out.stdout.len(), bytes);
+    assert!(out.stdout.iter().all(|&b| b == b'x'));
+}
+
 /// The clock offset an agent's log last reported, in seconds.
 fn logged_offset(log: &std::path::Path) -> Option<i64> {
     let log = std::fs::read_to_string(log).ok()?;
@@ -200,19 +209,7 @@ fn a_slow_link_still_carries_jobs_and_steps() {
     });
     c.slow_node(0, "512kbit");
     // 200 KB of task output over 64 KB/s: about three seconds.
-    let out = c.run(
-        "srun",
-        &[
-            "-w",
-            "n01",
-            "sh",
-            "-c",
-            "head -c 200000 /dev/zero | tr '\\0' x",
-        ],
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(out.stdout.len(), 200_000);
-    assert!(out.stdout.iter().all(|&b| b == b'x'));
+    output_arrives_whole(&c, 200_000);
     let id = c.submit(&["-o", "/dev/null"], "#!/bin/sh\ntrue\n");
     c.wait_state(id, "COMPLETED");
 }
@@ -231,19 +228,7 @@ fn a_link_that_loses_a_tenth_of_its_packets_still_carries_jobs_and_steps() {
     });
     // As `netem loss 10%` would, each way.
     c.lose_packets(0, 10.0);
-    let out = c.run(
-        "srun",
-        &[
-            "-w",
-            "n01",
-            "sh",
-            "-c",
-            "head -c 300000 /dev/zero | tr '\\0' y",
-        ],
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(out.stdout.len(), 300_000);
-    assert!(out.stdout.iter().all(|&b| b == b'y'));
+    output_arrives_whole(&c, 300_000);
     let ids: Vec<u32> = (0..20)
         .map(|i| {
             c.submit(
