@@ -486,6 +486,9 @@ pub struct Registration {
     pub boot_time: u64,
     /// Jobs whose batch script still runs here.
     pub running: Vec<u32>,
+    /// Jobs with steps running here (their batch scripts here or on
+    /// another node).
+    pub steps: Vec<u32>,
     /// Jobs that ended here and are not yet acknowledged.
     pub ended: Vec<JobEnd>,
 }

@@ -176,6 +176,11 @@ impl Netns {
                     &veth,
                 ])?;
                 ip(&["link", "set", &veth, "up"])?;
+                // Nodes reach each other (srun inside a job) through this
+                // namespace: it forwards what arrives on their links, and
+                // on those alone.
+                let forwarding = format!("/proc/sys/net/ipv4/conf/{veth}/forwarding");
+                std::fs::write(&forwarding, "1").map_err(|e| format!("{forwarding}: {e}"))?;
                 let node = format!("{}/30", net.node_addr(i));
                 ip(&["-n", &ns, "addr", "add", &node, "dev", "eth0"])?;
                 ip(&["-n", &ns, "link", "set", "eth0", "up"])?;
@@ -803,12 +808,24 @@ impl Cluster {
                 continue;
             };
             for job in jobs.flatten() {
-                let pid = std::fs::read_to_string(job.path().join("pid"))
-                    .ok()
-                    .and_then(|p| p.trim().parse::<i32>().ok());
-                if let Some(pid) = pid {
-                    // SAFETY: signalling a process group this test created.
-                    unsafe { libc::kill(-pid, libc::SIGKILL) };
+                // The batch script's group, and each step's (stopped ones
+                // too: SIGKILL ends a stopped process).
+                let steps = std::fs::read_dir(job.path())
+                    .into_iter()
+                    .flatten()
+                    .flatten();
+                let groups = std::iter::once(job.path().join("pid"))
+                    .chain(steps.map(|s| s.path().join("pgid")));
+                for file in groups {
+                    let pid = std::fs::read_to_string(file)
+                        .ok()
+                        .and_then(|p| p.trim().parse::<i32>().ok())
+                        .filter(|&p| p > 1);
+                    if let Some(pid) = pid {
+                        // SAFETY: signalling a process group this test
+                        // created.
+                        unsafe { libc::kill(-pid, libc::SIGKILL) };
+                    }
                 }
             }
         }
@@ -845,6 +862,8 @@ impl Drop for Cluster {
             }
         }
         children.append(&mut self.others);
+        // Jobs first: a node may hold stopped ones its agent waits for.
+        self.kill_jobs();
         for (name, mut c) in children {
             if let Ok(Some(status)) = c.try_wait() {
                 crashed.push(format!("{name} exited on its own: {status}"));

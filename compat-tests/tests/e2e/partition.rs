@@ -2,9 +2,10 @@
 //! own, joined to the controller's by a veth pair that the test cuts (the
 //! connections stay open, as in a real partition), heals or slows down. A
 //! cut shorter than SlurmdTimeout changes nothing; a longer one sets the
-//! node DOWN, ends its jobs NODE_FAIL or requeues them, and when it heals
-//! the stale copies are killed and their ends ignored, so no job's run is
-//! counted twice. A slow link, or one that loses packets at random (in
+//! node DOWN, ends its jobs NODE_FAIL or requeues them; the cut-off node
+//! stops its jobs before that (it hears no controller either), and when it
+//! heals they are killed while stopped, so no job runs in two places at
+//! once or writes again, and their ends are ignored. A slow link, or one that loses packets at random (in
 //! user space: this kernel has no sch_netem), still carries jobs and
 //! steps, and a node whose clock is off by minutes still runs them. Skips
 //! where namespaces cannot be made (not root) or libfaketime is missing.
@@ -75,7 +76,7 @@ fn a_node_cut_off_for_less_than_slurmd_timeout_changes_nothing() {
     let c = Cluster::start(Options {
         nodes: 2,
         netns: true,
-        slurmd_timeout: 10,
+        slurmd_timeout: 20,
         ..Options::default()
     });
     let ticks = c.dir.path().join("ticks");
@@ -150,12 +151,35 @@ fn a_node_cut_off_for_longer_goes_down_and_its_stale_jobs_die_when_it_heals() {
         "the requeued job on the other node",
         |_| lines_from(&ticks, other) > 0,
     );
-    // Meanwhile the stale copies run on, cut off.
-    let stale = lines_from(&ticks, &first);
-    std::thread::sleep(Duration::from_millis(600));
+    // The cut-off copies stopped before the new run began: every line
+    // from the cut-off node comes before the first from the other.
+    let order = std::fs::read_to_string(&ticks).expect("ticks");
+    let first_other = order
+        .lines()
+        .position(|l| l.starts_with(&format!("{other} ")))
+        .expect("a line from the other node");
     assert!(
-        lines_from(&ticks, &first) > stale,
-        "the cut-off node went on"
+        order
+            .lines()
+            .skip(first_other)
+            .all(|l| !l.starts_with(&format!("{first} "))),
+        "two copies ran at once:\n{order}"
+    );
+    let (stale, stale_failed) = (
+        lines_from(&ticks, &first),
+        lines_from(&failed_ticks, &first),
+    );
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(
+        lines_from(&ticks, &first),
+        stale,
+        "a cut-off copy writes on"
+    );
+    let agent_log = c.dir.path().join(format!("agent-{first}.log"));
+    let agent = std::fs::read_to_string(&agent_log).expect("agent log");
+    assert!(
+        agent.contains("this node's jobs are stopped until it answers"),
+        "{agent}"
     );
 
     c.heal_node(cut);
@@ -170,18 +194,12 @@ fn a_node_cut_off_for_longer_goes_down_and_its_stale_jobs_die_when_it_heals() {
                 >= 2
         },
     );
-    // Give a kill the time it takes, then nothing more from the stale
-    // copies.
-    std::thread::sleep(Duration::from_millis(500));
-    let (stale, stale_failed) = (
-        lines_from(&ticks, &first),
-        lines_from(&failed_ticks, &first),
-    );
-    std::thread::sleep(Duration::from_secs(1));
+    // Killed while stopped: not a line more, then or later.
+    std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(
         lines_from(&ticks, &first),
         stale,
-        "a stale copy still writes"
+        "a stale copy wrote again"
     );
     assert_eq!(lines_from(&failed_ticks, &first), stale_failed);
     assert!(stale < 100, "the stale copy ran to its end");
@@ -195,6 +213,74 @@ fn a_node_cut_off_for_longer_goes_down_and_its_stale_jobs_die_when_it_heals() {
             .stdout,
     );
     assert!(restarts.contains("Restarts=1"), "{restarts}");
+}
+
+#[test]
+fn a_cut_off_nodes_share_of_a_multi_node_job_stops_and_dies_when_it_heals() {
+    if skipped() {
+        return;
+    }
+    let c = Cluster::start(Options {
+        nodes: 2,
+        netns: true,
+        slurmd_timeout: 4,
+        ..Options::default()
+    });
+    let ticks = c.dir.path().join("step-ticks");
+    let script = format!(
+        "#!/bin/sh\nsrun -N2 sh -c 'while :; do echo \"$SLURMD_NODENAME x\" >> {}; sleep 0.2; done'\n",
+        ticks.display()
+    );
+    let id = c.submit(&["-N2", "--no-requeue", "-o", "/dev/null"], &script);
+    c.wait_state(id, "RUNNING");
+    let shown = text(&c.run("scontrol", &["show", "job", &id.to_string()]).stdout);
+    let batch_host = shown
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("BatchHost="))
+        .expect("BatchHost")
+        .to_string();
+    // Cut the node that runs only the step's tasks.
+    let (cut, away) = if batch_host == "n01" {
+        (1, "n02")
+    } else {
+        (0, "n01")
+    };
+    c.wait_for(
+        Duration::from_secs(30),
+        "the step's tasks on both nodes",
+        |_| lines_from(&ticks, "n01") > 0 && lines_from(&ticks, "n02") > 0,
+    );
+    c.cut_node(cut);
+    c.wait_state_within(id, "NODE_FAIL", Duration::from_secs(20));
+    let stale = lines_from(&ticks, away);
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(
+        lines_from(&ticks, away),
+        stale,
+        "the cut-off tasks write on"
+    );
+
+    c.heal_node(cut);
+    // Killed on the node's return: by the controller when the node
+    // registers, or by the step itself when it finds its srun gone,
+    // whichever comes first; never let run again.
+    let path = ticks.to_string_lossy().into_owned();
+    c.wait_for(Duration::from_secs(30), "the cut-off tasks gone", |_| {
+        processes_naming(&path) == 0
+    });
+    assert_eq!(lines_from(&ticks, away), stale, "a stale task wrote again");
+}
+
+/// How many processes have `text` in their command line.
+fn processes_naming(text: &str) -> usize {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    procs
+        .flatten()
+        .filter_map(|p| std::fs::read(p.path().join("cmdline")).ok())
+        .filter(|cmd| String::from_utf8_lossy(cmd).contains(text))
+        .count()
 }
 
 #[test]

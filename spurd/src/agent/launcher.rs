@@ -280,6 +280,14 @@ pub fn step_dir(spool: &Path, job: u32, step: u32) -> PathBuf {
     super::supervisor::control_dir(&super::job_dir(spool, job)).join(format!("step{step}"))
 }
 
+/// Whether steps of `job` run on this node.
+pub fn runs_steps(spool: &Path, job: u32) -> bool {
+    let ctl = super::supervisor::control_dir(&super::job_dir(spool, job));
+    std::fs::read_dir(ctl).is_ok_and(|mut entries| {
+        entries.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("step")))
+    })
+}
+
 /// Signals every step of `job` running on this node.
 pub fn signal_steps(spool: &Path, job: u32, signal: i32) {
     let ctl = super::supervisor::control_dir(&super::job_dir(spool, job));

@@ -5,6 +5,7 @@
 //! its spool directory and reports them.
 
 pub mod cgroup;
+mod fence;
 mod gpu;
 mod launcher;
 mod nvml;
@@ -46,6 +47,17 @@ fn heartbeat(slurmd_timeout_secs: u32) -> Duration {
         .clamp(Duration::from_millis(500), HEARTBEAT)
 }
 
+/// How long a controller's silence stops this node's jobs: SlurmdTimeout
+/// less a heartbeat, so that they stop before the controller, which
+/// counts from this node's last heartbeat, can set it DOWN and run them
+/// elsewhere (None: SlurmdTimeout=0, nodes never time out).
+fn fence_after(slurmd_timeout_secs: u32) -> Option<Duration> {
+    (slurmd_timeout_secs > 0).then(|| {
+        Duration::from_secs(slurmd_timeout_secs.into())
+            .saturating_sub(heartbeat(slurmd_timeout_secs))
+    })
+}
+
 /// How many heartbeats the controller may leave unanswered before the
 /// connection is taken for dead and made anew: a partition leaves a TCP
 /// connection open, and only a new registration gets a healed node's
@@ -72,6 +84,8 @@ pub struct Settings {
     pub clock: Arc<launcher::ControllerClock>,
     /// How often to say this node is alive.
     pub heartbeat: Duration,
+    /// What stops this node's jobs when the controller is silent.
+    pub fence: Arc<fence::Fence>,
 }
 
 impl Settings {
@@ -151,6 +165,10 @@ impl Settings {
                 conf.slurmctld_port.first,
             ),
             key,
+            fence: Arc::new(fence::Fence::new(
+                PathBuf::from(&spool),
+                fence_after(conf.slurmd_timeout_secs),
+            )),
             spool: PathBuf::from(spool),
             exe: std::env::current_exe().context("while finding the spurd executable")?,
             node,
@@ -215,6 +233,17 @@ pub async fn run(
         relay::bind(&settings.spool.join(relay::SOCKET_NAME))?,
         relay_tx,
     ));
+    // Checked well within a heartbeat, so that the jobs stop before the
+    // controller's SlurmdTimeout runs out.
+    let fence_watch = tokio::spawn({
+        let fence = settings.fence.clone();
+        async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                fence.check();
+            }
+        }
+    });
     info!(node = %settings.node.name, running = jobs.running.len(), ended = jobs.unacked.len(), "agent starting");
     tokio::pin!(shutdown);
     let mut backoff = Duration::from_millis(50);
@@ -246,6 +275,7 @@ pub async fn run(
     };
     relay_server.abort();
     launcher_task.abort();
+    fence_watch.abort();
     let _ = std::fs::remove_file(settings.spool.join(relay::SOCKET_NAME));
     result
 }
@@ -313,8 +343,14 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
     let mut heard = tokio::time::Instant::now();
     let result = loop {
         tokio::select! {
-            msg = incoming.recv() => match msg.inspect(|_| heard = tokio::time::Instant::now()) {
-                Some(ToAgent::Alive) => {}
+            msg = incoming.recv() => match msg.inspect(|_| {
+                heard = tokio::time::Instant::now();
+                settings.fence.heard();
+            }) {
+                // The controller heard this node when it sent this: it
+                // has not set it DOWN, and jobs stopped in a silence that
+                // ended continue.
+                Some(ToAgent::Alive) => settings.fence.resume(),
                 Some(ToAgent::RelayReply { tag, frame }) => {
                     if let Some(reply) = waiting.remove(&tag) {
                         let _ = reply.send(frame);
@@ -379,6 +415,10 @@ fn registration(settings: &Settings, jobs: &Jobs) -> Registration {
         version: spur_proto::SLURM_COMPAT_VERSION.into(),
         boot_time: boot_time(),
         running: jobs.running.keys().copied().collect(),
+        steps: fence::jobs_in(&settings.spool)
+            .into_iter()
+            .filter(|&id| launcher::runs_steps(&settings.spool, id))
+            .collect(),
         ended: jobs.unacked.values().copied().collect(),
     }
 }
@@ -393,6 +433,9 @@ fn on_message(
         ToAgent::Registered { now } => {
             let off = settings.clock.heard(now);
             info!(node = %settings.node.name, "registered with the controller");
+            // The controller's kills for what it no longer runs here came
+            // before this answer.
+            settings.fence.resume();
             if off.unsigned_abs() > launcher::CLOCK_SKEW_WARNING_SECS {
                 warn!(
                     node = %settings.node.name,
@@ -444,6 +487,10 @@ fn on_message(
             grace,
             notice,
         } => {
+            if settings.fence.take(job_id) {
+                // Stopped while cut off: killed before it runs again.
+                fence::signal(&settings.spool, job_id, libc::SIGKILL);
+            }
             if let (Some(notice), Some(dir)) = (notice, jobs.running.get(&job_id)) {
                 let line = notice.line(&format!("JOB {job_id}"), &settings.node.name, now());
                 supervisor::post_notice(&supervisor::control_dir(dir), &line);

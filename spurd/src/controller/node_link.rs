@@ -40,13 +40,15 @@ impl Controller {
         live.version = Some(reg.version.clone());
         live.boot_time = Some(reg.boot_time);
         let admin_down = live.admin_down;
-        self.turn
-            .to_agents
-            .push((node, ToAgent::Registered { now }));
         for end in &reg.ended {
             self.on_job_end(node, *end);
         }
         self.reconcile(node, &reg);
+        // After the kills: the agent lets jobs it stopped while cut off
+        // continue when it reads this.
+        self.turn
+            .to_agents
+            .push((node, ToAgent::Registered { now }));
         if admin_down {
             info!(node = %name, return_to_service = rts, "node stays DOWN until it is resumed");
         } else {
@@ -89,7 +91,8 @@ impl Controller {
     }
 
     /// Jobs the core runs on `node` that the agent does not know are lost;
-    /// jobs the agent runs that the core does not are killed.
+    /// jobs the agent runs that the core does not (batch scripts, or steps
+    /// of jobs no longer running on the node) are killed.
     fn reconcile(&mut self, node: NodeId, reg: &Registration) {
         let reported: BTreeSet<u32> = reg.running.iter().copied().collect();
         let ended: BTreeSet<u32> = reg.ended.iter().map(|e| e.job_id).collect();
@@ -134,7 +137,12 @@ impl Controller {
                 },
             );
         }
-        for id in reported {
+        let kill = |id| ToAgent::Kill {
+            job_id: id,
+            grace: 0,
+            notice: None,
+        };
+        for &id in &reported {
             let known = self.core.job(JobId(id)).is_some_and(|j| {
                 j.state() == JobState::Running && self.batch_host(j.id) == Some(node)
             });
@@ -143,14 +151,19 @@ impl Controller {
                     job = id,
                     "node runs a job the controller does not; killing it"
                 );
-                self.turn.to_agents.push((
-                    node,
-                    ToAgent::Kill {
-                        job_id: id,
-                        grace: 0,
-                        notice: None,
-                    },
-                ));
+                self.turn.to_agents.push((node, kill(id)));
+            }
+        }
+        for &id in reg.steps.iter().filter(|id| !reported.contains(id)) {
+            let known = self.core.job(JobId(id)).is_some_and(|j| {
+                j.state() == JobState::Running && j.allocation().iter().any(|a| a.node == node)
+            });
+            if !known {
+                warn!(
+                    job = id,
+                    "node runs steps of a job the controller does not run there; killing them"
+                );
+                self.turn.to_agents.push((node, kill(id)));
             }
         }
     }
