@@ -15,14 +15,17 @@ use std::time::Duration;
 use crate::harness::{faketime_library, netns_unavailable, Cluster, Options};
 use crate::text;
 
-fn skipped() -> bool {
-    match netns_unavailable() {
-        Some(why) => {
-            eprintln!("skipped: cannot make network namespaces here: {why}");
-            true
-        }
-        None => false,
+/// A cluster of `opts` with each node in a network namespace of its own;
+/// None (the test skips) where namespaces cannot be made.
+fn in_namespaces(opts: Options) -> Option<Cluster> {
+    if let Some(why) = netns_unavailable() {
+        eprintln!("skipped: cannot make network namespaces here: {why}");
+        return None;
     }
+    Some(Cluster::start(Options {
+        netns: true,
+        ..opts
+    }))
 }
 
 /// A script that writes `node tick` to `file` every 0.2 s, `n` times.
@@ -70,15 +73,13 @@ fn node_state(c: &Cluster, node: &str) -> String {
 
 #[test]
 fn a_node_cut_off_for_less_than_slurmd_timeout_changes_nothing() {
-    if skipped() {
-        return;
-    }
-    let c = Cluster::start(Options {
+    let Some(c) = in_namespaces(Options {
         nodes: 2,
-        netns: true,
         slurmd_timeout: 20,
         ..Options::default()
-    });
+    }) else {
+        return;
+    };
     let ticks = c.dir.path().join("ticks");
     let id = c.submit(&["-w", "n01", "-o", "/dev/null"], &ticker(&ticks, 30));
     c.wait_state(id, "RUNNING");
@@ -105,17 +106,15 @@ fn a_node_cut_off_for_less_than_slurmd_timeout_changes_nothing() {
 
 #[test]
 fn a_node_cut_off_for_longer_goes_down_and_its_stale_jobs_die_when_it_heals() {
-    if skipped() {
-        return;
-    }
-    let c = Cluster::start(Options {
+    let Some(c) = in_namespaces(Options {
         nodes: 2,
-        netns: true,
         slurmd_timeout: 4,
         // A requeued job waits cred_expire + 1 s before it runs again.
         extra_conf: "AuthInfo=cred_expire=5\n",
         ..Options::default()
-    });
+    }) else {
+        return;
+    };
     let ticks = c.dir.path().join("ticks");
     // Requeued on node failure (JobRequeue=1, slurm.conf's default).
     let requeued = c.submit(&["-o", "/dev/null"], &ticker(&ticks, 100));
@@ -217,15 +216,13 @@ fn a_node_cut_off_for_longer_goes_down_and_its_stale_jobs_die_when_it_heals() {
 
 #[test]
 fn a_cut_off_nodes_share_of_a_multi_node_job_stops_and_dies_when_it_heals() {
-    if skipped() {
-        return;
-    }
-    let c = Cluster::start(Options {
+    let Some(c) = in_namespaces(Options {
         nodes: 2,
-        netns: true,
         slurmd_timeout: 4,
         ..Options::default()
-    });
+    }) else {
+        return;
+    };
     let ticks = c.dir.path().join("step-ticks");
     let script = format!(
         "#!/bin/sh\nsrun -N2 sh -c 'while :; do echo \"$SLURMD_NODENAME x\" >> {}; sleep 0.2; done'\n",
@@ -285,14 +282,12 @@ fn processes_naming(text: &str) -> usize {
 
 #[test]
 fn a_slow_link_still_carries_jobs_and_steps() {
-    if skipped() {
-        return;
-    }
-    let c = Cluster::start(Options {
+    let Some(c) = in_namespaces(Options {
         nodes: 1,
-        netns: true,
         ..Options::default()
-    });
+    }) else {
+        return;
+    };
     c.slow_node(0, "512kbit");
     // 200 KB of task output over 64 KB/s: about three seconds.
     output_arrives_whole(&c, 200_000);
@@ -302,16 +297,14 @@ fn a_slow_link_still_carries_jobs_and_steps() {
 
 #[test]
 fn a_link_that_loses_a_tenth_of_its_packets_still_carries_jobs_and_steps() {
-    if skipped() {
-        return;
-    }
-    let c = Cluster::start(Options {
+    let Some(c) = in_namespaces(Options {
         nodes: 1,
-        netns: true,
         lossy_links: true,
         slurmd_timeout: 10,
         ..Options::default()
-    });
+    }) else {
+        return;
+    };
     // As `netem loss 10%` would, each way.
     c.lose_packets(0, 10.0);
     output_arrives_whole(&c, 300_000);
