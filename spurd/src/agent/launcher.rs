@@ -44,12 +44,6 @@ pub struct Launcher {
 /// this is worth a warning.
 pub const CLOCK_SKEW_WARNING_SECS: u64 = 30;
 
-fn local_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
-}
-
 /// The controller's clock, as this node last heard it: grants carry their
 /// expiry in the controller's time, so a node whose own clock is off by
 /// minutes still judges them right.
@@ -62,14 +56,14 @@ pub struct ControllerClock {
 impl ControllerClock {
     /// Notes the controller's time `now`; returns the offset from ours.
     pub fn heard(&self, now: u64) -> i64 {
-        let offset = now as i64 - local_now();
+        let offset = now as i64 - (super::now() as i64);
         self.offset.store(offset, Ordering::Relaxed);
         offset
     }
 
     /// The controller's time now, in seconds since the epoch.
     pub fn now(&self) -> u64 {
-        (local_now() + self.offset.load(Ordering::Relaxed)).max(0) as u64
+        ((super::now() as i64) + self.offset.load(Ordering::Relaxed)).max(0) as u64
     }
 }
 
@@ -354,7 +348,7 @@ mod tests {
     #[test]
     fn the_controllers_clock_is_followed_whatever_ours_says() {
         let clock = ControllerClock::default();
-        let ours = local_now() as u64;
+        let ours = crate::agent::now();
         assert!(clock.now().abs_diff(ours) <= 1, "unheard: our own");
         // The controller is ten minutes ahead of this node.
         assert!((clock.heard(ours + 600) - 600).abs() <= 1);

@@ -725,27 +725,27 @@ impl Controller {
         let now = now();
         for id in ids {
             let live = &mut self.live[id.index()];
-            let input = match state {
-                NodeStateRequest::Drain => Input::Drain(id, reason.clone()),
+            live.reason_set = Some((uid, now));
+            let registered = live.registered;
+            match state {
+                NodeStateRequest::Drain => {
+                    self.apply(Input::Drain(id, reason.clone()))
+                        .map_err(|e| core_error(&e))?;
+                }
+                // Its jobs go as a failed node's do.
                 NodeStateRequest::Down => {
                     live.admin_down = true;
-                    Input::NodeDown(id, reason.clone())
+                    self.node_failed(id, reason.clone());
                 }
                 NodeStateRequest::Resume | NodeStateRequest::Undrain => {
                     live.admin_down = false;
-                    Input::Resume(id)
+                    self.apply(Input::Resume(id)).map_err(|e| core_error(&e))?;
+                    if state == NodeStateRequest::Resume && !registered {
+                        // A node never heard from stays unavailable until
+                        // it registers: the drain only is cleared.
+                        let _ = self.apply(Input::NodeUnknown(id));
+                    }
                 }
-            };
-            live.reason_set = Some((uid, now));
-            if state == NodeStateRequest::Resume && !live.registered {
-                // A node never heard from stays unavailable until it
-                // registers; clear the drain only.
-                let _ = self.apply(Input::Resume(id));
-                let _ = self.apply(Input::NodeUnknown(id));
-            } else if state == NodeStateRequest::Down {
-                self.node_failed(id, reason.clone());
-            } else {
-                self.apply(input).map_err(|e| core_error(&e))?;
             }
             self.node_changed(id);
             info!(node = %self.core.nodes()[id.index()].config.name, ?state, "node state set");
