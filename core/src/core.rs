@@ -387,7 +387,7 @@ pub struct Core {
     pub(crate) features: Vec<String>,
     /// Which partitions share a node, for preempt/partition_prio.
     part_share: Vec<Vec<bool>>,
-    pub(crate) jobs: BTreeMap<JobId, Job>,
+    pub(crate) jobs: BTreeMap<JobId, Box<Job>>,
     pub(crate) pending: BTreeSet<JobId>,
     pub(crate) running: BTreeSet<JobId>,
     pub(crate) next_job_id: u32,
@@ -732,7 +732,10 @@ impl Core {
     }
 
     pub(crate) fn job_mut(&mut self, job: JobId) -> Result<&mut Job, CoreError> {
-        self.jobs.get_mut(&job).ok_or(CoreError::UnknownJob(job))
+        self.jobs
+            .get_mut(&job)
+            .map(|j| &mut **j)
+            .ok_or(CoreError::UnknownJob(job))
     }
 
     fn node_mut(&mut self, node: NodeId) -> Result<&mut Node, CoreError> {
@@ -804,7 +807,7 @@ impl Core {
         let mut job = Job::new(id, spec, resolved, now, self.seq);
         job.array = array;
         job.dependency = dependency;
-        self.jobs.insert(id, job);
+        self.jobs.insert(id, Box::new(job));
         self.pending.insert(id);
         self.index_array_member(id);
         Ok(id)
@@ -1327,17 +1330,17 @@ impl Core {
 
     /// A job, if known.
     pub fn job(&self, id: JobId) -> Option<&Job> {
-        self.jobs.get(&id)
+        self.jobs.get(&id).map(|j| &**j)
     }
 
     /// Every known job, by id.
     pub fn jobs(&self) -> impl Iterator<Item = &Job> {
-        self.jobs.values()
+        self.jobs.values().map(|j| &**j)
     }
 
     /// Pending jobs, by id.
     pub fn pending_jobs(&self) -> impl Iterator<Item = &Job> {
-        self.pending.iter().filter_map(|id| self.jobs.get(id))
+        self.pending.iter().filter_map(|id| self.job(*id))
     }
 
     /// How many jobs are pending.
@@ -1352,7 +1355,7 @@ impl Core {
 
     /// Running jobs, by id.
     pub fn running_jobs(&self) -> impl Iterator<Item = &Job> {
-        self.running.iter().filter_map(|id| self.jobs.get(id))
+        self.running.iter().filter_map(|id| self.job(*id))
     }
 
     /// The nodes, indexed by [`NodeId`].

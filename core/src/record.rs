@@ -182,7 +182,7 @@ impl Core {
             }
             _ => {}
         }
-        self.jobs.insert(id, job);
+        self.jobs.insert(id, Box::new(job));
         self.index_array_member(id);
         self.next_job_id = self.next_job_id.max(id.0 + 1);
         Ok(())

@@ -334,8 +334,9 @@ fn atoi(s: &str) -> i64 {
 pub struct JobArray {
     array_job_id: JobId,
     task_id: Option<u32>,
-    /// Tasks still pending in this record (the meta record only).
-    #[serde(default, skip_serializing_if = "TaskSet::is_empty")]
+    /// Tasks still pending in this record (the meta record only). Always
+    /// written, so that encodings without field names read it back.
+    #[serde(default)]
     pending: TaskSet,
     /// `%N` (0: none); kept on the array's own record.
     #[serde(default)]

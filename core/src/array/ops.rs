@@ -146,7 +146,7 @@ impl Core {
         }
         let id = JobId(self.next_job_id);
         self.next_job_id += 1;
-        let mut job: Job = meta.clone();
+        let mut job: Job = (**meta).clone();
         job.id = id;
         job.array = Some(JobArray {
             array_job_id,
@@ -157,7 +157,7 @@ impl Core {
         });
         job.expected_start = None;
         job.sched_nodes.clear();
-        self.jobs.insert(id, job);
+        self.jobs.insert(id, Box::new(job));
         self.pending.insert(id);
         self.arrays.entry(array_job_id).or_default().insert(id);
         effects.emit(Effect::ArrayTaskSplit {

@@ -139,13 +139,13 @@ impl Core {
     /// an unfinished task of it).
     fn target_job(&self, target: DependencyTarget) -> Option<&Job> {
         match target {
-            DependencyTarget::Job(n) => self.jobs.get(&n),
+            DependencyTarget::Job(n) => self.job(n),
             DependencyTarget::Task(n, task) => match self.find_array_task(n, task)? {
-                TaskLocation::Job(id) | TaskLocation::InRecord(id) => self.jobs.get(&id),
+                TaskLocation::Job(id) | TaskLocation::InRecord(id) => self.job(id),
             },
-            DependencyTarget::Array(n) => self.jobs.get(&n).or_else(|| {
+            DependencyTarget::Array(n) => self.job(n).or_else(|| {
                 let members = self.arrays.get(&n)?;
-                let mut jobs = members.iter().filter_map(|id| self.jobs.get(id));
+                let mut jobs = members.iter().filter_map(|id| self.job(*id));
                 let first = jobs.clone().next();
                 jobs.find(|j| !j.state().is_finished()).or(first)
             }),
@@ -162,7 +162,7 @@ impl Core {
             .arrays
             .get(&n)?
             .iter()
-            .filter_map(|id| self.jobs.get(id))
+            .filter_map(|id| self.job(*id))
             .collect();
         let head = self.target_job(target)?;
         let failed = self

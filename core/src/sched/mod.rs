@@ -228,7 +228,7 @@ impl Core {
                     profile.round_time(end, bf.resolution),
                     now.saturating_add(bf.window),
                 );
-                if let Some(array) = self.jobs.get(&started).and_then(Job::array_job_id) {
+                if let Some(array) = self.job(started).and_then(Job::array_job_id) {
                     *pass.array_running.entry(array).or_insert(0) += 1;
                 }
                 return started != id && self.pending.contains(&id);
@@ -473,7 +473,7 @@ impl Core {
         let mut profile = Profile::new(
             now,
             &self.nodes,
-            |job| self.jobs.get(&job).and_then(Job::deadline).unwrap_or(NEVER),
+            |job| self.job(job).and_then(Job::deadline).unwrap_or(NEVER),
             |job| {
                 self.jobs.get(&job).map_or_else(Vec::new, |j| {
                     j.alloc.iter().map(|a| (a.node, a.res)).collect()

@@ -153,7 +153,7 @@ pub struct Controller {
     pub(super) store: Store,
     pub(super) site: Site,
     pub(super) facts: ClusterFacts,
-    pub(super) metas: JobMap<JobMeta>,
+    pub(super) metas: JobMap<Box<JobMeta>>,
     /// The jobs of keyed submissions, by key.
     pub(super) submit_keys: super::submit_key::SubmitKeys,
     pub(super) live: Vec<NodeLive>,
@@ -711,7 +711,11 @@ impl Controller {
             Effect::ArrayTaskSplit { array_job, job, .. } => {
                 // The task is a job of its own from now on: its own row,
                 // with the array's metadata and script.
-                let meta = self.metas.get(&array_job).cloned().unwrap_or_default();
+                let meta: JobMeta = self
+                    .metas
+                    .get(&array_job)
+                    .map(|m| (**m).clone())
+                    .unwrap_or_default();
                 let fresh = self
                     .turn
                     .new_jobs
@@ -724,7 +728,7 @@ impl Controller {
                 };
                 match payload {
                     Ok(payload) => {
-                        self.metas.insert(job, meta.clone());
+                        self.metas.insert(job, Box::new(meta.clone()));
                         // The key stays with the array: a retry names it.
                         self.turn.new_jobs.push(NewJob {
                             id: job,

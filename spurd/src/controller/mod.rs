@@ -125,7 +125,7 @@ fn this_host() -> HostLookup {
 /// extras, and their submissions' keys.
 struct Restored {
     core: Core,
-    metas: actor::JobMap<store::JobMeta>,
+    metas: actor::JobMap<Box<store::JobMeta>>,
     submit_keys: submit_key::SubmitKeys,
 }
 
@@ -140,9 +140,15 @@ fn restore(site: &Site, store: &mut Store) -> Result<Restored> {
         core.restore_usage(spur_core::Uid(uid), usage, at);
     }
     let min_age = u64::from(site.conf.min_job_age_secs);
+    let reading = std::time::Instant::now();
     let jobs = store
         .load_jobs(actor::now().saturating_sub(min_age))
         .context("while loading jobs")?;
+    tracing::debug!(
+        jobs = jobs.len(),
+        elapsed_ms = reading.elapsed().as_millis() as u64,
+        "jobs read"
+    );
     let mut metas = actor::JobMap::with_capacity_and_hasher(jobs.len(), Default::default());
     let stored_names = store.node_names().context("while loading the node table")?;
     let mut lost = Vec::new();
@@ -160,7 +166,7 @@ fn restore(site: &Site, store: &mut Store) -> Result<Restored> {
         }
         match core.restore_job(job.record) {
             Ok(()) => {
-                metas.insert(id, job.meta);
+                metas.insert(id, Box::new(job.meta));
                 if let Some(key) = job.submit_key {
                     submit_keys.insert(key, id);
                 }
@@ -316,7 +322,10 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
     if let Some(keys) = &jwt {
         info!(?keys, "auth/jwt on");
     }
-    let store = Store::open(&state_dir).context("while opening the state database")?;
+    // The check of every page runs while the jobs load: the controller
+    // serves nothing before the tables it loads from have passed, and
+    // writes nothing before the rest has.
+    let store = Store::open_checking(&state_dir).context("while opening the state database")?;
     let facts = ClusterFacts {
         cluster_name: site
             .conf
@@ -379,7 +388,14 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
 /// were running, the operators' node states, the history's retention.
 fn assemble(site: &Site, facts: ClusterFacts, mut store: Store) -> Result<Controller> {
     let started = std::time::Instant::now();
-    let restored = restore(site, &mut store)?;
+    // A damaged page may fail the load first: the check's finding, which
+    // names the fault and the way back, is the better answer.
+    let restored = restore(site, &mut store);
+    let loaded = started.elapsed();
+    store
+        .readable()
+        .context("while opening the state database")?;
+    let restored = restored?;
     let core = &restored.core;
     let overrides = store
         .node_overrides()
@@ -394,6 +410,7 @@ fn assemble(site: &Site, facts: ClusterFacts, mut store: Store) -> Result<Contro
     info!(
         jobs = restored.metas.len(),
         submit_keys = restored.submit_keys.len(),
+        loaded_ms = loaded.as_millis() as u64,
         elapsed_ms = started.elapsed().as_millis() as u64,
         "state restored"
     );

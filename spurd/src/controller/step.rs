@@ -120,7 +120,7 @@ impl Controller {
         let meta = self.metas.get_mut(&id).ok_or(ErrorCode::InvalidJobId)?;
         meta.next_step += 1;
         self.turn.meta_dirty.insert(id);
-        let meta: JobMeta = meta.clone();
+        let meta: JobMeta = (**meta).clone();
         let job = self.core.job(id).ok_or(ErrorCode::InvalidJobId)?;
         let info = convert::job_info(&self.core, job, &meta, "", true);
         let names: Vec<String> = parts

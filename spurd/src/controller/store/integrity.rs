@@ -99,9 +99,38 @@ pub fn check_foreign(conn: &Connection, db: &Path) -> Result<(), StoreError> {
 
 /// SQLite's own check of every page's structure (`PRAGMA quick_check`).
 pub fn check_pages(conn: &Connection, db: &Path) -> Result<(), StoreError> {
-    let mut stmt = conn
-        .prepare("PRAGMA quick_check(5)")
+    quick_check(conn, db, "PRAGMA quick_check(5)")
+}
+
+/// The tables a restart reads every row of; the rest (the jobs' scripts
+/// and environments, read one at a launch) is checked by
+/// [`check_other_tables`].
+const RESTORED: &[&str] = &["jobs", "meta", "settings", "usage", "node_state", "steps"];
+
+/// The check of [`check_pages`], of the tables a restart reads (and their
+/// indexes) only.
+pub fn check_restored_tables(conn: &Connection, db: &Path) -> Result<(), StoreError> {
+    for table in RESTORED {
+        quick_check(conn, db, &format!("PRAGMA quick_check('{table}')"))?;
+    }
+    Ok(())
+}
+
+/// The check of [`check_pages`], of every table [`check_restored_tables`]
+/// leaves out.
+pub fn check_other_tables(conn: &Connection, db: &Path) -> Result<(), StoreError> {
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table'")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
         .map_err(|e| fault_of(db, e))?;
+    for table in tables.iter().filter(|t| !RESTORED.contains(&t.as_str())) {
+        quick_check(conn, db, &format!("PRAGMA quick_check('{table}')"))?;
+    }
+    Ok(())
+}
+
+fn quick_check(conn: &Connection, db: &Path, sql: &str) -> Result<(), StoreError> {
+    let mut stmt = conn.prepare(sql).map_err(|e| fault_of(db, e))?;
     let found: Vec<String> = stmt
         .query_map([], |r| r.get(0))
         .and_then(|rows| rows.collect())
@@ -116,10 +145,9 @@ pub fn check_pages(conn: &Connection, db: &Path) -> Result<(), StoreError> {
     }
 }
 
-/// Checks the clean-stop marker against the log's presence, then marks the
-/// database open, in the database file itself (a checkpoint moves it out
-/// of the log), so that a log lost after a crash is noticed next time.
-pub fn mark_open(conn: &Connection, db: &Path, wal_was_there: bool) -> Result<(), StoreError> {
+/// Checks the clean-stop marker against the log's presence: a database
+/// whose controller did not stop cleanly needs its log.
+pub fn check_log(conn: &Connection, db: &Path, wal_was_there: bool) -> Result<(), StoreError> {
     let open: Option<i64> = conn
         .query_row("SELECT value FROM meta WHERE key = 'open'", [], |r| {
             r.get(0)
@@ -135,6 +163,13 @@ pub fn mark_open(conn: &Connection, db: &Path, wal_was_there: bool) -> Result<()
             ),
         ));
     }
+    Ok(())
+}
+
+/// Marks the database open, in the database file itself (a checkpoint
+/// moves it out of the log), so that a log lost after a crash is noticed
+/// next time.
+pub fn mark_open(conn: &Connection) -> Result<(), StoreError> {
     set_open(conn, true)?;
     conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
     Ok(())

@@ -79,6 +79,11 @@ pub(super) const MIGRATIONS: &[&str] = &[
     // key it carried), so that a retried submission finds its job after a
     // restart too.
     "ALTER TABLE jobs ADD COLUMN submit_key BLOB;",
+    // Scripts and environments in a table of their own: a job's row stays
+    // small, and loading every job at a restart reads no script.
+    "CREATE TABLE payloads (id INTEGER PRIMARY KEY, payload BLOB NOT NULL);
+     INSERT INTO payloads (id, payload) SELECT id, payload FROM jobs;
+     ALTER TABLE jobs DROP COLUMN payload;",
 ];
 
 /// Brings the schema up to date.

@@ -37,7 +37,7 @@ pub enum StoreError {
         job: u32,
         /// Why.
         #[source]
-        source: serde_json::Error,
+        source: RowError,
     },
     /// A row could not be encoded.
     #[error("job {job} cannot be encoded")]
@@ -46,7 +46,7 @@ pub enum StoreError {
         job: u32,
         /// Why.
         #[source]
-        source: serde_json::Error,
+        source: RowError,
     },
     /// The database is newer than this build.
     #[error("state database schema {found} is newer than this spurd (knows {known})")]
@@ -73,6 +73,22 @@ pub enum StoreError {
         /// What is wrong with it.
         fault: String,
     },
+}
+
+/// Why a stored row could not be read or written.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum RowError {
+    /// A row in bincode.
+    #[error("binary row: {0}")]
+    Binary(#[source] bincode::Error),
+    /// A row in JSON.
+    #[error("JSON row: {0}")]
+    Json(#[source] serde_json::Error),
+    /// A row in a layout this build does not know (written by a newer
+    /// spurd).
+    #[error("binary row of layout {0}, newer than this spurd's {ROW_LAYOUT}")]
+    Layout(u8),
 }
 
 /// What the controller keeps about a job beyond the core's record, in
@@ -211,6 +227,79 @@ pub struct Store {
     /// Whether the database file carries the open marker (a file, not one
     /// in memory), to be cleared as the store closes.
     marked_open: bool,
+    /// The check of every page, while it runs beside the first reads.
+    check: Option<PendingCheck>,
+}
+
+/// SQLite's check of a database's pages, on a thread of its own with a
+/// read-only connection, in two stages: the tables a restart reads every
+/// row of, then the rest (scripts and environments). A restart loads its
+/// jobs while the first stage runs and serves nothing before it passed;
+/// the first write waits for the second.
+#[derive(Debug)]
+struct PendingCheck {
+    /// Each stage's result, in order.
+    stages: std::sync::mpsc::Receiver<Result<(), StoreError>>,
+    /// How many stages have passed.
+    passed: usize,
+    path: std::path::PathBuf,
+    /// Whether the log was there when the database was opened, until the
+    /// log has been checked.
+    log_unchecked: Option<bool>,
+}
+
+impl PendingCheck {
+    const STAGES: usize = 2;
+
+    fn start(path: &Path, wal_was_there: bool) -> Result<PendingCheck, StoreError> {
+        let (tx, stages) = std::sync::mpsc::channel();
+        let checked = path.to_path_buf();
+        let check = move || {
+            let conn = match Connection::open_with_flags(
+                &checked,
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+            ) {
+                Ok(conn) => conn,
+                Err(e) => return drop(tx.send(Err(integrity::fault_of(&checked, e)))),
+            };
+            let first = integrity::check_restored_tables(&conn, &checked);
+            let failed = first.is_err();
+            if tx.send(first).is_err() || failed {
+                return;
+            }
+            let _ = tx.send(integrity::check_other_tables(&conn, &checked));
+        };
+        std::thread::Builder::new()
+            .name("spur-check".into())
+            .spawn(check)
+            .map_err(|e| StoreError::Copy {
+                path: path.to_path_buf(),
+                why: format!("cannot start the check of its pages: {e}"),
+            })?;
+        Ok(PendingCheck {
+            stages,
+            passed: 0,
+            path: path.to_path_buf(),
+            log_unchecked: Some(wal_was_there),
+        })
+    }
+
+    /// Waits until `stages` stages have passed, or one failed.
+    fn wait(&mut self, stages: usize) -> Result<(), StoreError> {
+        while self.passed < stages {
+            match self.stages.recv() {
+                Ok(result) => result?,
+                Err(_) => {
+                    return Err(StoreError::Unusable {
+                        path: self.path.clone(),
+                        fault: "the check of its pages failed".into(),
+                    })
+                }
+            }
+            self.passed += 1;
+        }
+        Ok(())
+    }
 }
 
 impl Drop for Store {
@@ -229,14 +318,50 @@ impl Drop for Store {
     }
 }
 
-// Rows are JSON: a field added later reads as its default from rows written
-// before it (`#[serde(default)]`), so stored jobs survive upgrades.
+// A job's record, extras and payload are stored in bincode behind a
+// two-byte prefix naming the layout: a restart decodes every live job, and
+// bincode does it several times faster than JSON. The layout is the types'
+// fields in order: changing any of them (core's JobRecord and what it
+// holds, JobMeta, JobPayload) needs a new ROW_LAYOUT and a decoder of the
+// old one, as Slurm keeps unpack functions per protocol version. The test
+// `the_stored_layout_is_pinned` fails when a change was not marked so.
+// Rows written as JSON (by spurd before this layout, and any JSON row:
+// they begin with `{`) still read, a later field taking its default.
+
+/// The first byte of a row in bincode (JSON rows begin with `{`).
+const ROW_BINARY: u8 = 0xB1;
+/// The layout of rows in bincode this build writes and reads.
+const ROW_LAYOUT: u8 = 1;
+
 fn encode<T: Serialize>(job: u32, value: &T) -> Result<Vec<u8>, StoreError> {
-    serde_json::to_vec(value).map_err(|source| StoreError::Encode { job, source })
+    let size = bincode::serialized_size(value).map_err(|source| StoreError::Encode {
+        job,
+        source: RowError::Binary(source),
+    })?;
+    let mut row = Vec::with_capacity(2 + size as usize);
+    row.extend_from_slice(&[ROW_BINARY, ROW_LAYOUT]);
+    bincode::serialize_into(&mut row, value).map_err(|source| StoreError::Encode {
+        job,
+        source: RowError::Binary(source),
+    })?;
+    Ok(row)
 }
 
 fn decode<T: for<'de> Deserialize<'de>>(job: u32, bytes: &[u8]) -> Result<T, StoreError> {
-    serde_json::from_slice(bytes).map_err(|source| StoreError::Decode { job, source })
+    let decoded = match bytes {
+        [ROW_BINARY, ROW_LAYOUT, rest @ ..] => bincode::deserialize(rest).map_err(RowError::Binary),
+        [ROW_BINARY, layout, ..] => Err(RowError::Layout(*layout)),
+        _ => serde_json::from_slice(bytes).map_err(RowError::Json),
+    };
+    decoded.map_err(|source| StoreError::Decode { job, source })
+}
+
+/// A SQLite error on the way in, as a fault of the file.
+fn of_file(path: &Path, e: StoreError) -> StoreError {
+    match e {
+        StoreError::Sqlite(e) => integrity::fault_of(path, e),
+        other => other,
+    }
 }
 
 /// The array's id and the task's index of an array task, for sacct's
@@ -260,17 +385,25 @@ impl Store {
     /// Opens (creating and migrating) the database in `dir`, after making
     /// sure it can be trusted ([`integrity`]): an empty, damaged or newer
     /// database, or one whose write-ahead log went missing after a crash,
-    /// is refused with [`StoreError::Unusable`].
+    /// is refused with [`StoreError::Unusable`]. (The controller opens it
+    /// with [`Store::open_checking`].)
+    #[cfg(test)]
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        let mut store = Store::open_checking(dir)?;
+        store.verified()?;
+        Ok(store)
+    }
+
+    /// Opens the database in `dir` as [`Store::open`] does, but leaves
+    /// its check of every page running on another thread: reads may go on
+    /// at once, the first write waits for the check, and [`Store::verified`]
+    /// says how it ended. A restart reads its jobs while SQLite reads every
+    /// page, instead of one after the other.
+    pub fn open_checking(dir: &Path) -> Result<Store, StoreError> {
         let path = dir.join(STATE_FILE);
         let wal_was_there = integrity::before_open(&path)?;
         let conn = Connection::open(&path).map_err(|e| integrity::fault_of(&path, e))?;
         integrity::check_foreign(&conn, &path)?;
-        // A SQLite error on the way in is a fault of the file.
-        let of_file = |e| match e {
-            StoreError::Sqlite(e) => integrity::fault_of(&path, e),
-            other => other,
-        };
         let mut store = Store::with_connection(conn).map_err(|e| match e {
             StoreError::TooNew { found, known } => StoreError::Unusable {
                 path: path.clone(),
@@ -279,12 +412,45 @@ impl Store {
                      run the spurd that wrote it"
                 ),
             },
-            other => of_file(other),
+            other => of_file(&path, other),
         })?;
-        integrity::check_pages(&store.conn, &path)?;
-        integrity::mark_open(&store.conn, &path, wal_was_there).map_err(of_file)?;
-        store.marked_open = true;
+        store.check = Some(PendingCheck::start(&path, wal_was_there)?);
         Ok(store)
+    }
+
+    /// Waits for the check of the tables a restart reads, which
+    /// [`Store::open_checking`] started: nothing read from them may be
+    /// served before it passed.
+    pub fn readable(&mut self) -> Result<(), StoreError> {
+        let Some(check) = &mut self.check else {
+            return Ok(());
+        };
+        check.wait(1)?;
+        // A damaged page is the first thing to say; then whether the log
+        // that held the latest commits is missing.
+        if let Some(wal_was_there) = check.log_unchecked.take() {
+            let path = check.path.clone();
+            integrity::check_log(&self.conn, &path, wal_was_there).map_err(|e| {
+                check.log_unchecked = Some(wal_was_there);
+                of_file(&path, e)
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Waits for the whole check [`Store::open_checking`] started, and
+    /// marks the database open once it passed. Every write does this first.
+    pub fn verified(&mut self) -> Result<(), StoreError> {
+        self.readable()?;
+        let Some(check) = &mut self.check else {
+            return Ok(());
+        };
+        check.wait(PendingCheck::STAGES)?;
+        let path = check.path.clone();
+        self.check = None;
+        integrity::mark_open(&self.conn).map_err(|e| of_file(&path, e))?;
+        self.marked_open = true;
+        Ok(())
     }
 
     /// A store in memory, for tests.
@@ -302,6 +468,7 @@ impl Store {
         Ok(Store {
             conn,
             marked_open: false,
+            check: None,
         })
     }
 
@@ -314,6 +481,7 @@ impl Store {
 
     /// Starts the transaction of one turn.
     pub fn begin(&mut self) -> Result<Turn<'_>, StoreError> {
+        self.verified()?;
         Ok(Turn {
             tx: self.conn.transaction()?,
         })
@@ -323,6 +491,7 @@ impl Store {
     /// committed (after a failed commit, the controller tries this until
     /// it works).
     pub fn probe(&mut self) -> Result<(), StoreError> {
+        self.verified()?;
         let tx = self.conn.transaction()?;
         tx.execute(
             "INSERT INTO meta (key, value) VALUES ('probe', 0) \
@@ -380,7 +549,7 @@ impl Store {
         let bytes: Option<Vec<u8>> = self
             .conn
             .query_row(
-                "SELECT payload FROM jobs WHERE id = ?1",
+                "SELECT payload FROM payloads WHERE id = ?1",
                 [i64::from(job)],
                 |r| r.get(0),
             )
@@ -450,10 +619,10 @@ impl Turn<'_> {
         let id = record.id.0;
         self.tx
             .prepare_cached(
-                "INSERT INTO jobs (id, uid, state, end_time, record, meta, payload, \
+                "INSERT INTO jobs (id, uid, state, end_time, record, meta, \
                  submit_time, eligible_time, start_time, array_job_id, array_task_id, \
                  submit_key) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )?
             .execute(params![
                 i64::from(id),
@@ -462,7 +631,6 @@ impl Turn<'_> {
                 record.end_time.map(|t| t as i64),
                 encode(id, record)?,
                 encode(id, meta)?,
-                encode(id, payload)?,
                 record.submit_time as i64,
                 eligible_time(record),
                 record.start_time.map(|t| t as i64),
@@ -470,6 +638,9 @@ impl Turn<'_> {
                 array_ids(record).1,
                 submit_key.map(u128::to_le_bytes),
             ])?;
+        self.tx
+            .prepare_cached("INSERT INTO payloads (id, payload) VALUES (?1, ?2)")?
+            .execute(params![i64::from(id), encode(id, payload)?])?;
         Ok(())
     }
 
@@ -506,7 +677,11 @@ impl Turn<'_> {
 
     /// Records the node names, in NodeId order.
     pub fn set_node_names(&self, names: &[String]) -> Result<(), StoreError> {
-        let value = String::from_utf8(encode(0, &names)?).expect("JSON is UTF-8");
+        // Text, as an operator reading the table expects: one row.
+        let value = serde_json::to_string(names).map_err(|source| StoreError::Encode {
+            job: 0,
+            source: RowError::Json(source),
+        })?;
         self.tx
             .prepare_cached(
                 "INSERT INTO settings (key, value) VALUES ('node_names', ?1) \

@@ -31,11 +31,15 @@ impl Turn<'_> {
             .collect::<Result<_, _>>()?;
         let mut deleted = 0;
         let mut job = self.tx.prepare_cached("DELETE FROM jobs WHERE id = ?1")?;
+        let mut payload = self
+            .tx
+            .prepare_cached("DELETE FROM payloads WHERE id = ?1")?;
         let mut steps = self
             .tx
             .prepare_cached("DELETE FROM steps WHERE job_id = ?1")?;
         for id in ids.into_iter().filter(|id| !keep(*id)) {
             steps.execute([i64::from(id)])?;
+            payload.execute([i64::from(id)])?;
             deleted += job.execute([i64::from(id)])?;
         }
         Ok(deleted)

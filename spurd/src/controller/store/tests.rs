@@ -341,3 +341,204 @@ fn another_programs_database_is_refused() {
     drop(conn);
     assert!(refusal(dir.path()).contains("SQLite database of another program"));
 }
+
+#[test]
+fn rows_are_written_in_bincode_and_read_back() {
+    let mut store = Store::in_memory().expect("opens");
+    let meta = JobMeta {
+        user_name: "alice".into(),
+        comment: Some("c".into()),
+        requested: Some(TresCount {
+            cpus: 2,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let turn = store.begin().expect("begins");
+    turn.insert_job(
+        &record(7, JobState::Pending, None),
+        &meta,
+        &JobPayload::default(),
+        None,
+    )
+    .expect("inserts");
+    turn.commit().expect("commits");
+    let row: Vec<u8> = store
+        .conn
+        .query_row("SELECT record FROM jobs WHERE id = 7", [], |r| r.get(0))
+        .expect("reads");
+    assert_eq!(row[..2], [ROW_BINARY, ROW_LAYOUT]);
+    let jobs = store.load_jobs(0).expect("loads");
+    assert_eq!(jobs[0].record, record(7, JobState::Pending, None));
+    assert_eq!(jobs[0].meta, meta);
+}
+
+#[test]
+fn a_json_row_of_an_older_spurd_still_reads() {
+    let mut store = Store::in_memory().expect("opens");
+    let turn = store.begin().expect("begins");
+    turn.insert_job(
+        &record(3, JobState::Pending, None),
+        &JobMeta::default(),
+        &JobPayload::default(),
+        None,
+    )
+    .expect("inserts");
+    turn.commit().expect("commits");
+    let json = serde_json::to_vec(&record(3, JobState::Pending, None)).expect("encodes");
+    let meta = br#"{"gid":5,"user_name":"bob","work_dir":"/home/bob"}"#;
+    store
+        .conn
+        .execute(
+            "UPDATE jobs SET record = ?1, meta = ?2 WHERE id = 3",
+            params![json, &meta[..]],
+        )
+        .expect("rewrites");
+    let jobs = store.load_jobs(0).expect("loads");
+    assert_eq!(jobs[0].record, record(3, JobState::Pending, None));
+    assert_eq!(jobs[0].meta.user_name, "bob");
+}
+
+#[test]
+fn a_row_of_a_newer_layout_is_refused_naming_it() {
+    let err = decode::<JobMeta>(9, &[ROW_BINARY, ROW_LAYOUT + 1, 0, 0]).expect_err("refused");
+    assert_eq!(
+        err.to_string(),
+        "job 9 is stored in a form this version cannot read"
+    );
+    let why = std::error::Error::source(&err)
+        .expect("a cause")
+        .to_string();
+    assert!(why.contains(&format!("layout {}", ROW_LAYOUT + 1)), "{why}");
+}
+
+/// The fields of the stored types, as paths with their JSON kinds: what a
+/// row in bincode depends on.
+fn layout_of(value: &serde_json::Value, path: &str, out: &mut Vec<String>) {
+    use serde_json::Value;
+    match value {
+        Value::Object(fields) => {
+            for (name, v) in fields {
+                layout_of(v, &format!("{path}.{name}"), out);
+            }
+        }
+        Value::Array(items) => match items.first() {
+            Some(first) => layout_of(first, &format!("{path}[]"), out),
+            None => out.push(format!("{path}:[]")),
+        },
+        Value::Null => out.push(format!("{path}:null")),
+        Value::Bool(_) => out.push(format!("{path}:bool")),
+        Value::Number(_) => out.push(format!("{path}:number")),
+        Value::String(_) => out.push(format!("{path}:string")),
+    }
+}
+
+#[test]
+fn the_stored_layout_is_pinned() {
+    // If this fails, the stored types changed: rows in bincode written
+    // before the change no longer read. Raise ROW_LAYOUT, keep a decoder of
+    // the old layout (its types frozen) converting to the new one, and
+    // then update the figure below.
+    let meta = JobMeta {
+        requested: Some(TresCount::default()),
+        allocated: Some(AllocRecord::default()),
+        ..Default::default()
+    };
+    let mut fields = Vec::new();
+    for (name, value) in [
+        (
+            "record",
+            serde_json::to_value(record(1, JobState::Pending, None)),
+        ),
+        ("meta", serde_json::to_value(meta)),
+        ("payload", serde_json::to_value(JobPayload::default())),
+    ] {
+        layout_of(&value.expect("encodes"), name, &mut fields);
+    }
+    // FNV-1a over the list: stable across Rust versions.
+    let digest = fields
+        .join("\n")
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    assert_eq!(
+        (fields.len(), digest),
+        (88, 3_663_219_174_715_324_899),
+        "the stored layout changed:\n{}",
+        fields.join("\n")
+    );
+}
+
+#[test]
+fn a_version_5_store_moves_its_scripts_to_a_table_of_their_own() {
+    let conn = Connection::open_in_memory().expect("opens");
+    for sql in &migrations::MIGRATIONS[..5] {
+        conn.execute_batch(sql).expect("old migration");
+    }
+    conn.pragma_update(None, "user_version", 5).expect("sets");
+    let payload = JobPayload {
+        script: "#!/bin/sh\necho old\n".into(),
+        argv: vec!["a".into()],
+        env: vec![("HOME".into(), "/home/alice".into())],
+    };
+    conn.execute(
+        "INSERT INTO jobs (id, uid, state, end_time, record, meta, payload) \
+         VALUES (4, 1000, 'PENDING', NULL, ?1, ?2, ?3)",
+        params![
+            serde_json::to_vec(&record(4, JobState::Pending, None)).expect("encodes"),
+            serde_json::to_vec(&JobMeta::default()).expect("encodes"),
+            serde_json::to_vec(&payload).expect("encodes"),
+        ],
+    )
+    .expect("inserts");
+    let store = Store::with_connection(conn).expect("upgrades");
+    assert_eq!(store.payload(4).expect("reads"), Some(payload));
+    assert_eq!(store.load_jobs(0).expect("loads").len(), 1);
+    let columns: Vec<String> = store
+        .conn
+        .prepare("SELECT name FROM pragma_table_info('jobs')")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .expect("reads");
+    assert!(!columns.contains(&"payload".to_string()), "{columns:?}");
+}
+
+/// Fills the first page of `table` in the closed store in `dir` with junk.
+fn damage_table(dir: &Path, table: &str) {
+    let db = dir.join(STATE_FILE);
+    let root: usize = Connection::open(&db)
+        .and_then(|c| {
+            c.query_row(
+                "SELECT rootpage FROM sqlite_schema WHERE name = ?1",
+                [table],
+                |r| r.get(0),
+            )
+        })
+        .expect("finds the table");
+    let mut bytes = std::fs::read(&db).expect("reads");
+    bytes[(root - 1) * 4096..root * 4096].fill(0xA5);
+    std::fs::write(&db, &bytes).expect("writes");
+}
+
+#[test]
+fn a_damaged_table_of_jobs_stops_the_start_before_anything_is_read() {
+    let dir = folder_with_jobs(400);
+    damage_table(dir.path(), "jobs");
+    let mut store = Store::open_checking(dir.path()).expect("opens; the check runs aside");
+    let err = store.readable().expect_err("refused");
+    assert!(err.to_string().contains("damaged"), "{err}");
+}
+
+#[test]
+fn damaged_scripts_let_the_jobs_be_read_but_nothing_be_written() {
+    let dir = folder_with_jobs(400);
+    damage_table(dir.path(), "payloads");
+    let mut store = Store::open_checking(dir.path()).expect("opens; the check runs aside");
+    store.readable().expect("the jobs' tables are whole");
+    assert_eq!(store.load_jobs(0).expect("loads").len(), 400);
+    let err = store.begin().err().expect("no write");
+    assert!(err.to_string().contains("damaged"), "{err}");
+    assert!(store.probe().is_err());
+    drop(store);
+    assert!(refusal(dir.path()).contains("damaged"));
+}
