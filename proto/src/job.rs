@@ -188,9 +188,10 @@ pub struct JobDesc {
 pub const SUBMIT_KEY_MAX: usize = 255;
 
 /// Slurm's job states, as the wire carries them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum JobStateName {
     /// PENDING.
+    #[default]
     Pending,
     /// RUNNING.
     Running,
@@ -288,7 +289,7 @@ impl JobStateName {
 
 /// A job as squeue and scontrol see it. Times are Unix seconds; durations
 /// are seconds; `None` limits are UNLIMITED.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct JobInfo {
     /// JobId.
     pub job_id: u32,

@@ -6,6 +6,11 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
+// A listing of many jobs is decoded into one large block: huge pages fill
+// it with a fault per 2 MiB.
+#[global_allocator]
+static ALLOCATOR: spur_sys::LargePages = spur_sys::LargePages;
+
 fn main() -> ExitCode {
     spurctl::reset_sigpipe();
     let mut args: Vec<OsString> = std::env::args_os().collect();

@@ -1,9 +1,13 @@
 //! spur-sys: this host's facts as libc gives them, in one place for the
 //! daemon and every front end: users and groups from the passwd and group
 //! databases, the host's short name, a peer's host name, this process's
-//! umask, and random bytes from the kernel.
+//! umask, random bytes from the kernel, and an allocator that gives large
+//! blocks huge pages.
 
+pub mod large_pages;
 pub mod users;
+
+pub use large_pages::LargePages;
 
 /// `buf` filled with random bytes from the kernel (getrandom(2), which
 /// needs no /dev: it works in a bare chroot too).

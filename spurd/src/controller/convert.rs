@@ -176,18 +176,32 @@ pub fn job_info(
     pattern_node: &str,
     detail: bool,
 ) -> JobInfo {
+    let mut info = JobInfo::default();
+    fill_job_info(&mut info, core, job, meta, pattern_node, detail);
+    info
+}
+
+/// [`job_info`] written over `info`, reusing its strings' buffers: a
+/// listing fills one value per job and encodes it, allocating next to
+/// nothing.
+pub fn fill_job_info(
+    info: &mut JobInfo,
+    core: &Core,
+    job: &Job,
+    meta: &JobMeta,
+    pattern_node: &str,
+    detail: bool,
+) {
     let shape = job.shape();
     let alloc = job.allocation();
     let running = !alloc.is_empty();
-    let node_names = names(core, alloc.iter().map(|a| a.node));
-    let cpus_per_node: Vec<u32> = alloc.iter().map(|a| a.res.cpus).collect();
     let num_nodes = if running {
         alloc.len() as u32
     } else {
         shape.nodes_min
     };
     let num_cpus = if running {
-        cpus_per_node.iter().sum()
+        alloc.iter().map(|a| a.res.cpus).sum()
     } else {
         shape.tasks * shape.cpus_per_task
     };
@@ -203,13 +217,6 @@ pub fn job_info(
             .gpus_total
             .unwrap_or(shape.gpus_on_node(shape.min_tasks_per_node()) * num_nodes)
     };
-    let tres = detail.then_some(spur_proto::Tres {
-        cpus: num_cpus,
-        mem_mb: mem_total,
-        nodes: num_nodes,
-        billing: num_cpus,
-        gpus: gpus_total,
-    });
     let array_job_id = job.array_job_id();
     let expand = |p: &str| {
         let values = spur_proto::PatternValues {
@@ -223,124 +230,164 @@ pub fn job_info(
         };
         absolute(&meta.work_dir, &spur_proto::pattern::expand(p, &values))
     };
-    let (stdout, stderr, stdin) = if detail {
-        let stdout = expand(
+    if detail {
+        info.stdout = expand(
             meta.stdout
                 .as_deref()
                 .unwrap_or(spur_proto::pattern::default_output(array_job_id.is_some())),
         );
-        let stderr = meta.stderr.as_deref().map_or(stdout.clone(), expand);
-        let stdin = meta
+        info.stderr = meta.stderr.as_deref().map_or(info.stdout.clone(), expand);
+        info.stdin = meta
             .stdin
             .as_deref()
             .map_or_else(|| "/dev/null".into(), expand);
-        (stdout, stderr, stdin)
     } else {
-        Default::default()
-    };
-    let text = |value: &String| if detail { value.clone() } else { String::new() };
-    let optional = |value: &Option<String>| if detail { value.clone() } else { None };
+        info.stdout.clear();
+        info.stderr.clear();
+        info.stdin.clear();
+    }
+    let node_name = |a: &spur_core::NodeAlloc| core.nodes()[a.node.index()].config.name.as_str();
     let partition = &core.partitions()[job.partition().index()];
     let begin = job.spec.begin.filter(|&b| b > job.submit_time());
-    JobInfo {
-        job_id: job.id.0,
-        name: job.spec.name.clone(),
-        user_id: job.spec.user.0,
-        user_name: meta.user_name.clone(),
-        group_id: meta.gid,
-        group_name: meta.group_name.clone(),
-        state: state_name(job),
-        reason: job.reason().as_str().to_string(),
-        priority: job.priority(),
-        nice: job.spec.nice,
-        account: job.spec.account.clone(),
-        qos: job.spec.qos.clone().unwrap_or_else(|| "normal".into()),
-        partition: partition.name.clone(),
-        time_limit: job.time_limit(),
-        time_min: job.spec.time_min,
-        submit_time: job.submit_time(),
-        // slurmctld's begin_time: the submission, or a later --begin (a
-        // requeued job's too).
-        eligible_time: begin.unwrap_or(job.submit_time()),
-        // A pending job's start: backfill's plan, else the begin time it
-        // waits for (as slurmctld shows a job held by BeginTime).
-        start_time: job
-            .start_time()
-            .or(job.expected_start())
-            .or(begin.filter(|_| job.state() == JobState::Pending)),
-        end_time: job
-            .end_time()
-            .or_else(|| Some(job.start_time()? + job.time_limit()?)),
-        nodes: if running {
-            hostlist::compress(&node_names)
-        } else if job.state().is_finished() {
-            meta.nodes.clone().unwrap_or_default()
-        } else {
-            String::new()
-        },
-        sched_nodes: (!job.sched_nodes().is_empty())
-            .then(|| hostlist::compress(&names(core, job.sched_nodes().iter().copied()))),
-        num_nodes,
-        num_cpus,
-        num_tasks: shape.tasks,
-        cpus_per_task: shape.cpus_per_task,
-        ntasks_per_node: job.spec.ntasks_per_node.unwrap_or(0),
-        cpus_per_node,
-        batch_host: node_names.first().cloned().or_else(|| {
-            let first = meta.nodes.as_deref()?;
-            hostlist::expand(first).ok()?.into_iter().next()
-        }),
-        req_nodes: (!job.spec.required_nodes.is_empty())
-            .then(|| hostlist::compress(&job.spec.required_nodes)),
-        exc_nodes: (!job.spec.excluded_nodes.is_empty())
-            .then(|| hostlist::compress(&job.spec.excluded_nodes)),
-        features: job.spec.constraint.clone(),
-        mem: match shape.mem {
-            MemDemand::PerNode(mb) => MemSpec::PerNode(mb),
-            MemDemand::WholeNode => MemSpec::PerNode(0),
-            MemDemand::PerCpu(mb) => MemSpec::PerCpu(mb),
-            MemDemand::PerGpu(mb) => MemSpec::PerGpu(mb),
-        },
-        tres,
-        tres_per_node: (shape.gpus_per_node > 0)
-            .then(|| format!("gres:gpu:{}", shape.gpus_per_node)),
-        tres_per_job: shape.gpus_total.map(|g| format!("gres:gpu:{g}")),
-        tres_per_task: (shape.gpus_per_task > 0)
-            .then(|| format!("gres:gpu:{}", shape.gpus_per_task)),
-        gpus_per_node_idx: alloc.iter().map(|a| a.gpus.indices().collect()).collect(),
-        work_dir: text(&meta.work_dir),
-        stdout,
-        stderr,
-        stdin,
-        command: optional(&meta.command),
-        comment: optional(&meta.comment),
-        exit_code: job.exit_status().map_or(0, |e| e.code),
-        exit_signal: job.exit_status().map_or(0, |e| e.signal),
-        restarts: job.restarts(),
-        requeue: job.spec.requeue.unwrap_or(core.config().job_requeue),
-        batch: !meta.interactive,
-        deadline: job.spec.deadline,
-        exclusive: match shape.exclusive {
-            Exclusive::No => ExclusiveMode::No,
-            Exclusive::Node => ExclusiveMode::Node,
-            Exclusive::User => ExclusiveMode::User,
-            Exclusive::Topo => ExclusiveMode::Topo,
-        },
-        contiguous: false,
-        submit_host: text(&meta.submit_host),
-        dependency: job.dependency_str(),
-        array_job_id: array_job_id.map(|a| a.0),
-        array_task_id: job.array_task_id(),
-        array_task_str: core.array_task_str(job.id).filter(|t| !t.is_empty()),
-        array_task_throttle: array_job_id
-            .and_then(|a| core.array_throttle(a))
-            .unwrap_or(0),
-        last_sched_eval: None,
-        unacted: if detail {
-            meta.unacted.clone()
-        } else {
-            Vec::new()
-        },
+    info.job_id = job.id.0;
+    set(&mut info.name, &job.spec.name);
+    info.user_id = job.spec.user.0;
+    set(&mut info.user_name, &meta.user_name);
+    info.group_id = meta.gid;
+    set(&mut info.group_name, &meta.group_name);
+    info.state = state_name(job);
+    set(&mut info.reason, job.reason().as_str());
+    info.priority = job.priority();
+    info.nice = job.spec.nice;
+    set_opt(&mut info.account, job.spec.account.as_deref());
+    set(&mut info.qos, job.spec.qos.as_deref().unwrap_or("normal"));
+    set(&mut info.partition, &partition.name);
+    info.time_limit = job.time_limit();
+    info.time_min = job.spec.time_min;
+    info.submit_time = job.submit_time();
+    // slurmctld's begin_time: the submission, or a later --begin (a
+    // requeued job's too).
+    info.eligible_time = begin.unwrap_or(job.submit_time());
+    // A pending job's start: backfill's plan, else the begin time it
+    // waits for (as slurmctld shows a job held by BeginTime).
+    info.start_time = job
+        .start_time()
+        .or(job.expected_start())
+        .or(begin.filter(|_| job.state() == JobState::Pending));
+    info.end_time = job
+        .end_time()
+        .or_else(|| Some(job.start_time()? + job.time_limit()?));
+    if running {
+        info.nodes = hostlist::compress(&alloc.iter().map(node_name).collect::<Vec<_>>());
+    } else if job.state().is_finished() {
+        set(&mut info.nodes, meta.nodes.as_deref().unwrap_or_default());
+    } else {
+        info.nodes.clear();
+    }
+    info.sched_nodes = (!job.sched_nodes().is_empty()).then(|| {
+        hostlist::compress(
+            &job.sched_nodes()
+                .iter()
+                .map(|n| core.nodes()[n.index()].config.name.as_str())
+                .collect::<Vec<_>>(),
+        )
+    });
+    info.num_nodes = num_nodes;
+    info.num_cpus = num_cpus;
+    info.num_tasks = shape.tasks;
+    info.cpus_per_task = shape.cpus_per_task;
+    info.ntasks_per_node = job.spec.ntasks_per_node.unwrap_or(0);
+    info.cpus_per_node.clear();
+    info.cpus_per_node.extend(alloc.iter().map(|a| a.res.cpus));
+    match alloc.first() {
+        Some(first) => set_opt(&mut info.batch_host, Some(node_name(first))),
+        None => {
+            info.batch_host = meta
+                .nodes
+                .as_deref()
+                .and_then(|first| hostlist::expand(first).ok()?.into_iter().next())
+        }
+    }
+    info.req_nodes =
+        (!job.spec.required_nodes.is_empty()).then(|| hostlist::compress(&job.spec.required_nodes));
+    info.exc_nodes =
+        (!job.spec.excluded_nodes.is_empty()).then(|| hostlist::compress(&job.spec.excluded_nodes));
+    set_opt(&mut info.features, job.spec.constraint.as_deref());
+    info.mem = match shape.mem {
+        MemDemand::PerNode(mb) => MemSpec::PerNode(mb),
+        MemDemand::WholeNode => MemSpec::PerNode(0),
+        MemDemand::PerCpu(mb) => MemSpec::PerCpu(mb),
+        MemDemand::PerGpu(mb) => MemSpec::PerGpu(mb),
+    };
+    info.tres = detail.then_some(spur_proto::Tres {
+        cpus: num_cpus,
+        mem_mb: mem_total,
+        nodes: num_nodes,
+        billing: num_cpus,
+        gpus: gpus_total,
+    });
+    info.tres_per_node =
+        (shape.gpus_per_node > 0).then(|| format!("gres:gpu:{}", shape.gpus_per_node));
+    info.tres_per_job = shape.gpus_total.map(|g| format!("gres:gpu:{g}"));
+    info.tres_per_task =
+        (shape.gpus_per_task > 0).then(|| format!("gres:gpu:{}", shape.gpus_per_task));
+    info.gpus_per_node_idx.clear();
+    info.gpus_per_node_idx
+        .extend(alloc.iter().map(|a| a.gpus.indices().collect()));
+    set(&mut info.work_dir, if detail { &meta.work_dir } else { "" });
+    set_opt(
+        &mut info.command,
+        meta.command.as_deref().filter(|_| detail),
+    );
+    set_opt(
+        &mut info.comment,
+        meta.comment.as_deref().filter(|_| detail),
+    );
+    info.exit_code = job.exit_status().map_or(0, |e| e.code);
+    info.exit_signal = job.exit_status().map_or(0, |e| e.signal);
+    info.restarts = job.restarts();
+    info.requeue = job.spec.requeue.unwrap_or(core.config().job_requeue);
+    info.batch = !meta.interactive;
+    info.deadline = job.spec.deadline;
+    info.exclusive = match shape.exclusive {
+        Exclusive::No => ExclusiveMode::No,
+        Exclusive::Node => ExclusiveMode::Node,
+        Exclusive::User => ExclusiveMode::User,
+        Exclusive::Topo => ExclusiveMode::Topo,
+    };
+    info.contiguous = false;
+    set(
+        &mut info.submit_host,
+        if detail { &meta.submit_host } else { "" },
+    );
+    info.dependency = job.dependency_str();
+    info.array_job_id = array_job_id.map(|a| a.0);
+    info.array_task_id = job.array_task_id();
+    info.array_task_str = array_job_id
+        .and_then(|_| core.array_task_str(job.id))
+        .filter(|t| !t.is_empty());
+    info.array_task_throttle = array_job_id
+        .and_then(|a| core.array_throttle(a))
+        .unwrap_or(0);
+    info.last_sched_eval = None;
+    if detail {
+        info.unacted.clone_from(&meta.unacted);
+    } else {
+        info.unacted.clear();
+    }
+}
+
+/// `to = from`, in `to`'s buffer.
+fn set(to: &mut String, from: &str) {
+    to.clear();
+    to.push_str(from);
+}
+
+/// `to = from`, in `to`'s buffer when it has one.
+fn set_opt(to: &mut Option<String>, from: Option<&str>) {
+    match (to.as_mut(), from) {
+        (Some(to), Some(from)) => set(to, from),
+        (_, from) => *to = from.map(str::to_string),
     }
 }
 

@@ -299,7 +299,7 @@ impl Controller {
             argv: desc.argv,
             env: desc.env,
         };
-        self.metas.insert(id, meta.clone());
+        self.metas.insert(id, Box::new(meta.clone()));
         if let Some(key) = submit_key {
             self.submit_keys.insert(key, id);
         }
@@ -361,14 +361,14 @@ impl Controller {
     ) -> Result<Vec<u8>, ProtoError> {
         let visible = |j: &spur_core::Job| viewer.is_none_or(|v| v == j.spec.user.0);
         let none = JobMeta::default();
-        let info = |j: &spur_core::Job| {
-            let meta = self.metas.get(&j.id).unwrap_or(&none);
+        let fill = |j: &spur_core::Job, info: &mut spur_proto::JobInfo| {
+            let meta = self.metas.get(&j.id).map_or(&none, |m| &**m);
             let host = j
                 .allocation()
                 .first()
                 .map(|a| self.core.nodes()[a.node.index()].config.name.as_str())
                 .unwrap_or("");
-            convert::job_info(&self.core, j, meta, host, detail)
+            convert::fill_job_info(info, &self.core, j, meta, host, detail)
         };
         let encoded = if ids.is_empty() {
             let listed = |j: &&spur_core::Job| {
@@ -382,7 +382,7 @@ impl Controller {
                         ))
             };
             let count = self.core.jobs().filter(listed).count();
-            spur_proto::frame::encode_jobs(now(), count, self.core.jobs().filter(listed).map(info))
+            spur_proto::frame::encode_jobs(now(), count, self.core.jobs().filter(listed), fill)
         } else {
             // The id of an array names every job of it.
             let found: Vec<&spur_core::Job> = self
@@ -394,7 +394,7 @@ impl Controller {
             if found.is_empty() {
                 return Err(ErrorCode::InvalidJobId.into());
             }
-            spur_proto::frame::encode_jobs(now(), found.len(), found.into_iter().map(info))
+            spur_proto::frame::encode_jobs(now(), found.len(), found.into_iter(), fill)
         };
         encoded.map_err(|_| ErrorCode::Malformed.into())
     }
