@@ -303,6 +303,10 @@ fn expired_jobs_and_steps_are_purged_in_batches_but_held_jobs_stay() {
     turn.commit().expect("commits");
     assert_eq!((first, second), (1, 1));
     assert_eq!(ids(&store, &HistoryQuery::default()), vec![2, 3, 5, 6, 7]);
+    // Their scripts went with them.
+    assert_eq!(store.payload(1).expect("reads"), None);
+    assert_eq!(store.payload(4).expect("reads"), None);
+    assert!(store.payload(2).expect("reads").is_some());
     // The purged job's steps went with it; a running step is never purged.
     let turn = store.begin().expect("begins");
     assert_eq!(turn.purge_steps(400, 10).expect("purges"), 1);
