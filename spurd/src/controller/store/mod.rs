@@ -246,6 +246,8 @@ struct PendingCheck {
     /// Whether the log was there when the database was opened, until the
     /// log has been checked.
     log_unchecked: Option<bool>,
+    /// What the check found wrong, once it has.
+    fault: Option<String>,
 }
 
 impl PendingCheck {
@@ -281,6 +283,7 @@ impl PendingCheck {
             passed: 0,
             path: path.to_path_buf(),
             log_unchecked: Some(wal_was_there),
+            fault: None,
         })
     }
 
@@ -288,15 +291,24 @@ impl PendingCheck {
     fn wait(&mut self, stages: usize) -> Result<(), StoreError> {
         while self.passed < stages {
             match self.stages.recv() {
-                Ok(result) => result?,
+                Ok(Ok(())) => self.passed += 1,
+                Ok(Err(e)) => {
+                    // Every later write is refused with the same finding.
+                    if let StoreError::Unusable { fault, .. } = &e {
+                        self.fault = Some(fault.clone());
+                    }
+                    return Err(e);
+                }
                 Err(_) => {
                     return Err(StoreError::Unusable {
                         path: self.path.clone(),
-                        fault: "the check of its pages failed".into(),
+                        fault: self
+                            .fault
+                            .clone()
+                            .unwrap_or_else(|| "the check of its pages failed".into()),
                     })
                 }
             }
-            self.passed += 1;
         }
         Ok(())
     }
