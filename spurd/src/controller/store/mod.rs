@@ -346,12 +346,7 @@ const ROW_BINARY: u8 = 0xB1;
 const ROW_LAYOUT: u8 = 1;
 
 fn encode<T: Serialize>(job: u32, value: &T) -> Result<Vec<u8>, StoreError> {
-    let size = bincode::serialized_size(value).map_err(|source| StoreError::Encode {
-        job,
-        source: RowError::Binary(source),
-    })?;
-    let mut row = Vec::with_capacity(2 + size as usize);
-    row.extend_from_slice(&[ROW_BINARY, ROW_LAYOUT]);
+    let mut row = vec![ROW_BINARY, ROW_LAYOUT];
     bincode::serialize_into(&mut row, value).map_err(|source| StoreError::Encode {
         job,
         source: RowError::Binary(source),
@@ -406,10 +401,11 @@ impl Store {
         Ok(store)
     }
 
-    /// Opens the database in `dir` as [`Store::open`] does, but leaves
-    /// its check of every page running on another thread: reads may go on
-    /// at once, the first write waits for the check, and [`Store::verified`]
-    /// says how it ended. A restart reads its jobs while SQLite reads every
+    /// Opens (creating and migrating) the database in `dir`, leaving its
+    /// check of every page ([`integrity`]) running on another thread:
+    /// reads may go on at once, [`Store::readable`] waits for the tables a
+    /// restart reads, the first write waits for the whole check, and
+    /// [`Store::verified`] says how it ended. A restart reads its jobs while SQLite reads every
     /// page, instead of one after the other.
     pub fn open_checking(dir: &Path) -> Result<Store, StoreError> {
         let path = dir.join(STATE_FILE);
@@ -440,12 +436,10 @@ impl Store {
         check.wait(1)?;
         // A damaged page is the first thing to say; then whether the log
         // that held the latest commits is missing.
-        if let Some(wal_was_there) = check.log_unchecked.take() {
-            let path = check.path.clone();
-            integrity::check_log(&self.conn, &path, wal_was_there).map_err(|e| {
-                check.log_unchecked = Some(wal_was_there);
-                of_file(&path, e)
-            })?;
+        if let Some(wal_was_there) = check.log_unchecked {
+            integrity::check_log(&self.conn, &check.path, wal_was_there)
+                .map_err(|e| of_file(&check.path, e))?;
+            check.log_unchecked = None;
         }
         Ok(())
     }
