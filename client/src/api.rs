@@ -6,9 +6,9 @@
 use spur_proto::history::{HistoryJob, HistoryQuery};
 use spur_proto::step::{StepGrant, StepInfo, StepRequest};
 use spur_proto::{
-    ArrayTasks, ClientRequest, ClientResponse, ConfigInfo, ErrorCode, JobDesc, JobInfo, JobUpdate,
-    NodeInfo, NodeUpdate, PartitionInfo, ProtoError, RequeueHold, SignalTarget, TokenRequest,
-    WillRun,
+    ArrayTasks, ClientRequest, ClientResponse, ConfigInfo, ErrorCode, JobDesc, JobFields, JobInfo,
+    JobUpdate, NodeInfo, NodeUpdate, PartitionInfo, ProtoError, RequeueHold, SignalTarget,
+    TokenRequest, WillRun,
 };
 
 use crate::{Controller, RequestError};
@@ -98,21 +98,24 @@ pub trait Api: Controller {
         }
     }
 
-    /// Jobs: those of `ids` (every job when empty), with the detail
-    /// `scontrol show job -d` needs, or only the active ones.
+    /// Jobs: those of `ids` (every job when empty), or only the active
+    /// ones, each with `fields` filled (the others default).
     fn jobs(
         &mut self,
         ids: Vec<u32>,
-        detail: bool,
+        fields: JobFields,
         active_only: bool,
     ) -> Result<Listing<JobInfo>, RequestError> {
         let req = ClientRequest::Jobs {
             ids,
-            detail,
+            fields,
             active_only,
         };
         match self.request(&req)? {
-            ClientResponse::Jobs { now, jobs } => Ok(Listing { now, items: jobs }),
+            ClientResponse::Jobs { now, jobs } => Ok(Listing {
+                now,
+                items: jobs.into_vec(),
+            }),
             _ => Err(unexpected()),
         }
     }

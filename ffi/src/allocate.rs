@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use spur_client::{Api, Process, RequestError};
 use spur_options::fields::Request;
-use spur_proto::{ErrorCode, JobInfo, JobStateName, MemSpec};
+use spur_proto::{ErrorCode, JobFields, JobInfo, JobStateName, MemSpec};
 
 use crate::bindings::{
     job_desc_msg_t, resource_allocation_response_msg_t, time_t, ESLURM_ALREADY_DONE,
@@ -135,7 +135,7 @@ unsafe fn free_members(r: &mut resource_allocation_response_msg_t) {
 /// The job `id`, as the controller lists it.
 fn job(id: u32) -> Result<JobInfo, RequestError> {
     Process
-        .jobs(vec![id], true, false)?
+        .jobs(vec![id], JobFields::ALL, false)?
         .items
         .into_iter()
         .find(|j| j.job_id == id)

@@ -7,7 +7,7 @@
 use std::os::raw::{c_char, c_int, c_long};
 
 use spur_client::{Api, Process};
-use spur_proto::{JobInfo, JobStateName};
+use spur_proto::{JobField, JobFields, JobInfo, JobStateName};
 
 use crate::bindings::{job_info, time_t, ESLURM_INVALID_JOB_ID, SLURM_ERROR, SLURM_SUCCESS};
 use crate::call::{guarded, now, set_errno};
@@ -33,7 +33,7 @@ fn job(id: u32) -> Result<JobInfo, c_int> {
     } else {
         id
     };
-    match Process.jobs(vec![id], true, false) {
+    match Process.jobs(vec![id], JobFields::ALL, false) {
         Ok(listing) => listing
             .items
             .into_iter()
@@ -76,7 +76,11 @@ pub unsafe extern "C" fn slurm_xlate_job_id(text: *mut c_char) -> u32 {
 /// there, or still pending in the array's record).
 pub(crate) fn task_job_id(array: u32, task: u32) -> u32 {
     Process
-        .jobs(vec![array], false, false)
+        .jobs(
+            vec![array],
+            JobFields::of(&[JobField::JobId, JobField::ArrayJobId, JobField::ArrayTaskId]),
+            false,
+        )
         .map_or(0, |listing| {
             (listing.items.iter())
                 .find(|j| j.array_job_id == Some(array) && j.array_task_id == Some(task))

@@ -10,7 +10,7 @@ use std::os::raw::{c_char, c_int};
 
 use spur_client::{Api, Process};
 use spur_proto::history::Tres;
-use spur_proto::{ExclusiveMode, JobInfo, JobStateName, MemSpec};
+use spur_proto::{ExclusiveMode, JobFields, JobInfo, JobStateName, MemSpec};
 use spur_slurm::job_state::{reason_number, reason_text, state_name, state_number};
 
 use crate::bindings::{
@@ -372,7 +372,7 @@ unsafe fn load(
         return SLURM_ERROR;
     }
     let asked_for_one = !ids.is_empty();
-    match Process.jobs(ids, true, false) {
+    match Process.jobs(ids, JobFields::ALL, false) {
         Ok(listing) => {
             // References: moving 10,000 records would cost more than reading them.
             let jobs: Vec<&JobInfo> = listing.items.iter().filter(|j| keep(j)).collect();

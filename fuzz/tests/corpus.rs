@@ -90,7 +90,10 @@ fn every_target_has_a_cargo_fuzz_entry() {
 #[test]
 #[ignore = "writes corpus/frame's seeds; run with --ignored"]
 fn write_frame_seeds() {
-    use spur_proto::{frame, ClientRequest, Hello, JobDesc, Role, PROTOCOL_VERSION};
+    use spur_proto::{
+        frame, ClientRequest, ClientResponse, Hello, JobDesc, JobField, JobFields, JobInfo,
+        JobList, Role, PROTOCOL_VERSION,
+    };
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/frame");
     let submit = ClientRequest::Submit(Box::new(JobDesc {
         name: Some("seed".into()),
@@ -114,10 +117,28 @@ fn write_frame_seeds() {
             "jobs",
             frame::encode(&ClientRequest::Jobs {
                 ids: vec![1, 2, 3],
-                detail: true,
+                fields: JobFields::ALL,
                 active_only: false,
             })
             .expect("encodes"),
+        ),
+        (
+            // A listing's payload, as `decode::<ClientResponse>` reads it.
+            "listing",
+            frame::encode(&ClientResponse::Jobs {
+                now: 1,
+                jobs: JobList {
+                    fields: JobFields::of(&[JobField::JobId, JobField::Name, JobField::Account]),
+                    jobs: vec![JobInfo {
+                        job_id: 3,
+                        name: "seed".into(),
+                        account: Some("a".into()),
+                        ..JobInfo::default()
+                    }],
+                },
+            })
+            .expect("encodes")[4..]
+                .to_vec(),
         ),
         ("huge-length", vec![0xff, 0xff, 0xff, 0xff, 1, 2, 3]),
         ("string-claims-a-terabyte", {

@@ -49,72 +49,56 @@ pub fn encode<T: Serialize>(msg: &T) -> Result<Vec<u8>, FrameError> {
 }
 
 /// Encodes `ClientResponse::Jobs { now, jobs }` as a frame from `count`
-/// jobs, each written by `fill` over one reused value in turn, so that a
-/// listing of many jobs is neither collected first nor allocated job by job
-/// (the bytes equal those of [`encode`]).
+/// jobs carrying `fields`, each written by `fill` over one reused value in
+/// turn, so that a listing of many jobs is neither collected first nor
+/// allocated job by job (the bytes equal those of [`encode`]).
 pub fn encode_jobs<T>(
     now: u64,
+    fields: crate::JobFields,
     count: usize,
     items: impl Iterator<Item = T>,
     mut fill: impl FnMut(T, &mut crate::job::JobInfo),
 ) -> Result<Vec<u8>, FrameError> {
-    // The empty response ends with the list's length (a u64): replace it.
+    // The empty response ends with its block: the block's length (a u64)
+    // and the block's header. Keep what comes before and write the rest.
     let empty = crate::message::ClientResponse::Jobs {
         now,
-        jobs: Vec::new(),
+        jobs: crate::JobList {
+            fields,
+            jobs: Vec::new(),
+        },
     };
     let mut buf = encode(&empty)?;
-    buf.truncate(buf.len() - 8);
-    buf.extend_from_slice(&(count as u64).to_le_bytes());
+    let mut header = Vec::new();
+    crate::listing::BlockWriter::new(&mut header, fields, 0);
+    buf.truncate(buf.len() - 8 - header.len());
+    let block_len_at = buf.len();
+    buf.extend_from_slice(&0u64.to_le_bytes());
+    let block_start = buf.len();
+    let writer = crate::listing::BlockWriter::new(&mut buf, fields, count);
     let mut job = crate::job::JobInfo::default();
     let mut written = 0usize;
     for item in items {
         fill(item, &mut job);
+        let before = buf.len();
+        writer.push(&mut buf, &job);
         if written == 0 {
             // Room for `count` jobs the size of the first, so the buffer
             // is not copied as it grows.
-            let each = bincode::serialized_size(&job).map_err(FrameError::Encode)? as usize;
+            let each = buf.len() - before;
             buf.reserve(count.saturating_mul(each + each / 4));
         }
-        bincode::serialize_into(&mut buf, &job).map_err(FrameError::Encode)?;
         written += 1;
     }
     debug_assert_eq!(written, count, "encode_jobs was told the wrong count");
+    let block_len = (buf.len() - block_start) as u64;
+    buf[block_len_at..block_start].copy_from_slice(&block_len.to_le_bytes());
     let len = u32::try_from(buf.len() - 4)
         .ok()
         .filter(|&l| l <= MAX_FRAME)
         .ok_or(FrameError::TooLarge(u32::MAX))?;
     buf[..4].copy_from_slice(&len.to_be_bytes());
     Ok(buf)
-}
-
-/// The most items [`presized_vec`] reserves room for before it has read
-/// them, so that a length prefix alone cannot make it allocate much.
-const PRESIZE_LIMIT: usize = 1 << 16;
-
-/// Deserializes a list into a vector sized for the length its encoding
-/// announces (up to [`PRESIZE_LIMIT`] items), rather than serde's cautious
-/// guess that grows it by copying; for long listings of large items.
-pub fn presized_vec<'de, D, T>(de: D) -> Result<Vec<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: serde::Deserialize<'de>,
-{
-    struct Items<T>(std::marker::PhantomData<T>);
-    impl<'de, T: serde::Deserialize<'de>> serde::de::Visitor<'de> for Items<T> {
-        type Value = Vec<T>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a sequence")
-        }
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
-            let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(PRESIZE_LIMIT));
-            while let Some(item) = seq.next_element()? {
-                items.push(item);
-            }
-            Ok(items)
-        }
-    }
-    de.deserialize_seq(Items(std::marker::PhantomData))
 }
 
 /// Decodes a frame's payload (without the length prefix).
@@ -290,10 +274,17 @@ mod tests {
             unacted: vec![],
         };
         let jobs: Vec<JobInfo> = (1..=3).map(job).collect();
-        let streamed =
-            encode_jobs(42, 3, jobs.clone().into_iter(), |j, out| *out = j).expect("encodes");
-        let collected = encode(&ClientResponse::Jobs { now: 42, jobs }).expect("encodes");
-        assert_eq!(streamed, collected);
+        let some = crate::JobFields::of(&[crate::JobField::JobId, crate::JobField::Nodes]);
+        for fields in [crate::JobFields::ALL, some] {
+            let streamed = encode_jobs(42, fields, 3, jobs.clone().into_iter(), |j, out| *out = j)
+                .expect("encodes");
+            let jobs = crate::JobList {
+                fields,
+                jobs: jobs.clone(),
+            };
+            let collected = encode(&ClientResponse::Jobs { now: 42, jobs }).expect("encodes");
+            assert_eq!(streamed, collected);
+        }
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod error;
 pub mod frame;
 pub mod history;
 pub mod job;
+pub mod listing;
 pub mod message;
 pub mod node;
 pub mod pattern;
@@ -29,6 +30,7 @@ pub use job::{
     ExclusiveMode, JobDesc, JobInfo, JobSignal, JobStateName, MemSpec, OpenMode, SegmentLayout,
     SUBMIT_KEY_MAX,
 };
+pub use listing::{JobField, JobFields, JobList};
 pub use message::{
     AgentHello, ArrayTasks, BatchLaunch, ClientRequest, ClientResponse, FromAgent, Hello, JobEnd,
     JobUpdate, KeyChallenge, KeyProof, KillNotice, NodeStateRequest, NodeUpdate, Nonce,
@@ -44,7 +46,7 @@ pub use step::{
 
 /// The protocol version spoken by this build. A peer with another version is
 /// refused at the hello.
-pub const PROTOCOL_VERSION: u16 = 9;
+pub const PROTOCOL_VERSION: u16 = 10;
 
 /// The signal an end by the out-of-memory killer reports, in every exit
 /// status on the wire: Slurm's SIG_OOM (253) read as a wait status. No

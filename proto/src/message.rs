@@ -6,7 +6,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::ProtoError;
-use crate::job::{JobDesc, JobInfo};
+use crate::job::JobDesc;
+use crate::listing::{JobFields, JobList};
 use crate::node::{ConfigInfo, NodeInfo, PartitionInfo};
 
 /// Who is connecting.
@@ -95,10 +96,9 @@ pub enum ClientRequest {
     Jobs {
         /// Only these jobs (empty: all).
         ids: Vec<u32>,
-        /// Whether to fill the fields few listings print (files, working
-        /// directory, command, comment, TRES, submit host, unacted
-        /// options); without it they are empty and the answer is smaller.
-        detail: bool,
+        /// The fields the caller reads; the others arrive default, and
+        /// the controller neither computes nor sends them.
+        fields: JobFields,
         /// Only jobs that are pending, running or completing (squeue's
         /// default selection), leaving out those kept for MinJobAge.
         active_only: bool,
@@ -376,9 +376,8 @@ pub enum ClientResponse {
     Jobs {
         /// The controller's time.
         now: u64,
-        /// The jobs.
-        #[serde(deserialize_with = "crate::frame::presized_vec")]
-        jobs: Vec<JobInfo>,
+        /// The jobs, with the fields asked for.
+        jobs: JobList,
     },
     /// Running steps, ordered by job and step, with the controller's
     /// clock for run times.

@@ -106,7 +106,14 @@ pub fn print_str(out: &mut String, text: Option<&str>, width: usize, right: bool
     } else {
         text.chars().count()
     };
-    let pad = |out: &mut String, n: usize| out.extend(std::iter::repeat_n(' ', n));
+    let pad = |out: &mut String, mut n: usize| {
+        const SPACES: &str = "                                                                ";
+        while n > 0 {
+            let chunk = n.min(SPACES.len());
+            out.push_str(&SPACES[..chunk]);
+            n -= chunk;
+        }
+    };
     let cut_to = |out: &mut String| match text.char_indices().nth(width) {
         Some((end, _)) => out.push_str(&text[..end]),
         None => out.push_str(text),

@@ -33,14 +33,29 @@ pub fn timestamp(unix: u64) -> String {
 
 /// squeue's TIME and TIME_LIMIT: `M:SS`, `H:MM:SS`, `D-HH:MM:SS`.
 pub fn duration_compact(secs: u64) -> String {
+    // Written digit by digit: squeue prints one per job.
     let (d, h, m, s) = split(secs);
+    let mut out = String::with_capacity(16);
+    let two = |out: &mut String, n: u64| {
+        out.push(char::from(b'0' + (n / 10 % 10) as u8));
+        out.push(char::from(b'0' + (n % 10) as u8));
+    };
     if d > 0 {
-        format!("{d}-{h:02}:{m:02}:{s:02}")
+        out.push_str(&d.to_string());
+        out.push('-');
+        two(&mut out, h);
+        out.push(':');
+        two(&mut out, m);
     } else if h > 0 {
-        format!("{h}:{m:02}:{s:02}")
+        out.push_str(&h.to_string());
+        out.push(':');
+        two(&mut out, m);
     } else {
-        format!("{m}:{s:02}")
+        out.push_str(&m.to_string());
     }
+    out.push(':');
+    two(&mut out, s);
+    out
 }
 
 /// scontrol's RunTime and TimeLimit: `HH:MM:SS`, `D-HH:MM:SS`.

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use spur_client::Submitted;
-use spur_proto::{JobInfo, JobStateName};
+use spur_proto::{JobField, JobFields, JobInfo, JobStateName};
 
 use crate::controller::{Api, Live, RequestError};
 
@@ -25,7 +25,7 @@ pub fn release(id: u32, exit_code: i32, signal: i32) {
 }
 
 fn job(id: u32) -> Option<JobInfo> {
-    let listing = Live.jobs(vec![id], true, false).ok()?;
+    let listing = Live.jobs(vec![id], JobFields::ALL, false).ok()?;
     listing.items.into_iter().find(|j| j.job_id == id)
 }
 
@@ -33,7 +33,11 @@ fn job(id: u32) -> Option<JobInfo> {
 /// yes).
 pub fn still_running(id: u32) -> bool {
     // Unreachable for a moment is not revoked.
-    match Live.jobs(vec![id], false, false) {
+    match Live.jobs(
+        vec![id],
+        JobFields::of(&[JobField::JobId, JobField::State]),
+        false,
+    ) {
         Ok(listing) => listing
             .items
             .iter()

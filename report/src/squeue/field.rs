@@ -4,7 +4,7 @@
 //! holds as NULL. Fields spur has no data for print what Slurm prints for an
 //! unset value. Layout (width, justification) is `render.rs`'s business.
 
-use spur_proto::{ExclusiveMode, JobInfo, JobStateName, MemSpec};
+use spur_proto::{ExclusiveMode, JobField, JobFields, JobInfo, JobStateName, MemSpec};
 use spur_slurm::units::{self, convert_num_unit, Unit};
 use std::borrow::Cow;
 
@@ -315,20 +315,72 @@ pub struct Ctx<'a> {
 }
 
 impl Field {
-    /// Whether the field is one the controller sends only with `detail`.
-    pub fn needs_detail(self) -> bool {
-        matches!(
-            self,
-            Field::TresAlloc
-                | Field::Command
-                | Field::Comment
-                | Field::WorkDir
-                | Field::BatchHost
-                | Field::AllocNodes
-                | Field::StdOut
-                | Field::StdErr
-                | Field::StdIn
-        )
+    /// The fields of a job the cell reads: a listing for this column asks
+    /// the controller for these and no others.
+    pub fn reads(self) -> JobFields {
+        use JobField as J;
+        let used = [J::StartTime, J::State, J::EndTime];
+        let files = [J::Batch, J::StdOut, J::StdErr, J::WorkDir, J::JobId];
+        let ids = [J::JobId, J::ArrayJobId, J::ArrayTaskId, J::ArrayTaskStr];
+        JobFields::of(match self {
+            Field::JobArrayId | Field::ArrayJobId => &ids,
+            Field::JobId => &[J::JobId],
+            Field::ArrayTaskId => &[J::ArrayTaskId, J::ArrayTaskStr],
+            Field::Name => &[J::Name],
+            Field::UserId => &[J::UserId],
+            Field::UserName => &[J::UserName, J::UserId],
+            Field::GroupId => &[J::GroupId],
+            Field::GroupName => &[J::GroupName, J::GroupId],
+            Field::State | Field::StateCompact => &[J::State],
+            Field::Partition => &[J::Partition],
+            Field::Qos => &[J::Qos],
+            Field::Account => &[J::Account],
+            Field::Priority | Field::PriorityLong => &[J::Priority],
+            Field::Nice => &[J::Nice],
+            Field::Reason => &[J::Reason],
+            Field::ReasonList => &[J::State, J::Reason, J::Nodes],
+            Field::NodeList => &[J::Nodes],
+            Field::TimeUsed => &used,
+            Field::TimeLimit => &[J::TimeLimit],
+            Field::TimeLeft => &[J::TimeLimit, J::StartTime, J::State, J::EndTime],
+            Field::MinTime => &[J::TimeMin],
+            Field::StartTime => &[J::StartTime],
+            Field::SubmitTime => &[J::SubmitTime],
+            Field::EligibleTime | Field::AccrueTime => &[J::EligibleTime],
+            Field::LastSchedEval => &[J::LastSchedEval],
+            Field::EndTime => &[J::State, J::TimeLimit, J::EndTime],
+            Field::PendingTime => &[J::StartTime, J::SubmitTime],
+            Field::NumCpus | Field::MaxCpus => &[J::NumCpus],
+            Field::NumNodes | Field::MaxNodes => &[J::NumNodes],
+            Field::NumTasks => &[J::NumTasks],
+            Field::CpusPerTask => &[J::CpusPerTask],
+            Field::NtPerNode => &[J::NtasksPerNode],
+            Field::MinCpus => &[J::CpusPerTask, J::NtasksPerNode],
+            Field::MinMemory => &[J::Mem],
+            Field::Contiguous => &[J::Contiguous],
+            Field::Requeue => &[J::Requeue],
+            Field::BatchFlag => &[J::Batch],
+            Field::RestartCnt => &[J::Restarts],
+            Field::ExitCode => &[J::ExitCode, J::ExitSignal],
+            Field::OverSubscribe => &[J::Exclusive],
+            Field::TresPerNode => &[J::TresPerNode],
+            Field::TresPerJob => &[J::TresPerJob],
+            Field::TresPerTask => &[J::TresPerTask],
+            Field::TresAlloc => &[J::Tres],
+            Field::Command => &[J::Command],
+            Field::Comment => &[J::Comment],
+            Field::Dependency => &[J::Dependency],
+            Field::Feature => &[J::Features],
+            Field::WorkDir => &[J::WorkDir],
+            Field::ReqNodes => &[J::ReqNodes],
+            Field::ExcNodes => &[J::ExcNodes],
+            Field::SchedNodes => &[J::SchedNodes],
+            Field::BatchHost => &[J::Batch, J::BatchHost, J::SubmitHost],
+            Field::AllocNodes => &[J::SubmitHost],
+            Field::StdOut | Field::StdErr => &files,
+            Field::StdIn => &[J::StdIn],
+            _ => &[],
+        })
     }
 
     /// The field of a %-code.
@@ -420,17 +472,23 @@ fn id_cell(field: Field, job: &JobInfo) -> Option<Cell<'_>> {
         Field::PriorityLong => Cell::text(job.priority.to_string()),
         Field::Nice => Cell::text(job.nice.to_string()),
         Field::Reason => Cell::text(job.reason.as_str()),
-        Field::ReasonList if shows_reason(job.state) => Cell::text(format!("({})", job.reason)),
+        Field::ReasonList if shows_reason(job.state) => {
+            let mut text = String::with_capacity(job.reason.len() + 2);
+            text.push('(');
+            text.push_str(&job.reason);
+            text.push(')');
+            Cell::text(text)
+        }
         Field::ReasonList | Field::NodeList => Cell::uncut(nodes_sorted(&job.nodes)),
         _ => return None,
     })
 }
 
-fn name_or_id(name: &str, id: u32) -> String {
+fn name_or_id(name: &str, id: u32) -> Cow<'_, str> {
     if name.is_empty() {
-        id.to_string()
+        Cow::Owned(id.to_string())
     } else {
-        name.to_string()
+        Cow::Borrowed(name)
     }
 }
 
@@ -449,6 +507,10 @@ fn shows_reason(state: JobStateName) -> bool {
 
 /// A node list as Slurm prints it: sorted, each node once, ranged.
 pub fn nodes_sorted(nodes: &str) -> String {
+    if !nodes.contains([',', '[']) {
+        // One node (or none): already as Slurm prints it.
+        return nodes.to_string();
+    }
     match spur_conf::hostlist::expand(nodes) {
         Ok(names) => spur_conf::hostlist::compress_unique(&names),
         Err(_) => nodes.to_string(),
@@ -636,8 +698,135 @@ fn unset_cell(field: Field) -> Option<Cell<'static>> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Jobs whose fields are all set, in the states and shapes whose cells
+    /// take different paths: what a column reads must be in its `reads`.
+    pub(crate) fn rich_jobs() -> Vec<JobInfo> {
+        let running = JobInfo {
+            job_id: 7,
+            name: "train".into(),
+            user_id: 1000,
+            user_name: "alice".into(),
+            group_id: 100,
+            group_name: "users".into(),
+            state: JobStateName::Running,
+            reason: "None".into(),
+            priority: 4_294_901_000,
+            nice: -5,
+            account: Some("ml".into()),
+            qos: "high".into(),
+            partition: "gpu".into(),
+            time_limit: Some(7200),
+            time_min: Some(60),
+            submit_time: 1_700_000_000,
+            eligible_time: 1_700_000_001,
+            start_time: Some(1_700_000_100),
+            end_time: Some(1_700_007_300),
+            nodes: "gb[002,001]".into(),
+            sched_nodes: Some("gb003".into()),
+            num_nodes: 2,
+            num_cpus: 288,
+            num_tasks: 8,
+            cpus_per_task: 36,
+            ntasks_per_node: 4,
+            cpus_per_node: vec![144, 144],
+            batch_host: Some("gb001".into()),
+            req_nodes: Some("gb[002,001]".into()),
+            exc_nodes: Some("gb009".into()),
+            features: Some("nvl72".into()),
+            mem: MemSpec::PerCpu(2048),
+            tres: Some(spur_proto::Tres {
+                cpus: 288,
+                mem_mb: 1 << 20,
+                nodes: 2,
+                billing: 288,
+                gpus: 8,
+            }),
+            tres_per_node: Some("gres:gpu:4".into()),
+            tres_per_job: Some("gres:gpu:8".into()),
+            tres_per_task: Some("gres:gpu:1".into()),
+            gpus_per_node_idx: vec![vec![0, 1, 2, 3], vec![0, 1, 2, 3]],
+            work_dir: "/home/alice".into(),
+            stdout: "/home/alice/out".into(),
+            stderr: "/home/alice/err".into(),
+            stdin: "/home/alice/in".into(),
+            command: Some("/home/alice/run.sh".into()),
+            comment: Some("first try".into()),
+            exit_code: 3,
+            exit_signal: 9,
+            restarts: 1,
+            requeue: true,
+            batch: true,
+            deadline: Some(1_800_000_000),
+            exclusive: ExclusiveMode::User,
+            contiguous: true,
+            submit_host: "login1".into(),
+            dependency: Some("afterok:6".into()),
+            array_job_id: Some(5),
+            array_task_id: Some(2),
+            array_task_str: None,
+            array_task_throttle: 2,
+            last_sched_eval: Some(1_700_000_003),
+            unacted: vec!["--mail-type=END".into()],
+        };
+        let pending_array = JobInfo {
+            job_id: 5,
+            state: JobStateName::Pending,
+            reason: "Priority".into(),
+            start_time: Some(1_600_000_000),
+            end_time: None,
+            nodes: String::new(),
+            array_task_id: None,
+            array_task_str: Some("3-9%2".into()),
+            time_limit: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            ..running.clone()
+        };
+        let ended = JobInfo {
+            job_id: 9,
+            state: JobStateName::Failed,
+            reason: "NonZeroExitCode".into(),
+            end_time: Some(1_700_000_200),
+            array_job_id: None,
+            array_task_id: None,
+            batch: false,
+            batch_host: None,
+            user_name: String::new(),
+            group_name: String::new(),
+            ..running.clone()
+        };
+        let interactive = JobInfo {
+            batch: false,
+            stdout: String::new(),
+            ..running.clone()
+        };
+        vec![running, pending_array, ended, interactive]
+    }
+
+    #[test]
+    fn each_column_reads_only_what_it_asks_for() {
+        let ctx = Ctx {
+            now: 1_700_000_500,
+            no_convert: false,
+            cluster: Some("c"),
+        };
+        for def in DEFS {
+            let reads = def.field.reads();
+            for job in rich_jobs() {
+                let kept = reads.project(&job);
+                assert_eq!(
+                    def.field.cell(&kept, &ctx),
+                    def.field.cell(&job, &ctx),
+                    "{:?} of job {} reads more than {reads:?}",
+                    def.field,
+                    job.job_id
+                );
+            }
+        }
+    }
 
     #[test]
     fn every_letter_is_a_code() {

@@ -3,6 +3,8 @@
 //! rules for widths, justification, prefixes, suffixes and unknown codes.
 //! Computing the cells is `field.rs`'s business, printing is `render.rs`'s.
 
+use spur_proto::{JobField, JobFields};
+
 use super::field::Field;
 
 /// `squeue`'s default format.
@@ -52,13 +54,25 @@ pub enum Item<F = Field> {
 }
 
 impl Format {
-    /// Whether a column prints a field the controller fills only on request
-    /// (see `ClientRequest::Jobs::detail`).
-    pub fn needs_detail(&self) -> bool {
-        self.items.iter().any(|item| match item {
-            Item::Field(spec) => spec.field.needs_detail(),
-            Item::Text(_) => false,
-        })
+    /// The fields of a job the columns read (with `-r`, also those that
+    /// split a pending array into its tasks).
+    pub fn reads(&self) -> JobFields {
+        let mut fields = JobFields::NONE;
+        for item in &self.items {
+            if let Item::Field(spec) = item {
+                fields = fields | spec.field.reads();
+            }
+        }
+        if self.expand_arrays {
+            fields = fields
+                | JobFields::of(&[
+                    JobField::JobId,
+                    JobField::ArrayJobId,
+                    JobField::ArrayTaskId,
+                    JobField::ArrayTaskStr,
+                ]);
+        }
+        fields
     }
 }
 

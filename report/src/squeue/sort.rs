@@ -6,7 +6,7 @@
 
 use std::cmp::Ordering;
 
-use spur_proto::{JobInfo, JobStateName, MemSpec};
+use spur_proto::{JobField, JobFields, JobInfo, JobStateName, MemSpec};
 
 use super::field::time_used;
 
@@ -71,6 +71,40 @@ pub fn sort_rows(
         }
     }
     Ok((order, notes))
+}
+
+/// The fields of a job that sorting by `keys` reads.
+pub fn reads(keys: &str) -> JobFields {
+    use JobField as J;
+    let used = [J::StartTime, J::State, J::EndTime];
+    // The initial sort by start time is always made.
+    let mut fields = JobFields::of(&[J::StartTime, J::State]);
+    for c in keys.chars() {
+        fields = fields
+            | JobFields::of(match c {
+                'B' => &[J::BatchHost],
+                'C' => &[J::NumCpus],
+                'D' => &[J::NumNodes],
+                'e' => &[J::EndTime],
+                'g' => &[J::GroupName],
+                'G' => &[J::GroupId],
+                'i' => &[J::JobId, J::ArrayJobId, J::ArrayTaskId],
+                'j' => &[J::Name],
+                'l' => &[J::TimeLimit],
+                'L' => &[J::TimeLimit, J::StartTime, J::State, J::EndTime],
+                'm' => &[J::Mem],
+                'M' => &used,
+                'N' => &[J::Nodes],
+                'p' | 'Q' => &[J::Priority],
+                'P' => &[J::Partition],
+                't' | 'T' | 'S' => &[J::State],
+                'u' => &[J::UserName],
+                'U' => &[J::UserId],
+                'V' => &[J::SubmitTime],
+                _ => &[],
+            });
+    }
+    fields
 }
 
 /// The comparator of a key; `Ok(None)` for keys Slurm accepts and ignores.
@@ -184,32 +218,60 @@ fn by_start(a: &JobInfo, b: &JobInfo, now: u64, reverse: bool) -> i32 {
 /// glibc's `msort_with_tmp`: top-down merge sort taking from the left run
 /// while `cmp(left, right) <= 0`.
 pub fn msort<T: Copy>(v: &mut [T], cmp: &dyn Fn(&T, &T) -> i32) {
+    let mut tmp = Vec::with_capacity(v.len());
+    msort_with_tmp(v, cmp, &mut tmp);
+}
+
+fn msort_with_tmp<T: Copy>(v: &mut [T], cmp: &dyn Fn(&T, &T) -> i32, tmp: &mut Vec<T>) {
     let n = v.len();
     if n <= 1 {
         return;
     }
     let n1 = n / 2;
-    msort(&mut v[..n1], cmp);
-    msort(&mut v[n1..], cmp);
-    let mut merged = Vec::with_capacity(n);
+    msort_with_tmp(&mut v[..n1], cmp, tmp);
+    msort_with_tmp(&mut v[n1..], cmp, tmp);
+    tmp.clear();
     let (mut i, mut j) = (0, n1);
     while i < n1 && j < n {
         if cmp(&v[i], &v[j]) <= 0 {
-            merged.push(v[i]);
+            tmp.push(v[i]);
             i += 1;
         } else {
-            merged.push(v[j]);
+            tmp.push(v[j]);
             j += 1;
         }
     }
-    merged.extend_from_slice(&v[i..n1]);
-    merged.extend_from_slice(&v[j..n]);
-    v.copy_from_slice(&merged);
+    tmp.extend_from_slice(&v[i..n1]);
+    tmp.extend_from_slice(&v[j..n]);
+    v.copy_from_slice(tmp);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_key_reads_only_what_it_asks_for() {
+        let mut jobs = crate::squeue::field::tests::rich_jobs();
+        // Ties and differences in every key, in both orders.
+        let more: Vec<JobInfo> = jobs.iter().rev().cloned().collect();
+        jobs.extend(more);
+        for (i, j) in jobs.iter_mut().enumerate() {
+            j.priority = (i % 3) as u32;
+            j.num_cpus = (i % 2) as u32;
+        }
+        for key in "BCDegGijlLmMNpQPStTuUVbcfhnOdHIJvz".chars() {
+            for keys in [key.to_string(), format!("-{key}")] {
+                let fields = reads(&keys);
+                let kept: Vec<JobInfo> = jobs.iter().map(|j| fields.project(j)).collect();
+                assert_eq!(
+                    sort_rows(&kept, &keys, 1_700_000_500),
+                    sort_rows(&jobs, &keys, 1_700_000_500),
+                    "sorting by {keys} reads more than {fields:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn msort_is_stable() {

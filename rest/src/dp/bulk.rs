@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use spur_client::select::{self, Filters};
 use spur_client::{Api, PerTarget, RequestError};
-use spur_proto::{ErrorCode, JobStateName, ProtoError, RequeueHold};
+use spur_proto::{ErrorCode, JobFields, JobStateName, ProtoError, RequeueHold};
 
 use super::{unparsable, value, version, Doc};
 use crate::auth::Caller;
@@ -194,7 +194,7 @@ pub(super) async fn cancel_jobs(
     }
     let listing = ask!(
         state
-            .ask(&caller, |c| c.jobs(Vec::new(), true, false))
+            .ask(&caller, |c| c.jobs(Vec::new(), JobFields::ALL, false))
             .await
     );
     let jobs = match listing {

@@ -27,7 +27,9 @@ use serde_json::{json, Map, Value};
 
 use spur_client::{Api, RequestError};
 use spur_options::fields::Request;
-use spur_proto::{ErrorCode, JobDesc, JobUpdate, NodeStateRequest, NodeUpdate, ProtoError};
+use spur_proto::{
+    ErrorCode, JobDesc, JobFields, JobUpdate, NodeStateRequest, NodeUpdate, ProtoError,
+};
 
 use crate::auth::Caller;
 use crate::reply::{plain, rest_errno, text, ErrorEntry, Version, Warning};
@@ -263,7 +265,7 @@ async fn jobs(
     let v = version_or_404!(tag);
     let answer = ask!(
         state
-            .ask(&caller, |c| c.jobs(Vec::new(), true, false))
+            .ask(&caller, |c| c.jobs(Vec::new(), JobFields::ALL, false))
             .await
     );
     let mut doc = Doc::new(v);
@@ -357,7 +359,11 @@ async fn job(
     };
     let answer = ask!(
         state
-            .ask(&caller, move |c| c.jobs(vec![job_id], true, false))
+            .ask(&caller, move |c| c.jobs(
+                vec![job_id],
+                JobFields::ALL,
+                false
+            ))
             .await
     );
     match answer {

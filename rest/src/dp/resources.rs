@@ -13,7 +13,7 @@ use axum::Extension;
 use serde_json::{json, Value};
 
 use spur_client::{Api, RequestError};
-use spur_proto::{ErrorCode, JobInfo, JobStateName, ProtoError};
+use spur_proto::{ErrorCode, JobFields, JobInfo, JobStateName, ProtoError};
 
 use super::{invalid_job, job::node_memory, version, Doc};
 use crate::auth::Caller;
@@ -63,7 +63,11 @@ pub(super) async fn resources(
     };
     let answer = ask!(
         state
-            .ask(&caller, move |c| c.jobs(vec![job_id], true, false))
+            .ask(&caller, move |c| c.jobs(
+                vec![job_id],
+                JobFields::ALL,
+                false
+            ))
             .await
     );
     let job = match answer {

@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use spur_client::{Api, RequestError};
-use spur_proto::{JobInfo, JobUpdate, NodeInfo, PartitionInfo, ProtoError};
+use spur_proto::{JobFields, JobInfo, JobUpdate, NodeInfo, PartitionInfo, ProtoError};
 use spur_slurm::locale::Locale;
 
 use crate::auth::Caller;
@@ -109,7 +109,7 @@ async fn jobs(
 ) -> Response {
     match ask!(
         state
-            .ask(&caller, |c| c.jobs(Vec::new(), true, false))
+            .ask(&caller, |c| c.jobs(Vec::new(), JobFields::ALL, false))
             .await
     ) {
         Ok(listing) => jobs_doc(&state, listing.items).await,
@@ -172,7 +172,11 @@ async fn job(
     };
     let answer = ask!(
         state
-            .ask(&caller, move |c| c.jobs(vec![job_id], true, false))
+            .ask(&caller, move |c| c.jobs(
+                vec![job_id],
+                JobFields::ALL,
+                false
+            ))
             .await
     );
     match answer {

@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::time::Duration;
 
-use spur_proto::{ErrorCode, JobDesc, JobInfo, JobStateName, ProtoError};
+use spur_proto::{ErrorCode, JobDesc, JobField, JobFields, JobInfo, JobStateName, ProtoError};
 
 use super::error::SbatchError;
 pub use crate::controller::Controller;
@@ -165,7 +165,7 @@ fn wait_for(
         delay = (delay * 2).min(Duration::from_secs(1));
         let gone =
             || format!("sbatch: error: Job {job_id} no longer found and exit code not found");
-        match ctl.jobs(vec![job_id], false, false) {
+        match ctl.jobs(vec![job_id], WAIT_FIELDS, false) {
             Ok(Listing { items: jobs, .. }) => {
                 let mine: Vec<&JobInfo> = jobs
                     .iter()
@@ -192,6 +192,15 @@ fn wait_for(
         }
     }
 }
+
+/// What `--wait` reads of its job: which job, its state, how it ended.
+const WAIT_FIELDS: JobFields = JobFields::of(&[
+    JobField::JobId,
+    JobField::ArrayJobId,
+    JobField::State,
+    JobField::ExitCode,
+    JobField::ExitSignal,
+]);
 
 /// An ended job's status for `--wait`: its exit code if the script exited,
 /// 1 if a signal, a cancel or a time limit ended it.

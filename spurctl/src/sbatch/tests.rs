@@ -8,8 +8,8 @@ use std::io::Write;
 
 use spur_client::ClientError;
 use spur_proto::{
-    ClientRequest, ClientResponse, ErrorCode, ExclusiveMode, JobDesc, JobInfo, JobStateName,
-    MemSpec, OpenMode, ProtoError, SegmentLayout, WillRun,
+    ClientRequest, ClientResponse, ErrorCode, ExclusiveMode, JobDesc, JobInfo, JobList,
+    JobStateName, MemSpec, OpenMode, ProtoError, SegmentLayout, WillRun,
 };
 
 use super::*;
@@ -34,7 +34,19 @@ struct Fake {
 impl Controller for Fake {
     fn request(&mut self, req: &ClientRequest) -> Answer {
         self.seen.push(req.clone());
-        self.answers.pop_front().unwrap_or(Ok(submitted(42)))
+        let answer = self.answers.pop_front().unwrap_or(Ok(submitted(42)));
+        // Listings hold the fields asked for, as the controller's do.
+        match (req, answer) {
+            (ClientRequest::Jobs { fields, .. }, Ok(ClientResponse::Jobs { now, jobs })) => {
+                let jobs = jobs.iter().map(|j| fields.project(j)).collect();
+                let jobs = JobList {
+                    fields: *fields,
+                    jobs,
+                };
+                Ok(ClientResponse::Jobs { now, jobs })
+            }
+            (_, answer) => answer,
+        }
     }
 }
 
@@ -458,7 +470,12 @@ fn wait_for_an_array_waits_for_every_task() {
         array_task_id: Some(id - 6),
         ..job(id, state, code, 0)
     };
-    let listing = |jobs: Vec<JobInfo>| Ok(ClientResponse::Jobs { now: 0, jobs });
+    let listing = |jobs: Vec<JobInfo>| {
+        Ok(ClientResponse::Jobs {
+            now: 0,
+            jobs: jobs.into(),
+        })
+    };
     let answers = vec![
         Ok(submitted(7)),
         listing(vec![
@@ -1031,7 +1048,7 @@ fn every_option_has_a_long_name_and_merges_back() {
 fn jobs(id: u32, state: JobStateName, code: i32, signal: i32) -> ClientResponse {
     ClientResponse::Jobs {
         now: 0,
-        jobs: vec![job(id, state, code, signal)],
+        jobs: vec![job(id, state, code, signal)].into(),
     }
 }
 

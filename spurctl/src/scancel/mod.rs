@@ -14,7 +14,7 @@ use std::ffi::OsString;
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
-use spur_proto::{ErrorCode, JobInfo, JobStateName, ProtoError};
+use spur_proto::{ErrorCode, JobFields, JobInfo, JobStateName, ProtoError};
 
 use crate::controller::{Api, Live, RequestError};
 use args::ScancelArgs;
@@ -508,7 +508,7 @@ pub fn step_outcome(
 }
 
 fn load_jobs() -> Result<Vec<JobInfo>, String> {
-    match Live.jobs(Vec::new(), false, false) {
+    match Live.jobs(Vec::new(), JobFields::SUMMARY, false) {
         Ok(listing) => Ok(listing.items),
         Err(e) => Err(format!("slurm_load_jobs error: {e}\n")),
     }

@@ -2,7 +2,7 @@
 //! `update`, `hold`/`uhold`/`release`, `requeue`, `reconfigure`, `ping`,
 //! `version`, with Slurm's per-job error lines (`<error> for job <id>`).
 
-use spur_proto::{ArrayTasks, JobInfo, JobUpdate, ProtoError, RequeueHold};
+use spur_proto::{ArrayTasks, JobFields, JobInfo, JobUpdate, ProtoError, RequeueHold};
 
 use super::args::starts_with_ci;
 use super::config::{render_ping, RESTORE_BANNER};
@@ -116,7 +116,7 @@ fn invalid_job() -> RequestError {
 }
 
 fn load_jobs(s: &mut Session<'_>, ids: Vec<u32>) -> Result<Vec<JobInfo>, RequestError> {
-    Ok(s.ask.jobs(ids, false, false)?.items)
+    Ok(s.ask.jobs(ids, JobFields::SUMMARY, false)?.items)
 }
 
 /// Ids of the unfinished jobs named `name` (`Name=` / `JobName=`).

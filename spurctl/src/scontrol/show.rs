@@ -4,7 +4,7 @@
 //! controllers (`_show_it`, `scontrol_print_job`, `scontrol_print_node`).
 
 use spur_conf::{ConfFile, TopologyConf};
-use spur_proto::JobInfo;
+use spur_proto::{JobFields, JobInfo};
 
 use super::args::abbrev;
 use super::config::{render_topology, topology_records};
@@ -138,7 +138,7 @@ pub fn show_job(s: &mut Session<'_>, val: Option<&str>) {
         },
     };
     let ids = id.map(|i| vec![i.job]).unwrap_or_default();
-    let (now, jobs) = match s.ask.jobs(ids, true, false) {
+    let (now, jobs) = match s.ask.jobs(ids, JobFields::ALL, false) {
         Ok(listing) => (listing.now, listing.items),
         Err(e) => return s.perror("slurm_load_jobs error", &e),
     };

@@ -216,16 +216,20 @@ fn fake(log: Rc<RefCell<Vec<ClientRequest>>>) -> Box<super::session::Ask<'static
             ClientRequest::Ping => ClientResponse::Pong {
                 host: "vm".to_string(),
             },
-            ClientRequest::Jobs { ids, .. } => ClientResponse::Jobs {
+            ClientRequest::Jobs { ids, fields, .. } => ClientResponse::Jobs {
                 now: NOW,
-                jobs: all
-                    .into_iter()
-                    .filter(|j| {
-                        ids.is_empty()
-                            || ids.contains(&j.job_id)
-                            || j.array_job_id.is_some_and(|a| ids.contains(&a))
-                    })
-                    .collect(),
+                jobs: spur_proto::JobList {
+                    fields: *fields,
+                    jobs: all
+                        .iter()
+                        .filter(|j| {
+                            ids.is_empty()
+                                || ids.contains(&j.job_id)
+                                || j.array_job_id.is_some_and(|a| ids.contains(&a))
+                        })
+                        .map(|j| fields.project(j))
+                        .collect(),
+                },
             },
             ClientRequest::Nodes => ClientResponse::Nodes {
                 now: NOW,

@@ -3,7 +3,7 @@
 //! client-side as Slurm's `_filter_job` applies them, including the
 //! narrowing of a pending array to the tasks `-j N_i` names.
 
-use spur_proto::{JobInfo, JobStateName};
+use spur_proto::{JobField, JobFields, JobInfo, JobStateName};
 
 use spur_slurm::job_ref::task_ids_lenient as task_ids;
 
@@ -82,6 +82,34 @@ pub struct Query {
     pub nodes: Option<Vec<String>>,
     /// `-P`: one row per partition a job asked for.
     pub per_partition: bool,
+}
+
+impl Query {
+    /// The fields of a job the selection reads.
+    pub fn reads(&self) -> JobFields {
+        use JobField as J;
+        let mut fields = JobFields::from(J::State);
+        let mut add = |on: bool, more: &[JobField]| {
+            if on {
+                fields = fields | JobFields::of(more);
+            }
+        };
+        let ids = [J::JobId, J::ArrayJobId, J::ArrayTaskId, J::ArrayTaskStr];
+        add(self.jobs.is_some(), &ids);
+        add(
+            self.users.is_some() || self.not_user.is_some(),
+            &[J::UserId],
+        );
+        add(self.accounts.is_some(), &[J::Account]);
+        add(self.names.is_some(), &[J::Name]);
+        add(
+            self.partitions.is_some() || self.per_partition,
+            &[J::Partition],
+        );
+        add(self.qos.is_some(), &[J::Qos]);
+        add(self.nodes.is_some(), &[J::Nodes]);
+        fields
+    }
 }
 
 /// A comma separated list, empty items dropped (strtok).

@@ -16,7 +16,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
 
-use spur_proto::{ErrorCode, JobInfo};
+use spur_proto::{ErrorCode, JobField, JobFields, JobInfo};
 
 use crate::controller::{self, Api, Listing, Live};
 
@@ -208,7 +208,7 @@ pub struct Report {
 fn fetch(plan: &Plan) -> Result<(u64, Vec<JobInfo>), String> {
     match Live.jobs(
         plan.single_job.into_iter().collect(),
-        plan.json || plan.format.needs_detail(),
+        fields(plan),
         // Jobs kept for MinJobAge are left out where squeue would drop them.
         !plan.json && plan.query.states == filter::States::Active,
     ) {
@@ -224,6 +224,17 @@ fn fetch(plan: &Plan) -> Result<(u64, Vec<JobInfo>), String> {
         }
         Err(e) => Err(format!("slurm_load_jobs error: {e}\n")),
     }
+}
+
+/// The fields of each job the report reads: the controller sends no
+/// others.
+fn fields(plan: &Plan) -> JobFields {
+    if plan.json {
+        return JobFields::ALL;
+    }
+    // A single id is looked for among the jobs the answer holds.
+    let found = JobFields::of(&[JobField::JobId, JobField::ArrayJobId]);
+    plan.format.reads() | sort::reads(&plan.sort) | plan.query.reads() | found
 }
 
 /// What a report prints for `jobs`. Pure.

@@ -9,7 +9,7 @@ use spur_proto::{ExclusiveMode, JobInfo, JobStateName, MemSpec};
 
 use super::golden;
 use super::options::Plan;
-use super::{args, report, Report};
+use super::{args, fields, report, Report};
 
 /// The controller's clock of the recording: jobs started 5 s before.
 const NOW: u64 = 1_795_993_503;
@@ -185,8 +185,13 @@ fn plan(list: &[&str]) -> Plan {
     Plan::new(&a, &|_| None).expect("valid plan")
 }
 
+/// squeue's report of `jobs` as the controller would send them: only the
+/// fields the plan asks for, so every golden test also checks the ask.
 fn squeue(list: &[&str], jobs: Vec<JobInfo>) -> Report {
-    report(&plan(list), NOW, jobs)
+    let plan = plan(list);
+    let fields = fields(&plan);
+    let sent = jobs.iter().map(|j| fields.project(j)).collect();
+    report(&plan, NOW, sent)
 }
 
 fn out(list: &[&str], jobs: Vec<JobInfo>) -> String {

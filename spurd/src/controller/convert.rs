@@ -11,8 +11,8 @@ use spur_core::{
     Partition, PartitionState, SegmentLayout, SubmitError, SwitchesRequest, Uid,
 };
 use spur_proto::{
-    ErrorCode, ExclusiveMode, JobDesc, JobInfo, JobStateName, KillNotice, MemSpec, NodeBaseState,
-    NodeInfo, PartitionInfo, ProtoError,
+    ErrorCode, ExclusiveMode, JobDesc, JobField, JobFields, JobInfo, JobStateName, KillNotice,
+    MemSpec, NodeBaseState, NodeInfo, PartitionInfo, ProtoError,
 };
 
 use super::registry::NodeLive;
@@ -167,31 +167,26 @@ fn names(core: &Core, ids: impl Iterator<Item = spur_core::NodeId>) -> Vec<Strin
         .collect()
 }
 
-/// What squeue and scontrol show of a job; without `detail`, the fields
-/// few listings print are left empty (see `ClientRequest::Jobs`).
-pub fn job_info(
-    core: &Core,
-    job: &Job,
-    meta: &JobMeta,
-    pattern_node: &str,
-    detail: bool,
-) -> JobInfo {
+/// What squeue and scontrol show of a job, every field filled.
+pub fn job_info(core: &Core, job: &Job, meta: &JobMeta, pattern_node: &str) -> JobInfo {
     let mut info = JobInfo::default();
-    fill_job_info(&mut info, core, job, meta, pattern_node, detail);
+    fill_job_info(&mut info, core, job, meta, pattern_node, JobFields::ALL);
     info
 }
 
 /// [`job_info`] written over `info`, reusing its strings' buffers: a
 /// listing fills one value per job and encodes it, allocating next to
-/// nothing.
+/// nothing. Of the fields outside `fields`, those that cost something to
+/// compute are left as they are: the listing does not send them.
 pub fn fill_job_info(
     info: &mut JobInfo,
     core: &Core,
     job: &Job,
     meta: &JobMeta,
     pattern_node: &str,
-    detail: bool,
+    fields: JobFields,
 ) {
+    let wants = |f: JobField| fields.has(f);
     let shape = job.shape();
     let alloc = job.allocation();
     let running = !alloc.is_empty();
@@ -230,7 +225,7 @@ pub fn fill_job_info(
         };
         absolute(&meta.work_dir, &spur_proto::pattern::expand(p, &values))
     };
-    if detail {
+    if wants(JobField::StdOut) || wants(JobField::StdErr) || wants(JobField::StdIn) {
         info.stdout = expand(
             meta.stdout
                 .as_deref()
@@ -241,27 +236,33 @@ pub fn fill_job_info(
             .stdin
             .as_deref()
             .map_or_else(|| "/dev/null".into(), expand);
-    } else {
-        info.stdout.clear();
-        info.stderr.clear();
-        info.stdin.clear();
     }
     let node_name = |a: &spur_core::NodeAlloc| core.nodes()[a.node.index()].config.name.as_str();
     let partition = &core.partitions()[job.partition().index()];
     let begin = job.spec.begin.filter(|&b| b > job.submit_time());
+    // Strings are copied only when asked for; numbers always (they cost
+    // less than the test).
+    let text = |to: &mut String, field, from: &str| {
+        if wants(field) {
+            set(to, from);
+        }
+    };
     info.job_id = job.id.0;
-    set(&mut info.name, &job.spec.name);
+    text(&mut info.name, JobField::Name, &job.spec.name);
     info.user_id = job.spec.user.0;
-    set(&mut info.user_name, &meta.user_name);
+    text(&mut info.user_name, JobField::UserName, &meta.user_name);
     info.group_id = meta.gid;
-    set(&mut info.group_name, &meta.group_name);
+    text(&mut info.group_name, JobField::GroupName, &meta.group_name);
     info.state = state_name(job);
-    set(&mut info.reason, job.reason().as_str());
+    text(&mut info.reason, JobField::Reason, job.reason().as_str());
     info.priority = job.priority();
     info.nice = job.spec.nice;
-    set_opt(&mut info.account, job.spec.account.as_deref());
-    set(&mut info.qos, job.spec.qos.as_deref().unwrap_or("normal"));
-    set(&mut info.partition, &partition.name);
+    if wants(JobField::Account) {
+        set_opt(&mut info.account, job.spec.account.as_deref());
+    }
+    let qos = job.spec.qos.as_deref().unwrap_or("normal");
+    text(&mut info.qos, JobField::Qos, qos);
+    text(&mut info.partition, JobField::Partition, &partition.name);
     info.time_limit = job.time_limit();
     info.time_min = job.spec.time_min;
     info.submit_time = job.submit_time();
@@ -277,21 +278,25 @@ pub fn fill_job_info(
     info.end_time = job
         .end_time()
         .or_else(|| Some(job.start_time()? + job.time_limit()?));
-    if running {
-        info.nodes = hostlist::compress(&alloc.iter().map(node_name).collect::<Vec<_>>());
-    } else if job.state().is_finished() {
-        set(&mut info.nodes, meta.nodes.as_deref().unwrap_or_default());
-    } else {
-        info.nodes.clear();
+    if wants(JobField::Nodes) {
+        if running {
+            info.nodes = hostlist::compress(&alloc.iter().map(node_name).collect::<Vec<_>>());
+        } else if job.state().is_finished() {
+            set(&mut info.nodes, meta.nodes.as_deref().unwrap_or_default());
+        } else {
+            info.nodes.clear();
+        }
     }
-    info.sched_nodes = (!job.sched_nodes().is_empty()).then(|| {
-        hostlist::compress(
-            &job.sched_nodes()
-                .iter()
-                .map(|n| core.nodes()[n.index()].config.name.as_str())
-                .collect::<Vec<_>>(),
-        )
-    });
+    if wants(JobField::SchedNodes) {
+        info.sched_nodes = (!job.sched_nodes().is_empty()).then(|| {
+            hostlist::compress(
+                &job.sched_nodes()
+                    .iter()
+                    .map(|n| core.nodes()[n.index()].config.name.as_str())
+                    .collect::<Vec<_>>(),
+            )
+        });
+    }
     info.num_nodes = num_nodes;
     info.num_cpus = num_cpus;
     info.num_tasks = shape.tasks;
@@ -300,6 +305,7 @@ pub fn fill_job_info(
     info.cpus_per_node.clear();
     info.cpus_per_node.extend(alloc.iter().map(|a| a.res.cpus));
     match alloc.first() {
+        _ if !wants(JobField::BatchHost) => {}
         Some(first) => set_opt(&mut info.batch_host, Some(node_name(first))),
         None => {
             info.batch_host = meta
@@ -308,10 +314,14 @@ pub fn fill_job_info(
                 .and_then(|first| hostlist::expand(first).ok()?.into_iter().next())
         }
     }
-    info.req_nodes =
-        (!job.spec.required_nodes.is_empty()).then(|| hostlist::compress(&job.spec.required_nodes));
-    info.exc_nodes =
-        (!job.spec.excluded_nodes.is_empty()).then(|| hostlist::compress(&job.spec.excluded_nodes));
+    if wants(JobField::ReqNodes) {
+        info.req_nodes = (!job.spec.required_nodes.is_empty())
+            .then(|| hostlist::compress(&job.spec.required_nodes));
+    }
+    if wants(JobField::ExcNodes) {
+        info.exc_nodes = (!job.spec.excluded_nodes.is_empty())
+            .then(|| hostlist::compress(&job.spec.excluded_nodes));
+    }
     set_opt(&mut info.features, job.spec.constraint.as_deref());
     info.mem = match shape.mem {
         MemDemand::PerNode(mb) => MemSpec::PerNode(mb),
@@ -319,30 +329,38 @@ pub fn fill_job_info(
         MemDemand::PerCpu(mb) => MemSpec::PerCpu(mb),
         MemDemand::PerGpu(mb) => MemSpec::PerGpu(mb),
     };
-    info.tres = detail.then_some(spur_proto::Tres {
+    info.tres = wants(JobField::Tres).then_some(spur_proto::Tres {
         cpus: num_cpus,
         mem_mb: mem_total,
         nodes: num_nodes,
         billing: num_cpus,
         gpus: gpus_total,
     });
-    info.tres_per_node =
-        (shape.gpus_per_node > 0).then(|| format!("gres:gpu:{}", shape.gpus_per_node));
-    info.tres_per_job = shape.gpus_total.map(|g| format!("gres:gpu:{g}"));
-    info.tres_per_task =
-        (shape.gpus_per_task > 0).then(|| format!("gres:gpu:{}", shape.gpus_per_task));
-    info.gpus_per_node_idx.clear();
-    info.gpus_per_node_idx
-        .extend(alloc.iter().map(|a| a.gpus.indices().collect()));
-    set(&mut info.work_dir, if detail { &meta.work_dir } else { "" });
-    set_opt(
-        &mut info.command,
-        meta.command.as_deref().filter(|_| detail),
-    );
-    set_opt(
-        &mut info.comment,
-        meta.comment.as_deref().filter(|_| detail),
-    );
+    if wants(JobField::TresPerNode) {
+        info.tres_per_node =
+            (shape.gpus_per_node > 0).then(|| format!("gres:gpu:{}", shape.gpus_per_node));
+    }
+    if wants(JobField::TresPerJob) {
+        info.tres_per_job = shape.gpus_total.map(|g| format!("gres:gpu:{g}"));
+    }
+    if wants(JobField::TresPerTask) {
+        info.tres_per_task =
+            (shape.gpus_per_task > 0).then(|| format!("gres:gpu:{}", shape.gpus_per_task));
+    }
+    if wants(JobField::GpusPerNodeIdx) {
+        info.gpus_per_node_idx.clear();
+        info.gpus_per_node_idx
+            .extend(alloc.iter().map(|a| a.gpus.indices().collect()));
+    }
+    if wants(JobField::WorkDir) {
+        set(&mut info.work_dir, &meta.work_dir);
+    }
+    if wants(JobField::Command) {
+        set_opt(&mut info.command, meta.command.as_deref());
+    }
+    if wants(JobField::Comment) {
+        set_opt(&mut info.comment, meta.comment.as_deref());
+    }
     info.exit_code = job.exit_status().map_or(0, |e| e.code);
     info.exit_signal = job.exit_status().map_or(0, |e| e.signal);
     info.restarts = job.restarts();
@@ -356,24 +374,25 @@ pub fn fill_job_info(
         Exclusive::Topo => ExclusiveMode::Topo,
     };
     info.contiguous = false;
-    set(
-        &mut info.submit_host,
-        if detail { &meta.submit_host } else { "" },
-    );
-    info.dependency = job.dependency_str();
+    if wants(JobField::SubmitHost) {
+        set(&mut info.submit_host, &meta.submit_host);
+    }
+    if wants(JobField::Dependency) {
+        info.dependency = job.dependency_str();
+    }
     info.array_job_id = array_job_id.map(|a| a.0);
     info.array_task_id = job.array_task_id();
-    info.array_task_str = array_job_id
-        .and_then(|_| core.array_task_str(job.id))
-        .filter(|t| !t.is_empty());
+    if wants(JobField::ArrayTaskStr) {
+        info.array_task_str = array_job_id
+            .and_then(|_| core.array_task_str(job.id))
+            .filter(|t| !t.is_empty());
+    }
     info.array_task_throttle = array_job_id
         .and_then(|a| core.array_throttle(a))
         .unwrap_or(0);
     info.last_sched_eval = None;
-    if detail {
+    if wants(JobField::Unacted) {
         info.unacted.clone_from(&meta.unacted);
-    } else {
-        info.unacted.clear();
     }
 }
 
@@ -649,7 +668,7 @@ mod tests {
             work_dir: "/w".into(),
             ..JobMeta::default()
         };
-        let info = |id| job_info(&core, core.job(id).expect("known"), &meta, "gb001", true);
+        let info = |id| job_info(&core, core.job(id).expect("known"), &meta, "gb001");
         // 16-squeue-array-compact.txt, 32-scontrol-show-job-array.txt.
         let record = info(arr);
         assert_eq!(

@@ -230,7 +230,7 @@ impl Controller {
         };
         let job = self.core.job(id).expect("started jobs exist");
         let meta = self.metas.get(&id).cloned().unwrap_or_default();
-        let info = super::convert::job_info(&self.core, job, &meta, "", true);
+        let info = super::convert::job_info(&self.core, job, &meta, "");
         let tasks: Vec<u32> = job.allocation().iter().map(|a| a.tasks).collect();
         let mut env = super::env::batch_env(&info, &payload.env, &tasks, &self.facts);
         env.extend(self.array_env(job));

@@ -39,12 +39,12 @@ impl Controller {
     pub(super) fn on_request(&mut self, uid: u32, req: ClientRequest) -> Reply {
         if let ClientRequest::Jobs {
             ids,
-            detail,
+            fields,
             active_only,
         } = &req
         {
             let viewer = self.private_viewer(uid, PrivateData::JOBS);
-            return match self.jobs(ids, *detail, *active_only, viewer) {
+            return match self.jobs(ids, *fields, *active_only, viewer) {
                 Ok(frame) => Reply::Frame(frame),
                 Err(e) => Reply::Response(ClientResponse::Error(e)),
             };
@@ -349,13 +349,13 @@ impl Controller {
         }))
     }
 
-    /// The job listing, encoded as it is built; only `viewer`'s jobs when
-    /// one is given (PrivateData=jobs), and a job of someone else's is then
-    /// an invalid id, as slurmctld's `pack_one_job` answers.
+    /// The job listing of `fields`, encoded as it is built; only `viewer`'s
+    /// jobs when one is given (PrivateData=jobs), and a job of someone
+    /// else's is then an invalid id, as slurmctld's `pack_one_job` answers.
     fn jobs(
         &self,
         ids: &[u32],
-        detail: bool,
+        fields: spur_proto::JobFields,
         active_only: bool,
         viewer: Option<u32>,
     ) -> Result<Vec<u8>, ProtoError> {
@@ -368,7 +368,7 @@ impl Controller {
                 .first()
                 .map(|a| self.core.nodes()[a.node.index()].config.name.as_str())
                 .unwrap_or("");
-            convert::fill_job_info(info, &self.core, j, meta, host, detail)
+            convert::fill_job_info(info, &self.core, j, meta, host, fields)
         };
         let encoded = if ids.is_empty() {
             let listed = |j: &&spur_core::Job| {
@@ -382,7 +382,13 @@ impl Controller {
                         ))
             };
             let count = self.core.jobs().filter(listed).count();
-            spur_proto::frame::encode_jobs(now(), count, self.core.jobs().filter(listed), fill)
+            spur_proto::frame::encode_jobs(
+                now(),
+                fields,
+                count,
+                self.core.jobs().filter(listed),
+                fill,
+            )
         } else {
             // The id of an array names every job of it.
             let found: Vec<&spur_core::Job> = self
@@ -394,7 +400,7 @@ impl Controller {
             if found.is_empty() {
                 return Err(ErrorCode::InvalidJobId.into());
             }
-            spur_proto::frame::encode_jobs(now(), found.len(), found.into_iter(), fill)
+            spur_proto::frame::encode_jobs(now(), fields, found.len(), found.into_iter(), fill)
         };
         encoded.map_err(|_| ErrorCode::Malformed.into())
     }

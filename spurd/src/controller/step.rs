@@ -122,7 +122,7 @@ impl Controller {
         self.turn.meta_dirty.insert(id);
         let meta: JobMeta = (**meta).clone();
         let job = self.core.job(id).ok_or(ErrorCode::InvalidJobId)?;
-        let info = convert::job_info(&self.core, job, &meta, "", true);
+        let info = convert::job_info(&self.core, job, &meta, "");
         let names: Vec<String> = parts
             .iter()
             .map(|p| self.core.nodes()[p.node.index()].config.name.clone())

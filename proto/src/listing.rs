@@ -1,0 +1,685 @@
+//! Job listings that carry only what the caller reads: [`JobField`] names
+//! each field of a [`JobInfo`], [`JobFields`] is a set of them, and a
+//! [`JobList`] travels as one block of bytes holding, for each job, just the
+//! fields of its set. squeue's default format reads a dozen of the sixty:
+//! the controller writes a dozen per job and the command decodes a dozen,
+//! instead of building, sending and parsing every field of every job.
+//!
+//! The block: the set (u64 LE), the count (u32 LE), then each job's fields
+//! in declaration order, integers little-endian, strings and lists as a u32
+//! length and their items, options as a 0/1 byte and the value. Fields
+//! outside the set keep their defaults on the receiving side.
+
+use std::fmt;
+use std::ops::{BitOr, Deref};
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::history::Tres;
+use crate::job::{ExclusiveMode, JobInfo, JobStateName, MemSpec};
+
+/// A block of listing bytes that does not decode.
+#[derive(Debug, Error, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ListingError {
+    /// The bytes end inside a job.
+    #[error("job listing ends inside a job")]
+    Truncated,
+    /// A string is not UTF-8.
+    #[error("job listing holds a string that is not UTF-8")]
+    NotUtf8,
+    /// An option's tag or an enum's value is out of range.
+    #[error("job listing holds an invalid value")]
+    Invalid,
+    /// Bytes follow the last job.
+    #[error("job listing has bytes after its last job")]
+    Trailing,
+}
+
+/// A value as a listing writes it.
+trait Wire: Sized {
+    fn put(&self, out: &mut Vec<u8>);
+    fn take(input: &mut &[u8]) -> Result<Self, ListingError>;
+}
+
+fn take_bytes<'a>(input: &mut &'a [u8], n: usize) -> Result<&'a [u8], ListingError> {
+    if input.len() < n {
+        return Err(ListingError::Truncated);
+    }
+    let (head, rest) = input.split_at(n);
+    *input = rest;
+    Ok(head)
+}
+
+macro_rules! wire_int {
+    ($($t:ty),*) => {$(
+        impl Wire for $t {
+            fn put(&self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn take(input: &mut &[u8]) -> Result<Self, ListingError> {
+                let bytes = take_bytes(input, std::mem::size_of::<$t>())?;
+                Ok(<$t>::from_le_bytes(bytes.try_into().expect("sized")))
+            }
+        }
+    )*};
+}
+wire_int!(u32, i32, u64);
+
+impl Wire for bool {
+    fn put(&self, out: &mut Vec<u8>) {
+        out.push(u8::from(*self));
+    }
+    fn take(input: &mut &[u8]) -> Result<Self, ListingError> {
+        match take_bytes(input, 1)?[0] {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(ListingError::Invalid),
+        }
+    }
+}
+
+fn put_len(len: usize, out: &mut Vec<u8>) {
+    // A frame is far below 4 GiB, and so is every length inside one.
+    (len as u32).put(out);
+}
+
+impl Wire for String {
+    fn put(&self, out: &mut Vec<u8>) {
+        put_len(self.len(), out);
+        out.extend_from_slice(self.as_bytes());
+    }
+    fn take(input: &mut &[u8]) -> Result<Self, ListingError> {
+        let len = u32::take(input)? as usize;
+        let bytes = take_bytes(input, len)?;
+        std::str::from_utf8(bytes)
+            .map(str::to_owned)
+            .map_err(|_| ListingError::NotUtf8)
+    }
+}
+
+impl<T: Wire> Wire for Option<T> {
+    fn put(&self, out: &mut Vec<u8>) {
+        match self {
+            None => out.push(0),
+            Some(v) => {
+                out.push(1);
+                v.put(out);
+            }
+        }
+    }
+    fn take(input: &mut &[u8]) -> Result<Self, ListingError> {
+        match take_bytes(input, 1)?[0] {
+            0 => Ok(None),
+            1 => T::take(input).map(Some),
+            _ => Err(ListingError::Invalid),
+        }
+    }
+}
+
+impl<T: Wire> Wire for Vec<T> {
+    fn put(&self, out: &mut Vec<u8>) {
+        put_len(self.len(), out);
+        for item in self {
+            item.put(out);
+        }
+    }
+    fn take(input: &mut &[u8]) -> Result<Self, ListingError> {
+        let len = u32::take(input)? as usize;
+        // Every item takes at least a byte: a length cannot claim more
+        // items than there are bytes left.
+        if len > input.len() {
+            return Err(ListingError::Truncated);
+        }
+        (0..len).map(|_| T::take(input)).collect()
+    }
+}
+
+/// The few enums and structs of a job travel in their bincode form: they
+/// are small and rarely asked for.
+macro_rules! wire_bincode {
+    ($($t:ty),*) => {$(
+        impl Wire for $t {
+            fn put(&self, out: &mut Vec<u8>) {
+                bincode::serialize_into(out, self).expect("plain data encodes");
+            }
+            fn take(input: &mut &[u8]) -> Result<Self, ListingError> {
+                bincode::deserialize_from(input).map_err(|_| ListingError::Invalid)
+            }
+        }
+    )*};
+}
+wire_bincode!(JobStateName, MemSpec, ExclusiveMode, Tres);
+
+macro_rules! job_fields {
+    ($($(#[$doc:meta])* $variant:ident: $field:ident,)*) => {
+        /// A field of [`JobInfo`], named as the struct names it.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[repr(u8)]
+        pub enum JobField {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl JobField {
+            /// Every field, in declaration order.
+            pub const ALL: &'static [JobField] = &[$(JobField::$variant,)*];
+        }
+
+        /// `job`'s fields of `fields`, appended to `out`.
+        fn put_job(job: &JobInfo, fields: JobFields, out: &mut Vec<u8>) {
+            // Naming every field here makes a field added to `JobInfo`
+            // without a `JobField` fail to compile.
+            let JobInfo { $($field,)* } = job;
+            for field in fields.iter() {
+                match field {
+                    $(JobField::$variant => $field.put(out),)*
+                }
+            }
+        }
+
+        /// `fields` of a job read from `input` into `job`.
+        fn take_job(
+            input: &mut &[u8],
+            fields: JobFields,
+            job: &mut JobInfo,
+        ) -> Result<(), ListingError> {
+            for field in fields.iter() {
+                match field {
+                    $(JobField::$variant => job.$field = Wire::take(input)?,)*
+                }
+            }
+            Ok(())
+        }
+
+        /// `job` with only `fields` kept, the rest default.
+        fn project_job(job: &JobInfo, fields: JobFields) -> JobInfo {
+            let mut kept = JobInfo::default();
+            $(if fields.has(JobField::$variant) {
+                kept.$field = job.$field.clone();
+            })*
+            kept
+        }
+    };
+}
+
+job_fields! {
+    /// `job_id`.
+    JobId: job_id,
+    /// `name`.
+    Name: name,
+    /// `user_id`.
+    UserId: user_id,
+    /// `user_name`.
+    UserName: user_name,
+    /// `group_id`.
+    GroupId: group_id,
+    /// `group_name`.
+    GroupName: group_name,
+    /// `state`.
+    State: state,
+    /// `reason`.
+    Reason: reason,
+    /// `priority`.
+    Priority: priority,
+    /// `nice`.
+    Nice: nice,
+    /// `account`.
+    Account: account,
+    /// `qos`.
+    Qos: qos,
+    /// `partition`.
+    Partition: partition,
+    /// `time_limit`.
+    TimeLimit: time_limit,
+    /// `time_min`.
+    TimeMin: time_min,
+    /// `submit_time`.
+    SubmitTime: submit_time,
+    /// `eligible_time`.
+    EligibleTime: eligible_time,
+    /// `start_time`.
+    StartTime: start_time,
+    /// `end_time`.
+    EndTime: end_time,
+    /// `nodes`.
+    Nodes: nodes,
+    /// `sched_nodes`.
+    SchedNodes: sched_nodes,
+    /// `num_nodes`.
+    NumNodes: num_nodes,
+    /// `num_cpus`.
+    NumCpus: num_cpus,
+    /// `num_tasks`.
+    NumTasks: num_tasks,
+    /// `cpus_per_task`.
+    CpusPerTask: cpus_per_task,
+    /// `ntasks_per_node`.
+    NtasksPerNode: ntasks_per_node,
+    /// `cpus_per_node`.
+    CpusPerNode: cpus_per_node,
+    /// `batch_host`.
+    BatchHost: batch_host,
+    /// `req_nodes`.
+    ReqNodes: req_nodes,
+    /// `exc_nodes`.
+    ExcNodes: exc_nodes,
+    /// `features`.
+    Features: features,
+    /// `mem`.
+    Mem: mem,
+    /// `tres`.
+    Tres: tres,
+    /// `tres_per_node`.
+    TresPerNode: tres_per_node,
+    /// `tres_per_job`.
+    TresPerJob: tres_per_job,
+    /// `tres_per_task`.
+    TresPerTask: tres_per_task,
+    /// `gpus_per_node_idx`.
+    GpusPerNodeIdx: gpus_per_node_idx,
+    /// `work_dir`.
+    WorkDir: work_dir,
+    /// `stdout`.
+    StdOut: stdout,
+    /// `stderr`.
+    StdErr: stderr,
+    /// `stdin`.
+    StdIn: stdin,
+    /// `command`.
+    Command: command,
+    /// `comment`.
+    Comment: comment,
+    /// `exit_code`.
+    ExitCode: exit_code,
+    /// `exit_signal`.
+    ExitSignal: exit_signal,
+    /// `restarts`.
+    Restarts: restarts,
+    /// `requeue`.
+    Requeue: requeue,
+    /// `batch`.
+    Batch: batch,
+    /// `deadline`.
+    Deadline: deadline,
+    /// `exclusive`.
+    Exclusive: exclusive,
+    /// `contiguous`.
+    Contiguous: contiguous,
+    /// `submit_host`.
+    SubmitHost: submit_host,
+    /// `dependency`.
+    Dependency: dependency,
+    /// `array_job_id`.
+    ArrayJobId: array_job_id,
+    /// `array_task_id`.
+    ArrayTaskId: array_task_id,
+    /// `array_task_str`.
+    ArrayTaskStr: array_task_str,
+    /// `array_task_throttle`.
+    ArrayTaskThrottle: array_task_throttle,
+    /// `last_sched_eval`.
+    LastSchedEval: last_sched_eval,
+    /// `unacted`.
+    Unacted: unacted,
+}
+
+/// A set of [`JobField`]s.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct JobFields(u64);
+
+impl JobFields {
+    /// No field.
+    pub const NONE: JobFields = JobFields(0);
+    /// Every field.
+    pub const ALL: JobFields = JobFields(u64::MAX >> (64 - JobField::ALL.len()));
+
+    /// The fields few listings print (files, working directory, command,
+    /// comment, TRES, submit host, options not acted on): the ones that
+    /// cost the controller most to fill.
+    pub const DETAIL: JobFields = JobFields::of(&[
+        JobField::StdOut,
+        JobField::StdErr,
+        JobField::StdIn,
+        JobField::WorkDir,
+        JobField::Command,
+        JobField::Comment,
+        JobField::Tres,
+        JobField::SubmitHost,
+        JobField::Unacted,
+    ]);
+    /// Every field but [`JobFields::DETAIL`].
+    pub const SUMMARY: JobFields = JobFields(JobFields::ALL.0 & !JobFields::DETAIL.0);
+
+    /// The set of `fields`.
+    pub const fn of(fields: &[JobField]) -> JobFields {
+        let mut set = 0u64;
+        let mut i = 0;
+        while i < fields.len() {
+            set |= 1 << fields[i] as u8;
+            i += 1;
+        }
+        JobFields(set)
+    }
+
+    /// This set and `field`.
+    pub const fn with(self, field: JobField) -> JobFields {
+        JobFields(self.0 | 1 << field as u8)
+    }
+
+    /// Whether `field` is in the set.
+    pub const fn has(self, field: JobField) -> bool {
+        self.0 & (1 << field as u8) != 0
+    }
+
+    /// Whether the set holds every field.
+    pub const fn is_all(self) -> bool {
+        self.0 & JobFields::ALL.0 == JobFields::ALL.0
+    }
+
+    /// The fields of the set, in declaration order.
+    pub fn iter(self) -> impl Iterator<Item = JobField> {
+        let mut left = self.0 & JobFields::ALL.0;
+        std::iter::from_fn(move || {
+            let next = left.trailing_zeros() as usize;
+            left &= left.wrapping_sub(1);
+            JobField::ALL.get(next).copied()
+        })
+    }
+
+    /// `job` with only this set's fields kept, the others default: what a
+    /// listing of this set delivers.
+    pub fn project(self, job: &JobInfo) -> JobInfo {
+        project_job(job, self)
+    }
+}
+
+impl BitOr for JobFields {
+    type Output = JobFields;
+    fn bitor(self, other: JobFields) -> JobFields {
+        JobFields(self.0 | other.0)
+    }
+}
+
+impl From<JobField> for JobFields {
+    fn from(field: JobField) -> JobFields {
+        JobFields::NONE.with(field)
+    }
+}
+
+impl fmt::Debug for JobFields {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_all() {
+            return f.write_str("JobFields(ALL)");
+        }
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+/// Jobs as a listing delivers them: the fields of `fields` filled, the
+/// others default. Reads as a slice of [`JobInfo`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct JobList {
+    /// The fields each job carries.
+    pub fields: JobFields,
+    /// The jobs.
+    pub jobs: Vec<JobInfo>,
+}
+
+impl JobList {
+    /// Every field of `jobs`.
+    pub fn full(jobs: Vec<JobInfo>) -> JobList {
+        JobList {
+            fields: JobFields::ALL,
+            jobs,
+        }
+    }
+
+    /// The jobs.
+    pub fn into_vec(self) -> Vec<JobInfo> {
+        self.jobs
+    }
+}
+
+impl From<Vec<JobInfo>> for JobList {
+    fn from(jobs: Vec<JobInfo>) -> JobList {
+        JobList::full(jobs)
+    }
+}
+
+impl FromIterator<JobInfo> for JobList {
+    fn from_iter<I: IntoIterator<Item = JobInfo>>(jobs: I) -> JobList {
+        JobList::full(jobs.into_iter().collect())
+    }
+}
+
+impl Deref for JobList {
+    type Target = [JobInfo];
+    fn deref(&self) -> &[JobInfo] {
+        &self.jobs
+    }
+}
+
+impl IntoIterator for JobList {
+    type Item = JobInfo;
+    type IntoIter = std::vec::IntoIter<JobInfo>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.jobs.into_iter()
+    }
+}
+
+/// Writes a listing's block as its jobs come, one at a time: the header at
+/// [`BlockWriter::new`], each job at [`BlockWriter::push`].
+pub struct BlockWriter {
+    fields: JobFields,
+}
+
+impl BlockWriter {
+    /// Starts a block of `count` jobs of `fields` at the end of `out`.
+    pub fn new(out: &mut Vec<u8>, fields: JobFields, count: usize) -> BlockWriter {
+        fields.0.put(out);
+        put_len(count, out);
+        BlockWriter { fields }
+    }
+
+    /// Appends one job.
+    pub fn push(&self, out: &mut Vec<u8>, job: &JobInfo) {
+        put_job(job, self.fields, out);
+    }
+}
+
+/// Decodes a listing's block.
+pub fn decode_block(mut input: &[u8]) -> Result<JobList, ListingError> {
+    let fields = JobFields(u64::take(&mut input)?);
+    if fields.0 & !JobFields::ALL.0 != 0 {
+        return Err(ListingError::Invalid);
+    }
+    let count = u32::take(&mut input)? as usize;
+    // Every field takes a byte at least, so a count cannot claim more jobs
+    // than there are bytes (nor any job when it has no fields).
+    let least = if fields == JobFields::NONE {
+        0
+    } else {
+        input.len()
+    };
+    if count > least {
+        return Err(ListingError::Truncated);
+    }
+    let mut jobs = Vec::with_capacity(count);
+    for _ in 0..count {
+        jobs.push(JobInfo::default());
+        let job = jobs.last_mut().expect("just pushed");
+        take_job(&mut input, fields, job)?;
+    }
+    if !input.is_empty() {
+        return Err(ListingError::Trailing);
+    }
+    Ok(JobList { fields, jobs })
+}
+
+impl Serialize for JobList {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut block = Vec::new();
+        let writer = BlockWriter::new(&mut block, self.fields, self.jobs.len());
+        for job in &self.jobs {
+            writer.push(&mut block, job);
+        }
+        s.serialize_bytes(&block)
+    }
+}
+
+impl<'de> Deserialize<'de> for JobList {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<JobList, D::Error> {
+        struct Block;
+        impl serde::de::Visitor<'_> for Block {
+            type Value = JobList;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a job listing")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<JobList, E> {
+                decode_block(bytes).map_err(E::custom)
+            }
+        }
+        d.deserialize_bytes(Block)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A job whose every field differs from its default.
+    pub(crate) fn every_field_set() -> JobInfo {
+        JobInfo {
+            job_id: 7,
+            name: "train".into(),
+            user_id: 1000,
+            user_name: "alice".into(),
+            group_id: 100,
+            group_name: "users".into(),
+            state: JobStateName::Running,
+            reason: "None".into(),
+            priority: 4_294_901_000,
+            nice: -5,
+            account: Some("ml".into()),
+            qos: "high".into(),
+            partition: "gpu".into(),
+            time_limit: Some(3600),
+            time_min: Some(60),
+            submit_time: 1_700_000_000,
+            eligible_time: 1_700_000_001,
+            start_time: Some(1_700_000_002),
+            end_time: Some(1_700_003_602),
+            nodes: "gb[001-002]".into(),
+            sched_nodes: Some("gb003".into()),
+            num_nodes: 2,
+            num_cpus: 288,
+            num_tasks: 8,
+            cpus_per_task: 36,
+            ntasks_per_node: 4,
+            cpus_per_node: vec![144, 144],
+            batch_host: Some("gb001".into()),
+            req_nodes: Some("gb001".into()),
+            exc_nodes: Some("gb009".into()),
+            features: Some("nvl72".into()),
+            mem: MemSpec::PerCpu(2048),
+            tres: Some(Tres {
+                cpus: 288,
+                mem_mb: 1 << 20,
+                nodes: 2,
+                billing: 288,
+                gpus: 8,
+            }),
+            tres_per_node: Some("gres:gpu:4".into()),
+            tres_per_job: Some("gres:gpu:8".into()),
+            tres_per_task: Some("gres:gpu:1".into()),
+            gpus_per_node_idx: vec![vec![0, 1, 2, 3], vec![0, 1, 2, 3]],
+            work_dir: "/home/alice".into(),
+            stdout: "/home/alice/out".into(),
+            stderr: "/home/alice/err".into(),
+            stdin: "/dev/null".into(),
+            command: Some("/home/alice/run.sh".into()),
+            comment: Some("résumé".into()),
+            exit_code: 3,
+            exit_signal: 9,
+            restarts: 1,
+            requeue: true,
+            batch: true,
+            deadline: Some(1_800_000_000),
+            exclusive: ExclusiveMode::User,
+            contiguous: true,
+            submit_host: "login1".into(),
+            dependency: Some("afterok:6".into()),
+            array_job_id: Some(5),
+            array_task_id: Some(2),
+            array_task_str: Some("3-9%2".into()),
+            array_task_throttle: 2,
+            last_sched_eval: Some(1_700_000_003),
+            unacted: vec!["--mail-type=END".into()],
+        }
+    }
+
+    fn round_trip(list: &JobList) -> JobList {
+        let bytes = bincode::serialize(list).expect("encodes");
+        bincode::deserialize(&bytes).expect("decodes")
+    }
+
+    #[test]
+    fn every_field_travels() {
+        let list = JobList::full(vec![every_field_set(), JobInfo::default()]);
+        assert_eq!(round_trip(&list), list);
+    }
+
+    #[test]
+    fn each_field_travels_alone_and_the_rest_stay_default() {
+        let job = every_field_set();
+        for &field in JobField::ALL {
+            let fields = JobFields::from(field);
+            let got = round_trip(&JobList {
+                fields,
+                jobs: vec![job.clone()],
+            });
+            let kept = fields.project(&job);
+            assert_eq!(got.jobs, vec![kept.clone()], "{field:?}");
+            assert_ne!(kept, JobInfo::default(), "{field:?} is projected");
+        }
+    }
+
+    #[test]
+    fn a_small_set_is_small() {
+        let fields = JobFields::of(&[JobField::JobId, JobField::State]);
+        let list = JobList {
+            fields,
+            jobs: vec![every_field_set(); 100],
+        };
+        // The set, the count, and per job a u32 and the state's u32.
+        assert_eq!(
+            bincode::serialize(&list).expect("encodes").len(),
+            8 + 8 + 4 + 800
+        );
+    }
+
+    #[test]
+    fn damaged_blocks_are_errors_not_panics() {
+        let list = JobList::full(vec![every_field_set()]);
+        let mut block = Vec::new();
+        let w = BlockWriter::new(&mut block, list.fields, 1);
+        w.push(&mut block, &list.jobs[0]);
+        for cut in 0..block.len() {
+            assert!(decode_block(&block[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut long = block.clone();
+        long.push(0);
+        assert_eq!(decode_block(&long), Err(ListingError::Trailing));
+        let mut unknown = block.clone();
+        unknown[7] = 0xff;
+        assert_eq!(decode_block(&unknown), Err(ListingError::Invalid));
+        // Four billion jobs claimed in twelve bytes allocate nothing.
+        let mut huge = Vec::new();
+        BlockWriter::new(&mut huge, JobFields::NONE, u32::MAX as usize);
+        assert_eq!(decode_block(&huge), Err(ListingError::Truncated));
+        let mut huge = Vec::new();
+        BlockWriter::new(&mut huge, JobFields::ALL, u32::MAX as usize);
+        assert_eq!(decode_block(&huge), Err(ListingError::Truncated));
+    }
+}
