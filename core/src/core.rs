@@ -805,8 +805,8 @@ impl Core {
             });
         }
         let mut job = Job::new(id, spec, resolved, now, self.seq);
-        job.array = array;
-        job.dependency = dependency;
+        job.array = array.map(Box::new);
+        job.dependency = dependency.map(Box::new);
         self.jobs.insert(id, Box::new(job));
         self.pending.insert(id);
         self.index_array_member(id);
@@ -1254,7 +1254,7 @@ impl Core {
         job.qos = resolved.qos;
         job.required = resolved.required;
         job.excluded = resolved.excluded;
-        job.constraint = resolved.constraint;
+        job.constraint = resolved.constraint.map(Box::new);
         job.time_limit = resolved.time_limit;
         job.expected_start = None;
         job.sched_nodes.clear();

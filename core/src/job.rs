@@ -212,7 +212,10 @@ pub struct Job {
     pub(crate) qos: Option<QosId>,
     pub(crate) required: Vec<NodeId>,
     pub(crate) excluded: Vec<NodeId>,
-    pub(crate) constraint: Option<Constraint>,
+    /// `--constraint`, parsed (boxed, as the array and dependency below:
+    /// most jobs have none, and every job the controller holds pays for
+    /// the room inline).
+    pub(crate) constraint: Option<Box<Constraint>>,
     pub(crate) time_limit: Option<u64>,
     state: JobState,
     pub(crate) submit_time: Time,
@@ -234,10 +237,10 @@ pub struct Job {
     pub(crate) expected_start: Option<Time>,
     pub(crate) sched_nodes: Vec<NodeId>,
     /// Its place in a job array, if it belongs to one.
-    pub(crate) array: Option<JobArray>,
+    pub(crate) array: Option<Box<JobArray>>,
     /// What it still waits for (`--dependency`), with the state of each
     /// part; None once met.
-    pub(crate) dependency: Option<Dependency>,
+    pub(crate) dependency: Option<Box<Dependency>>,
     /// The job's running steps and what each holds of its allocation (not
     /// kept across a controller restart: steps hold nothing after one).
     pub(crate) steps: std::collections::BTreeMap<u32, crate::step::StepHold>,
@@ -265,7 +268,7 @@ impl Job {
             qos: resolved.qos,
             required: resolved.required,
             excluded: resolved.excluded,
-            constraint: resolved.constraint,
+            constraint: resolved.constraint.map(Box::new),
             time_limit: resolved.time_limit,
             state: JobState::Pending,
             submit_time: now,
@@ -402,30 +405,30 @@ impl Job {
     /// Its place in a job array (`ArrayJobId`, `ArrayTaskId`, the pending
     /// tasks of a meta record), if it belongs to one.
     pub fn array(&self) -> Option<&JobArray> {
-        self.array.as_ref()
+        self.array.as_deref()
     }
 
     /// `SLURM_ARRAY_JOB_ID`, for a job of an array.
     pub fn array_job_id(&self) -> Option<JobId> {
-        self.array.as_ref().map(JobArray::array_job_id)
+        self.array.as_deref().map(JobArray::array_job_id)
     }
 
     /// `SLURM_ARRAY_TASK_ID`, for an array task (None for the meta record
     /// still holding pending tasks, and for jobs outside arrays).
     pub fn array_task_id(&self) -> Option<u32> {
-        self.array.as_ref().and_then(JobArray::task_id)
+        self.array.as_deref().and_then(JobArray::task_id)
     }
 
     /// What it still waits for, with the state of each part; None when it
     /// has no dependency or its dependency was met.
     pub fn dependency(&self) -> Option<&Dependency> {
-        self.dependency.as_ref()
+        self.dependency.as_deref()
     }
 
     /// The dependency as squeue `%E` and `scontrol show job` show it
     /// (`afterok:5(unfulfilled)`); None where Slurm prints `(null)`.
     pub fn dependency_str(&self) -> Option<String> {
-        self.dependency.as_ref().and_then(Dependency::render)
+        self.dependency.as_deref().and_then(Dependency::render)
     }
 
     /// The last time a pending job may start and still end by its

@@ -110,8 +110,8 @@ impl Job {
             kill: self.kill,
             restarts: self.restarts,
             signaled: self.signaled,
-            array: self.array.clone(),
-            dependency: self.dependency.clone(),
+            array: self.array.as_deref().cloned(),
+            dependency: self.dependency.as_deref().cloned(),
             reason: if self.state().is_finished() {
                 self.reason
             } else {
@@ -156,8 +156,8 @@ impl Core {
         job.kill = record.kill;
         job.restarts = record.restarts;
         job.signaled = record.signaled;
-        job.array = record.array;
-        job.dependency = record.dependency;
+        job.array = record.array.map(Box::new);
+        job.dependency = record.dependency.map(Box::new);
         if record.state.is_finished() {
             job.reason = record.reason;
         }

@@ -36,7 +36,7 @@ impl Core {
     pub fn find_array_task(&self, array: JobId, task: u32) -> Option<TaskLocation> {
         let members = self.arrays.get(&array)?;
         for id in members {
-            let Some(a) = self.jobs.get(id).and_then(|j| j.array.as_ref()) else {
+            let Some(a) = self.jobs.get(id).and_then(|j| j.array.as_deref()) else {
                 continue;
             };
             if a.task_id == Some(task) {
@@ -61,7 +61,7 @@ impl Core {
     pub fn array_task_str(&self, id: JobId) -> Option<String> {
         let job = self.jobs.get(&id)?;
         // The meta record is the array's own, which keeps the throttle.
-        let a = job.array.as_ref().filter(|a| a.task_id.is_none())?;
+        let a = job.array.as_deref().filter(|a| a.task_id.is_none())?;
         Some(a.pending_text())
     }
 
@@ -71,7 +71,7 @@ impl Core {
     /// core reports it as [`CoreError::NotAnArray`].
     pub fn set_array_throttle(&mut self, array: JobId, throttle: u32) -> Result<(), CoreError> {
         let job = self.job_mut(array)?;
-        match job.array.as_mut() {
+        match job.array.as_deref_mut() {
             Some(a) if a.array_job_id == array => {
                 a.throttle = throttle;
                 Ok(())
@@ -130,7 +130,7 @@ impl Core {
         effects: &mut impl Effects,
     ) -> JobId {
         let meta = self.jobs.get_mut(&record).expect("split records exist");
-        let a = meta.array.as_mut().expect("split records are arrays");
+        let a = meta.array.as_deref_mut().expect("split records are arrays");
         if a.pending.len() <= 1 {
             a.pending = TaskSet::new();
             a.task_id = Some(task);
@@ -148,13 +148,13 @@ impl Core {
         self.next_job_id += 1;
         let mut job: Job = (**meta).clone();
         job.id = id;
-        job.array = Some(JobArray {
+        job.array = Some(Box::new(JobArray {
             array_job_id,
             task_id: Some(task),
             pending: TaskSet::new(),
             throttle: 0,
             task_failed: false,
-        });
+        }));
         job.expected_start = None;
         job.sched_nodes.clear();
         self.jobs.insert(id, Box::new(job));
@@ -240,13 +240,17 @@ impl Core {
         let Some(job) = self.jobs.get(&id) else {
             return;
         };
-        let Some(array) = job.array.as_ref().map(|a| a.array_job_id) else {
+        let Some(array) = job.array.as_deref().map(|a| a.array_job_id) else {
             return;
         };
         if job.state() == JobState::Completed || job.state() == JobState::Pending {
             return;
         }
-        if let Some(a) = self.jobs.get_mut(&array).and_then(|j| j.array.as_mut()) {
+        if let Some(a) = self
+            .jobs
+            .get_mut(&array)
+            .and_then(|j| j.array.as_deref_mut())
+        {
             a.task_failed = true;
         }
     }
@@ -282,7 +286,7 @@ impl Core {
             .keys()
             .filter_map(|id| self.jobs.get(id))
             .filter(|j| j.state() == JobState::Pending)
-            .filter_map(|j| j.array.as_ref())
+            .filter_map(|j| j.array.as_deref())
             .filter(|a| a.task_id.is_none())
             .map(|a| a.pending.len().saturating_sub(1))
             .sum();
@@ -306,7 +310,7 @@ impl Core {
 
     /// Records a job in the index of arrays.
     pub(crate) fn index_array_member(&mut self, id: JobId) {
-        if let Some(a) = self.jobs.get(&id).and_then(|j| j.array.as_ref()) {
+        if let Some(a) = self.jobs.get(&id).and_then(|j| j.array.as_deref()) {
             let array = a.array_job_id;
             self.arrays.entry(array).or_default().insert(id);
         }
@@ -338,8 +342,8 @@ impl Core {
             .copied()
             .filter(|id| {
                 let job = &self.jobs[id];
-                job.array.as_ref().is_some_and(|a| a.is_meta())
-                    && job.dependency.as_ref().is_some_and(|d| {
+                job.array.as_deref().is_some_and(|a| a.is_meta())
+                    && job.dependency.as_deref().is_some_and(|d| {
                         d.items.iter().any(|i| i.kind == DependencyKind::AfterCorr)
                     })
             })

@@ -125,7 +125,7 @@ impl Core {
             if me.is(target) || job.id == me.id {
                 return true;
             }
-            if let (false, Some(next)) = (job.state().is_finished(), job.dependency.as_ref()) {
+            if let (false, Some(next)) = (job.state().is_finished(), job.dependency.as_deref()) {
                 if self.reaches(next, me, budget) {
                     return true;
                 }
@@ -168,7 +168,7 @@ impl Core {
         let failed = self
             .jobs
             .get(&n)
-            .and_then(|j| j.array.as_ref())
+            .and_then(|j| j.array.as_deref())
             .is_some_and(JobArray::task_failed);
         Some(Outcome {
             complete: !failed && members.iter().all(|j| j.state() == JobState::Completed),
@@ -218,7 +218,7 @@ impl Core {
                 Unfulfilled => Unfulfilled,
             },
             DependencyKind::AfterCorr => {
-                let task = job.array.as_ref().and_then(JobArray::task_id);
+                let task = job.array.as_deref().and_then(JobArray::task_id);
                 let corresponding = task
                     .and_then(|t| self.find_array_task(target.job_id(), t))
                     .and_then(|loc| match loc {
@@ -228,7 +228,8 @@ impl Core {
                     Some(other) => ended(Outcome::of(other)),
                     // The meta record waits while its tasks are tested one
                     // by one.
-                    None if job.array.as_ref().is_some_and(JobArray::is_meta) => match ended(dep) {
+                    None if job.array.as_deref().is_some_and(JobArray::is_meta) => match ended(dep)
+                    {
                         Failed => Unfulfilled,
                         other => other,
                     },
@@ -261,7 +262,7 @@ impl Core {
         let singletons = self.singleton_index(&ids);
         for id in ids {
             let job = &self.jobs[&id];
-            let Some(dep) = job.dependency.as_ref() else {
+            let Some(dep) = job.dependency.as_deref() else {
                 continue;
             };
             let mut next = dep.clone();
@@ -282,7 +283,7 @@ impl Core {
                 .kill_on_invalid_dep
                 .unwrap_or(self.config.kill_invalid_depend);
             let job = self.jobs.get_mut(&id).expect("pending ids are jobs");
-            job.dependency = (status != DependencyStatus::Satisfied).then_some(next);
+            job.dependency = (status != DependencyStatus::Satisfied).then(|| Box::new(next));
             if changed || status == DependencyStatus::Satisfied {
                 effects.emit(Effect::DependencyChanged { job: id });
             }
@@ -346,10 +347,10 @@ impl Core {
                 action: "update the dependency of",
             }));
         }
-        let dep = self.resolve_dependency(text, id, job.array.as_ref())?;
+        let dep = self.resolve_dependency(text, id, job.array.as_deref())?;
         let job = self.jobs.get_mut(&id).expect("checked above");
         job.spec.dependency = dep.is_some().then(|| text.to_string());
-        job.dependency = dep;
+        job.dependency = dep.map(Box::new);
         if matches!(
             job.reason,
             Reason::Dependency | Reason::DependencyNeverSatisfied
@@ -394,7 +395,7 @@ impl Core {
             .iter()
             .filter_map(|id| self.jobs.get(id))
             .filter(|j| j.reason != Reason::DependencyNeverSatisfied)
-            .filter_map(|j| j.dependency.as_ref())
+            .filter_map(|j| j.dependency.as_deref())
             .filter(|d| d.status() == DependencyStatus::Waiting)
     }
 }

@@ -61,7 +61,7 @@ impl<'a> Want<'a> {
             partition: job.partition,
             required: &job.required,
             excluded: &job.excluded,
-            constraint: job.constraint.as_ref(),
+            constraint: job.constraint.as_deref(),
             user: job.spec.user,
             wait_over: now
                 >= job.eligible_time + job.shape.switches.map_or(block_wait, |(_, wait)| wait),
@@ -419,7 +419,7 @@ impl Core {
         }
         // slurmctld's job_independent: dependency, then the array's
         // throttle, then the begin time.
-        match job.dependency.as_ref().map(|d| d.status()) {
+        match job.dependency.as_deref().map(|d| d.status()) {
             Some(DependencyStatus::Waiting) => return Some(Reason::Dependency),
             Some(DependencyStatus::NeverSatisfied) => {
                 return Some(Reason::DependencyNeverSatisfied)

@@ -154,6 +154,8 @@ pub struct Controller {
     pub(super) site: Site,
     pub(super) facts: ClusterFacts,
     pub(super) metas: JobMap<Box<JobMeta>>,
+    /// The names the metas share.
+    pub(super) names: super::store::Names,
     /// The jobs of keyed submissions, by key.
     pub(super) submit_keys: super::submit_key::SubmitKeys,
     pub(super) live: Vec<NodeLive>,
@@ -269,6 +271,7 @@ impl Controller {
         let super::Restored {
             core,
             metas,
+            names,
             submit_keys,
         } = restored;
         let started_at = now();
@@ -300,6 +303,7 @@ impl Controller {
             site,
             facts,
             metas,
+            names,
             submit_keys,
             live,
             conns: HashMap::new(),
@@ -682,7 +686,7 @@ impl Controller {
                     .map(|a| self.core.nodes()[a.node.index()].config.name.as_str())
                     .collect();
                 if let Some(meta) = self.metas.get_mut(&job) {
-                    meta.nodes = Some(spur_conf::hostlist::compress(&names));
+                    meta.nodes = Some(spur_conf::hostlist::compress(&names).into());
                     self.turn.meta_dirty.insert(job);
                 }
                 self.note_start(job);

@@ -143,7 +143,7 @@ fn partition_name(core: &Core, id: JobId) -> Option<String> {
 /// asks for, as resolved at submission.
 pub(super) fn submitted_meta(core: &Core, id: JobId) -> JobMeta {
     JobMeta {
-        partition: partition_name(core, id),
+        partition: partition_name(core, id).map(Into::into),
         requested: requested(core, id),
         ..JobMeta::default()
     }
@@ -176,7 +176,7 @@ impl Controller {
         let partition = partition_name(&self.core, id);
         if let Some(meta) = self.metas.get_mut(&id) {
             meta.allocated = Some(record);
-            meta.partition = partition;
+            meta.partition = partition.map(Into::into);
             self.turn.meta_dirty.insert(id);
         }
     }
@@ -193,7 +193,7 @@ impl Controller {
     pub(super) fn note_partition(&mut self, id: JobId) {
         let partition = partition_name(&self.core, id);
         if let Some(meta) = self.metas.get_mut(&id) {
-            meta.partition = partition;
+            meta.partition = partition.map(Into::into);
             self.turn.meta_dirty.insert(id);
         }
     }
@@ -269,9 +269,9 @@ fn history_job(row: HistoryRow, q: &HistoryQuery) -> HistoryJob {
             .map(|a| a.pending_text()),
         name: record.spec.name.clone(),
         user_id: record.spec.user.0,
-        user_name: meta.user_name.clone(),
+        user_name: meta.user_name.to_string(),
         group_id: meta.gid,
-        group_name: meta.group_name.clone(),
+        group_name: meta.group_name.to_string(),
         account: record.spec.account.clone(),
         partition: meta.partition_of(&record).to_string(),
         qos: record.spec.qos.clone().unwrap_or_else(|| "normal".into()),
@@ -296,13 +296,13 @@ fn history_job(row: HistoryRow, q: &HistoryQuery) -> HistoryJob {
         priority: meta
             .allocated
             .map_or(record.spec.priority.unwrap_or(0), |a| a.priority),
-        nodes: meta.nodes.clone().unwrap_or_default(),
+        nodes: meta.nodes.clone().unwrap_or_default().to_string(),
         requested: tres(req, true),
         req_mem_mb,
         req_mem_per_cpu,
         allocated: meta.allocated.map(|a| tres(a.total, true)),
-        work_dir: meta.work_dir.clone(),
-        comment: meta.comment.clone(),
+        work_dir: meta.work_dir.to_string(),
+        comment: meta.comment.as_deref().map(str::to_string),
         constraints: record.spec.constraint.clone(),
         steps: Vec::new(),
     };

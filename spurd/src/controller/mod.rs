@@ -126,6 +126,7 @@ fn this_host() -> HostLookup {
 struct Restored {
     core: Core,
     metas: actor::JobMap<Box<store::JobMeta>>,
+    names: store::Names,
     submit_keys: submit_key::SubmitKeys,
 }
 
@@ -153,6 +154,7 @@ fn restore(site: &Site, store: &mut Store) -> Result<Restored> {
     let stored_names = store.node_names().context("while loading the node table")?;
     let mut lost = Vec::new();
     let mut submit_keys = submit_key::SubmitKeys::default();
+    let mut shared = store::Names::default();
     for mut job in jobs {
         let id = job.record.id;
         if let Some(names) = &stored_names {
@@ -166,6 +168,7 @@ fn restore(site: &Site, store: &mut Store) -> Result<Restored> {
         }
         match core.restore_job(job.record) {
             Ok(()) => {
+                job.meta.share_names(&mut shared);
                 metas.insert(id, Box::new(job.meta));
                 if let Some(key) = job.submit_key {
                     submit_keys.insert(key, id);
@@ -225,6 +228,7 @@ fn restore(site: &Site, store: &mut Store) -> Result<Restored> {
     Ok(Restored {
         core,
         metas,
+        names: shared,
         submit_keys,
     })
 }

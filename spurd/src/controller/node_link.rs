@@ -245,17 +245,22 @@ impl Controller {
             name: job.spec.name.clone(),
             uid: job.spec.user.0,
             gid: meta.gid,
-            user_name: meta.user_name.clone(),
+            user_name: meta.user_name.to_string(),
             script: payload.script,
             argv: payload.argv,
             env,
-            work_dir: meta.work_dir.clone(),
+            work_dir: meta.work_dir.to_string(),
             stdout: meta
                 .stdout
                 .clone()
-                .unwrap_or_else(|| spur_proto::pattern::default_output(array.is_some()).into()),
-            stderr: meta.stderr.clone(),
-            stdin: meta.stdin.clone().unwrap_or_else(|| "/dev/null".into()),
+                .unwrap_or_else(|| spur_proto::pattern::default_output(array.is_some()).into())
+                .to_string(),
+            stderr: meta.stderr.as_deref().map(str::to_string),
+            stdin: meta
+                .stdin
+                .clone()
+                .unwrap_or_else(|| "/dev/null".into())
+                .to_string(),
             open_mode: if meta.append {
                 OpenMode::Append
             } else {

@@ -275,18 +275,18 @@ impl Controller {
             Err(e) => return Err(self.explain_refusal(&desc, core_error(&e))),
         };
         let user = users::user(uid);
-        let meta = JobMeta {
+        let mut meta = JobMeta {
             gid: user.gid,
-            group_name: users::group_name(user.gid),
-            user_name: user.name,
-            work_dir: desc.work_dir,
-            stdout: desc.stdout,
-            stderr: desc.stderr,
-            stdin: desc.stdin,
+            group_name: users::group_name(user.gid).into(),
+            user_name: user.name.into(),
+            work_dir: desc.work_dir.into(),
+            stdout: desc.stdout.map(Into::into),
+            stderr: desc.stderr.map(Into::into),
+            stdin: desc.stdin.map(Into::into),
             append: desc.open_mode == spur_proto::OpenMode::Append,
-            comment: desc.comment,
-            submit_host: desc.submit_host,
-            command: desc.command,
+            comment: desc.comment.map(Into::into),
+            submit_host: desc.submit_host.into(),
+            command: desc.command.map(Into::into),
             signal_batch_only: desc.signal.is_some_and(|s| s.batch_only),
             unacted: desc.unacted,
             nodes: None,
@@ -299,6 +299,7 @@ impl Controller {
             argv: desc.argv,
             env: desc.env,
         };
+        meta.share_names(&mut self.names);
         self.metas.insert(id, Box::new(meta.clone()));
         if let Some(key) = submit_key {
             self.submit_keys.insert(key, id);
@@ -635,7 +636,7 @@ impl Controller {
         }
         if let Some(comment) = &u.comment {
             if let Some(meta) = self.metas.get_mut(&id) {
-                meta.comment = Some(comment.clone());
+                meta.comment = Some(comment.as_str().into());
                 self.turn.meta_dirty.insert(id);
             }
         }

@@ -11,6 +11,7 @@ mod retention;
 mod step;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
@@ -92,39 +93,41 @@ pub enum RowError {
 }
 
 /// What the controller keeps about a job beyond the core's record, in
-/// memory (everything except script and environment).
+/// memory (everything except script and environment). Kept for every job
+/// the controller holds, so it is lean: names many jobs repeat are shared
+/// ([`Names`]), other texts are boxed `str`s (no spare capacity).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct JobMeta {
     /// The owner's primary gid.
     pub gid: u32,
     /// The owner's name.
-    pub user_name: String,
+    pub user_name: Arc<str>,
     /// The group's name.
-    pub group_name: String,
+    pub group_name: Arc<str>,
     /// The working directory.
-    pub work_dir: String,
+    pub work_dir: Box<str>,
     /// `-o` as given (None: default pattern).
-    pub stdout: Option<String>,
+    pub stdout: Option<Box<str>>,
     /// `-e` as given.
-    pub stderr: Option<String>,
+    pub stderr: Option<Box<str>>,
     /// `-i` as given.
-    pub stdin: Option<String>,
+    pub stdin: Option<Box<str>>,
     /// `--open-mode=append`.
     pub append: bool,
     /// `--comment`.
-    pub comment: Option<String>,
+    pub comment: Option<Box<str>>,
     /// The submit host.
-    pub submit_host: String,
+    pub submit_host: Arc<str>,
     /// The script's path as submitted (None for `--wrap` and stdin).
-    pub command: Option<String>,
+    pub command: Option<Box<str>>,
     /// `--signal=B:...`: only the batch shell gets the signal.
     pub signal_batch_only: bool,
     /// Options stored but not acted on.
     pub unacted: Vec<String>,
     /// The nodes of its last allocation, as a hostlist (kept after it
     /// ends, for squeue and scontrol).
-    pub nodes: Option<String>,
+    pub nodes: Option<Box<str>>,
     /// The id its next step gets.
     pub next_step: u32,
     /// An allocation salloc or srun holds: no batch script.
@@ -133,7 +136,7 @@ pub struct JobMeta {
     pub launched: bool,
     /// The partition it runs (or waits) in, as resolved (None: written
     /// before spur kept it; the first one asked for applies).
-    pub partition: Option<String>,
+    pub partition: Option<Arc<str>>,
     /// What it asked for, as accounting counts it (ReqTRES).
     pub requested: Option<TresCount>,
     /// What it was given when it last started (AllocTRES), kept after it
@@ -144,12 +147,40 @@ pub struct JobMeta {
 }
 
 impl JobMeta {
+    /// The same metadata with its repeated names shared through `names`.
+    pub fn share_names(&mut self, names: &mut Names) {
+        self.user_name = names.get(&self.user_name);
+        self.group_name = names.get(&self.group_name);
+        self.submit_host = names.get(&self.submit_host);
+        if let Some(p) = &self.partition {
+            self.partition = Some(names.get(p));
+        }
+    }
+
     /// The partition of a job: as resolved, else the first it asked for.
     pub fn partition_of<'a>(&'a self, record: &'a JobRecord) -> &'a str {
         self.partition
             .as_deref()
             .or(record.spec.partitions.first().map(String::as_str))
             .unwrap_or_default()
+    }
+}
+
+/// One shared copy of each name jobs repeat: owners, groups, submit hosts,
+/// partitions. A cluster has few of each, so the set stays small while
+/// every job's metadata points into it.
+#[derive(Debug, Default)]
+pub struct Names(std::collections::HashSet<Arc<str>>);
+
+impl Names {
+    /// The shared copy of `name`.
+    pub fn get(&mut self, name: &str) -> Arc<str> {
+        if let Some(shared) = self.0.get(name) {
+            return shared.clone();
+        }
+        let shared: Arc<str> = name.into();
+        self.0.insert(shared.clone());
+        shared
     }
 }
 

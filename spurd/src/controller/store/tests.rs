@@ -162,7 +162,7 @@ fn a_row_written_before_a_field_existed_reads_with_its_default() {
     // A JobMeta as an older spurd wrote it: no `nodes`, no `unacted`.
     let old = br#"{"gid":5,"user_name":"alice","work_dir":"/home/alice"}"#;
     let meta: JobMeta = decode(1, old).expect("decodes");
-    assert_eq!(meta.user_name, "alice");
+    assert_eq!(&*meta.user_name, "alice");
     assert_eq!(meta.nodes, None);
     assert!(meta.unacted.is_empty());
 }
@@ -396,7 +396,7 @@ fn a_json_row_of_an_older_spurd_still_reads() {
         .expect("rewrites");
     let jobs = store.load_jobs(0).expect("loads");
     assert_eq!(jobs[0].record, record(3, JobState::Pending, None));
-    assert_eq!(jobs[0].meta.user_name, "bob");
+    assert_eq!(&*jobs[0].meta.user_name, "bob");
 }
 
 #[test]
@@ -542,4 +542,27 @@ fn damaged_scripts_let_the_jobs_be_read_but_nothing_be_written() {
     assert!(again.to_string().contains("damaged"), "{again}");
     drop(store);
     assert!(refusal(dir.path()).contains("damaged"));
+}
+
+#[test]
+fn jobs_of_one_owner_share_one_copy_of_its_names() {
+    let mut names = Names::default();
+    let meta = |dir: &str| JobMeta {
+        user_name: "alice".into(),
+        group_name: "users".into(),
+        submit_host: "login1".into(),
+        partition: Some("gpu".into()),
+        work_dir: dir.into(),
+        ..Default::default()
+    };
+    let (mut a, mut b) = (meta("/a"), meta("/b"));
+    a.share_names(&mut names);
+    b.share_names(&mut names);
+    assert!(Arc::ptr_eq(&a.user_name, &b.user_name));
+    assert!(Arc::ptr_eq(&a.group_name, &b.group_name));
+    assert!(Arc::ptr_eq(&a.submit_host, &b.submit_host));
+    let (pa, pb) = (a.partition.as_ref(), b.partition.as_ref());
+    assert!(Arc::ptr_eq(pa.expect("set"), pb.expect("set")));
+    assert_eq!((&*a.user_name, &*a.work_dir), ("alice", "/a"));
+    assert_eq!(a, meta("/a"), "sharing changes no value");
 }

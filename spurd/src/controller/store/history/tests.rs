@@ -468,10 +468,10 @@ fn fill_a_state_database_for_the_sacct_bench() {
             record.spec.partitions = vec!["batch".into()];
             record.spec.name = format!("bench{}", id % 100);
             let meta = JobMeta {
-                user_name: format!("user{}", id % 16),
+                user_name: format!("user{}", id % 16).into(),
                 group_name: "bench".into(),
                 work_dir: "/tmp".into(),
-                nodes: Some(format!("gb{:03}", 1 + id % 72)),
+                nodes: Some(format!("gb{:03}", 1 + id % 72).into()),
                 partition: Some("batch".into()),
                 requested: Some(tres),
                 allocated: Some(super::super::AllocRecord {
