@@ -236,7 +236,7 @@ impl Session {
         let deadline = Instant::now() + message_timeout(&self.conf);
         // Short: a restarted controller is found within a few milliseconds,
         // and trying a local socket costs next to nothing.
-        let pause = Duration::from_millis(20);
+        let pause = Duration::from_millis(5);
         let repeatable = req.may_repeat();
         let must_land = req.reports_end();
         loop {

@@ -385,6 +385,20 @@ fn encode<T: Serialize>(job: u32, value: &T) -> Result<Vec<u8>, StoreError> {
     Ok(row)
 }
 
+/// Column `i` of `row` as the bytes SQLite holds (a blob, or text), None
+/// for NULL: borrowed, not copied.
+fn bytes<'r>(row: &'r rusqlite::Row<'_>, i: usize) -> Result<Option<&'r [u8]>, StoreError> {
+    let value = row.get_ref(i)?;
+    let kind = value.data_type();
+    value.as_bytes_or_null().map_err(|e| {
+        StoreError::from(rusqlite::Error::FromSqlConversionFailure(
+            i,
+            kind,
+            Box::new(e),
+        ))
+    })
+}
+
 fn decode<T: for<'de> Deserialize<'de>>(job: u32, bytes: &[u8]) -> Result<T, StoreError> {
     let decoded = match bytes {
         [ROW_BINARY, ROW_LAYOUT, rest @ ..] => bincode::deserialize(rest).map_err(RowError::Binary),
@@ -558,20 +572,15 @@ impl Store {
             "SELECT id, record, meta, submit_key FROM jobs \
              WHERE end_time IS NULL OR end_time >= ?1 ORDER BY id",
         )?;
-        let rows = stmt.query_map([ended_since as i64], |r| {
-            Ok((
-                r.get::<_, i64>(0)? as u32,
-                r.get::<_, Vec<u8>>(1)?,
-                r.get::<_, Vec<u8>>(2)?,
-                r.get::<_, Option<Vec<u8>>>(3)?,
-            ))
-        })?;
+        let mut rows = stmt.query([ended_since as i64])?;
         let mut jobs = Vec::new();
-        for row in rows {
-            let (id, record, meta, key) = row?;
+        // Each row decoded from SQLite's own buffers, copied nowhere first.
+        while let Some(r) = rows.next()? {
+            let id = r.get::<_, i64>(0)? as u32;
+            let key = bytes(r, 3)?;
             jobs.push(StoredJob {
-                record: decode(id, &record)?,
-                meta: decode(id, &meta)?,
+                record: decode(id, bytes(r, 1)?.unwrap_or_default())?,
+                meta: decode(id, bytes(r, 2)?.unwrap_or_default())?,
                 // Anything but 16 bytes was not written by spur: no key.
                 submit_key: key
                     .and_then(|k| <[u8; 16]>::try_from(k).ok())
