@@ -300,7 +300,11 @@ impl PendingCheck {
             if tx.send(first).is_err() || failed {
                 return;
             }
-            let _ = tx.send(integrity::check_other_tables(&conn, &checked));
+            let rest = integrity::check_other_tables(&conn, &checked);
+            // Closed before the check reports its end: once it has, this
+            // connection holds no lock nor the log.
+            drop(conn);
+            let _ = tx.send(rest);
         };
         std::thread::Builder::new()
             .name("spur-check".into())
@@ -347,6 +351,17 @@ impl PendingCheck {
 
 impl Drop for Store {
     fn drop(&mut self) {
+        if self.check.is_some() {
+            // Stopped before its first write: the files stay as they were
+            // found. Closing would fold a log left by an earlier crash into
+            // the database file, still marked open, and remove the log,
+            // and the next start would refuse the state for the log it
+            // lacks.
+            if let Ok(spare) = Connection::open_in_memory() {
+                std::mem::forget(std::mem::replace(&mut self.conn, spare));
+            }
+            return;
+        }
         if self.marked_open {
             if let Err(e) = integrity::set_open(&self.conn, false) {
                 tracing::warn!(error = %e, "cannot mark the state database closed; its log is kept");

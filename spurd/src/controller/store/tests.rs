@@ -290,6 +290,36 @@ fn a_newer_store_is_refused_naming_the_versions() {
 }
 
 #[test]
+fn a_store_that_stops_before_its_first_write_starts_again_after_a_crash() {
+    let live = folder_with_jobs(2);
+    let dir = tempfile::tempdir().expect("tempdir");
+    {
+        // The files as a crash leaves them: marked open, the log there.
+        let store = Store::open(live.path()).expect("opens");
+        let db = live.path().join(STATE_FILE);
+        for f in [db.clone(), integrity::wal_of(&db)] {
+            std::fs::copy(&f, dir.path().join(f.file_name().expect("named"))).expect("copies");
+        }
+        drop(store);
+    }
+    for _ in 0..2 {
+        // A start that only reads, then a clean stop once its check of
+        // the pages is over (and the check's connection closed).
+        let mut store = Store::open_checking(dir.path()).expect("opens");
+        store.readable().expect("readable");
+        assert_eq!(store.load_jobs(0).expect("loads").len(), 2);
+        let check = store.check.as_mut().expect("a check runs");
+        check
+            .wait(PendingCheck::STAGES)
+            .expect("the pages are sound");
+        drop(store);
+    }
+    let mut store = Store::open_checking(dir.path()).expect("starts again");
+    store.verified().expect("verified");
+    assert_eq!(store.load_jobs(0).expect("loads").len(), 2);
+}
+
+#[test]
 fn a_crashed_store_needs_its_log_and_a_log_needs_its_store() {
     let dir = folder_with_jobs(1);
     let crash = tempfile::tempdir().expect("tempdir");
