@@ -1,8 +1,8 @@
 //! spur-sys: this host's facts as libc gives them, in one place for the
 //! daemon and every front end: users and groups from the passwd and group
 //! databases, the host's short name, a peer's host name, this process's
-//! umask, random bytes from the kernel, and an allocator that gives large
-//! blocks huge pages.
+//! umask, random bytes from the kernel, the calling thread's scheduling
+//! priority, and an allocator that gives large blocks huge pages.
 
 pub mod large_pages;
 pub mod users;
@@ -27,6 +27,23 @@ pub fn random_bytes(buf: &mut [u8]) -> std::io::Result<()> {
         filled += n as usize;
     }
     Ok(())
+}
+
+/// Lowers the calling thread (not its process) to the lowest scheduling
+/// priority (nice 19): for background work that must not slow the
+/// threads that answer.
+pub fn background_thread() -> std::io::Result<()> {
+    // SAFETY: gettid has no preconditions; setpriority with a thread id
+    // changes that thread's nice value on Linux.
+    let rc = unsafe {
+        let tid = libc::gettid();
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 19)
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 /// The short host name (gethostname, cut at the first dot);
@@ -122,5 +139,22 @@ mod tests {
     fn loopback_has_a_name_in_the_hosts_database() {
         let name = super::host_name_of("127.0.0.1".parse().expect("an address"));
         assert_eq!(name.as_deref(), Some("localhost"));
+    }
+
+    #[test]
+    fn a_background_thread_is_lowered_alone() {
+        let nice = || {
+            // SAFETY: as in background_thread.
+            unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) }
+        };
+        let before = nice();
+        let lowered = std::thread::spawn(move || {
+            super::background_thread().expect("lowers");
+            nice()
+        })
+        .join()
+        .expect("joins");
+        assert_eq!(lowered, 19);
+        assert_eq!(nice(), before, "the calling thread keeps its priority");
     }
 }

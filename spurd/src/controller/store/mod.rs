@@ -300,6 +300,11 @@ impl PendingCheck {
             if tx.send(first).is_err() || failed {
                 return;
             }
+            // The rest (scripts, environments: most of the file) holds up
+            // only the first write: it yields to the threads that answer.
+            if let Err(e) = spur_sys::background_thread() {
+                tracing::debug!(error = %e, "the page check keeps its priority");
+            }
             let rest = integrity::check_other_tables(&conn, &checked);
             // Closed before the check reports its end: once it has, this
             // connection holds no lock nor the log.
