@@ -3,15 +3,16 @@
 //! answers by hand. An answer of another kind is Slurm's "Unexpected
 //! message received" (`SLURM_UNEXPECTED_MSG_ERROR`).
 
+use spur_proto::frame::FrameError;
 use spur_proto::history::{HistoryJob, HistoryQuery};
 use spur_proto::step::{StepGrant, StepInfo, StepRequest};
 use spur_proto::{
     ArrayTasks, ClientRequest, ClientResponse, ConfigInfo, ErrorCode, JobDesc, JobFields, JobInfo,
-    JobUpdate, NodeInfo, NodeUpdate, PartitionInfo, ProtoError, RequeueHold, SignalTarget,
+    JobList, JobUpdate, NodeInfo, NodeUpdate, PartitionInfo, ProtoError, RequeueHold, SignalTarget,
     TokenRequest, WillRun,
 };
 
-use crate::{Controller, RequestError};
+use crate::{ClientError, Controller, RequestError};
 
 /// A submission the controller took.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,16 +107,30 @@ pub trait Api: Controller {
         fields: JobFields,
         active_only: bool,
     ) -> Result<Listing<JobInfo>, RequestError> {
+        let (now, jobs) = self.job_list(ids, fields, active_only)?;
+        let items = jobs
+            .into_vec()
+            .map_err(FrameError::from)
+            .map_err(ClientError::from)?;
+        Ok(Listing { now, items })
+    }
+
+    /// [`Api::jobs`] as they came, decoded as they are read: for a caller
+    /// that reads each job once and keeps little of it. Also the
+    /// controller's clock.
+    fn job_list(
+        &mut self,
+        ids: Vec<u32>,
+        fields: JobFields,
+        active_only: bool,
+    ) -> Result<(u64, JobList), RequestError> {
         let req = ClientRequest::Jobs {
             ids,
             fields,
             active_only,
         };
         match self.request(&req)? {
-            ClientResponse::Jobs { now, jobs } => Ok(Listing {
-                now,
-                items: jobs.into_vec(),
-            }),
+            ClientResponse::Jobs { now, jobs } => Ok((now, jobs)),
             _ => Err(unexpected()),
         }
     }

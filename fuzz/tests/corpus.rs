@@ -127,15 +127,15 @@ fn write_frame_seeds() {
             "listing",
             frame::encode(&ClientResponse::Jobs {
                 now: 1,
-                jobs: JobList {
-                    fields: JobFields::of(&[JobField::JobId, JobField::Name, JobField::Account]),
-                    jobs: vec![JobInfo {
+                jobs: JobList::new(
+                    JobFields::of(&[JobField::JobId, JobField::Name, JobField::Account]),
+                    vec![JobInfo {
                         job_id: 3,
                         name: "seed".into(),
                         account: Some("a".into()),
                         ..JobInfo::default()
                     }],
-                },
+                ),
             })
             .expect("encodes")[4..]
                 .to_vec(),

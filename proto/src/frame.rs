@@ -23,6 +23,9 @@ pub enum FrameError {
     /// The bytes are not a message of the expected type.
     #[error("malformed message")]
     Decode(#[source] bincode::Error),
+    /// A job listing's block does not decode.
+    #[error("malformed message")]
+    Listing(#[from] crate::listing::ListingError),
     /// A message could not be encoded.
     #[error("message cannot be encoded")]
     Encode(#[source] bincode::Error),
@@ -63,10 +66,7 @@ pub fn encode_jobs<T>(
     // and the block's header. Keep what comes before and write the rest.
     let empty = crate::message::ClientResponse::Jobs {
         now,
-        jobs: crate::JobList {
-            fields,
-            jobs: Vec::new(),
-        },
+        jobs: crate::JobList::new(fields, Vec::new()),
     };
     let mut buf = encode(&empty)?;
     let mut header = Vec::new();
@@ -278,10 +278,7 @@ mod tests {
         for fields in [crate::JobFields::ALL, some] {
             let streamed = encode_jobs(42, fields, 3, jobs.clone().into_iter(), |j, out| *out = j)
                 .expect("encodes");
-            let jobs = crate::JobList {
-                fields,
-                jobs: jobs.clone(),
-            };
+            let jobs = crate::JobList::new(fields, jobs.clone());
             let collected = encode(&ClientResponse::Jobs { now: 42, jobs }).expect("encodes");
             assert_eq!(streamed, collected);
         }

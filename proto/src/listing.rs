@@ -11,7 +11,7 @@
 //! outside the set keep their defaults on the receiving side.
 
 use std::fmt;
-use std::ops::{BitOr, Deref};
+use std::ops::BitOr;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -41,6 +41,11 @@ pub enum ListingError {
 trait Wire: Sized {
     fn put(&self, out: &mut Vec<u8>);
     fn take(input: &mut &[u8]) -> Result<Self, ListingError>;
+    /// Reads into `self`, reusing what it holds (a string's buffer).
+    fn take_into(&mut self, input: &mut &[u8]) -> Result<(), ListingError> {
+        *self = Self::take(input)?;
+        Ok(())
+    }
 }
 
 fn take_bytes<'a>(input: &mut &'a [u8], n: usize) -> Result<&'a [u8], ListingError> {
@@ -97,6 +102,14 @@ impl Wire for String {
             .map(str::to_owned)
             .map_err(|_| ListingError::NotUtf8)
     }
+    fn take_into(&mut self, input: &mut &[u8]) -> Result<(), ListingError> {
+        let len = u32::take(input)? as usize;
+        let bytes = take_bytes(input, len)?;
+        let text = std::str::from_utf8(bytes).map_err(|_| ListingError::NotUtf8)?;
+        self.clear();
+        self.push_str(text);
+        Ok(())
+    }
 }
 
 impl<T: Wire> Wire for Option<T> {
@@ -115,6 +128,15 @@ impl<T: Wire> Wire for Option<T> {
             1 => T::take(input).map(Some),
             _ => Err(ListingError::Invalid),
         }
+    }
+    fn take_into(&mut self, input: &mut &[u8]) -> Result<(), ListingError> {
+        match (take_bytes(input, 1)?[0], self.as_mut()) {
+            (0, _) => *self = None,
+            (1, Some(value)) => value.take_into(input)?,
+            (1, None) => *self = Some(T::take(input)?),
+            _ => return Err(ListingError::Invalid),
+        }
+        Ok(())
     }
 }
 
@@ -186,7 +208,7 @@ macro_rules! job_fields {
         ) -> Result<(), ListingError> {
             for field in fields.iter() {
                 match field {
-                    $(JobField::$variant => job.$field = Wire::take(input)?,)*
+                    $(JobField::$variant => job.$field.take_into(input)?,)*
                 }
             }
             Ok(())
@@ -416,28 +438,121 @@ impl fmt::Debug for JobFields {
     }
 }
 
-/// Jobs as a listing delivers them: the fields of `fields` filled, the
-/// others default. Reads as a slice of [`JobInfo`].
-#[derive(Debug, Clone, PartialEq, Default)]
+/// Jobs as a listing delivers them: the fields of [`JobList::fields`]
+/// filled, the others default. A list made here holds its jobs; a list
+/// received holds the bytes it came as and decodes them as they are read,
+/// one job at a time into one [`JobInfo`], so that a command reading each
+/// job once (squeue) never holds them all: 10,000 decoded jobs are 9 MB of
+/// fresh memory, their bytes a tenth of that.
+#[derive(Clone, Default)]
 pub struct JobList {
-    /// The fields each job carries.
-    pub fields: JobFields,
-    /// The jobs.
-    pub jobs: Vec<JobInfo>,
+    fields: JobFields,
+    jobs: Jobs,
+}
+
+#[derive(Clone)]
+enum Jobs {
+    Held(Vec<JobInfo>),
+    /// `count` jobs' bytes, as the block holds them after its header: not
+    /// yet checked past the header.
+    Encoded {
+        count: usize,
+        bytes: Box<[u8]>,
+    },
+}
+
+impl Default for Jobs {
+    fn default() -> Jobs {
+        Jobs::Held(Vec::new())
+    }
 }
 
 impl JobList {
+    /// `jobs` as a listing of `fields` (each job sent with those fields
+    /// only).
+    pub fn new(fields: JobFields, jobs: Vec<JobInfo>) -> JobList {
+        JobList {
+            fields,
+            jobs: Jobs::Held(jobs),
+        }
+    }
+
+    /// `jobs` as a client receives them from a controller asked for
+    /// `fields`: only those fields, decoded as they are read (for stand-ins
+    /// of the controller).
+    pub fn sent(fields: JobFields, jobs: &[JobInfo]) -> JobList {
+        let mut bytes = Vec::new();
+        let writer = BlockWriter::new(&mut bytes, fields, jobs.len());
+        for job in jobs {
+            writer.push(&mut bytes, job);
+        }
+        let (fields, count, bytes) = split_block(&bytes).expect("a block just written");
+        JobList {
+            fields,
+            jobs: Jobs::Encoded {
+                count,
+                bytes: bytes.into(),
+            },
+        }
+    }
+
     /// Every field of `jobs`.
     pub fn full(jobs: Vec<JobInfo>) -> JobList {
-        JobList {
-            fields: JobFields::ALL,
-            jobs,
+        JobList::new(JobFields::ALL, jobs)
+    }
+
+    /// The fields each job carries.
+    pub fn fields(&self) -> JobFields {
+        self.fields
+    }
+
+    /// How many jobs.
+    pub fn len(&self) -> usize {
+        match &self.jobs {
+            Jobs::Held(jobs) => jobs.len(),
+            Jobs::Encoded { count, .. } => *count,
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Hands each job to `f` in order. A received list decodes each into
+    /// the same [`JobInfo`], each exactly as [`JobList::into_vec`] would
+    /// give it; a damaged block is an error when its damage is reached.
+    pub fn for_each(&self, mut f: impl FnMut(&JobInfo)) -> Result<(), ListingError> {
+        let (count, bytes) = match &self.jobs {
+            Jobs::Held(jobs) => {
+                jobs.iter().for_each(f);
+                return Ok(());
+            }
+            Jobs::Encoded { count, bytes } => (*count, bytes),
+        };
+        let mut input = &bytes[..];
+        let mut job = JobInfo::default();
+        for _ in 0..count {
+            take_job(&mut input, self.fields, &mut job)?;
+            f(&job);
+        }
+        if input.is_empty() {
+            Ok(())
+        } else {
+            Err(ListingError::Trailing)
         }
     }
 
     /// The jobs.
-    pub fn into_vec(self) -> Vec<JobInfo> {
-        self.jobs
+    pub fn into_vec(self) -> Result<Vec<JobInfo>, ListingError> {
+        match self.jobs {
+            Jobs::Held(jobs) => Ok(jobs),
+            Jobs::Encoded { count, .. } => {
+                let mut jobs = Vec::with_capacity(count);
+                self.for_each(|job| jobs.push(job.clone()))?;
+                Ok(jobs)
+            }
+        }
     }
 }
 
@@ -453,18 +568,24 @@ impl FromIterator<JobInfo> for JobList {
     }
 }
 
-impl Deref for JobList {
-    type Target = [JobInfo];
-    fn deref(&self) -> &[JobInfo] {
-        &self.jobs
+/// Two lists are equal when they carry the same fields and decode to the
+/// same jobs (a damaged block equals nothing).
+impl PartialEq for JobList {
+    fn eq(&self, other: &JobList) -> bool {
+        let jobs = |list: &JobList| list.clone().into_vec();
+        self.fields == other.fields && matches!((jobs(self), jobs(other)), (Ok(a), Ok(b)) if a == b)
     }
 }
 
-impl IntoIterator for JobList {
-    type Item = JobInfo;
-    type IntoIter = std::vec::IntoIter<JobInfo>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.jobs.into_iter()
+impl fmt::Debug for JobList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("JobList");
+        d.field("fields", &self.fields);
+        match &self.jobs {
+            Jobs::Held(jobs) => d.field("jobs", jobs),
+            Jobs::Encoded { count, bytes } => d.field("count", count).field("bytes", &bytes.len()),
+        };
+        d.finish()
     }
 }
 
@@ -488,8 +609,8 @@ impl BlockWriter {
     }
 }
 
-/// Decodes a listing's block.
-pub fn decode_block(mut input: &[u8]) -> Result<JobList, ListingError> {
+/// A block's header: its fields and its count, and the jobs' bytes.
+fn split_block(mut input: &[u8]) -> Result<(JobFields, usize, &[u8]), ListingError> {
     let fields = JobFields(u64::take(&mut input)?);
     if fields.0 & !JobFields::ALL.0 != 0 {
         return Err(ListingError::Invalid);
@@ -505,24 +626,33 @@ pub fn decode_block(mut input: &[u8]) -> Result<JobList, ListingError> {
     if count > least {
         return Err(ListingError::Truncated);
     }
-    let mut jobs = Vec::with_capacity(count);
-    for _ in 0..count {
-        jobs.push(JobInfo::default());
-        let job = jobs.last_mut().expect("just pushed");
-        take_job(&mut input, fields, job)?;
-    }
-    if !input.is_empty() {
-        return Err(ListingError::Trailing);
-    }
-    Ok(JobList { fields, jobs })
+    Ok((fields, count, input))
+}
+
+/// Decodes a listing's block, every job of it.
+pub fn decode_block(input: &[u8]) -> Result<JobList, ListingError> {
+    let (fields, count, bytes) = split_block(input)?;
+    let encoded = JobList {
+        fields,
+        jobs: Jobs::Encoded {
+            count,
+            bytes: bytes.into(),
+        },
+    };
+    Ok(JobList::new(fields, encoded.into_vec()?))
 }
 
 impl Serialize for JobList {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut block = Vec::new();
-        let writer = BlockWriter::new(&mut block, self.fields, self.jobs.len());
-        for job in &self.jobs {
-            writer.push(&mut block, job);
+        let writer = BlockWriter::new(&mut block, self.fields, self.len());
+        match &self.jobs {
+            Jobs::Held(jobs) => {
+                for job in jobs {
+                    writer.push(&mut block, job);
+                }
+            }
+            Jobs::Encoded { bytes, .. } => block.extend_from_slice(bytes),
         }
         s.serialize_bytes(&block)
     }
@@ -537,7 +667,14 @@ impl<'de> Deserialize<'de> for JobList {
                 f.write_str("a job listing")
             }
             fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<JobList, E> {
-                decode_block(bytes).map_err(E::custom)
+                let (fields, count, bytes) = split_block(bytes).map_err(E::custom)?;
+                Ok(JobList {
+                    fields,
+                    jobs: Jobs::Encoded {
+                        count,
+                        bytes: bytes.into(),
+                    },
+                })
             }
         }
         d.deserialize_bytes(Block)
@@ -635,23 +772,63 @@ mod tests {
         let job = every_field_set();
         for &field in JobField::ALL {
             let fields = JobFields::from(field);
-            let got = round_trip(&JobList {
-                fields,
-                jobs: vec![job.clone()],
-            });
+            let got = round_trip(&JobList::new(fields, vec![job.clone()]));
             let kept = fields.project(&job);
-            assert_eq!(got.jobs, vec![kept.clone()], "{field:?}");
+            assert_eq!(got.into_vec(), Ok(vec![kept.clone()]), "{field:?}");
             assert_ne!(kept, JobInfo::default(), "{field:?} is projected");
         }
     }
 
     #[test]
+    fn a_received_list_reads_each_job_as_sent_whatever_came_before() {
+        // Jobs whose values differ in kind and length from one to the next,
+        // read one after another into the same value: nothing of a job
+        // stays for the next.
+        let full = every_field_set();
+        let mut short = JobInfo {
+            job_id: 2,
+            name: "x".into(),
+            ..JobInfo::default()
+        };
+        short.account = None;
+        let jobs = vec![full.clone(), short, JobInfo::default(), full];
+        for fields in [JobFields::ALL, JobFields::SUMMARY, JobFields::DETAIL] {
+            let list = round_trip(&JobList::new(fields, jobs.clone()));
+            let mut read = Vec::new();
+            list.for_each(|job| read.push(job.clone()))
+                .expect("decodes");
+            let sent: Vec<JobInfo> = jobs.iter().map(|j| fields.project(j)).collect();
+            assert_eq!(read, sent, "{fields:?}");
+            assert_eq!(list.len(), 4);
+            assert_eq!(list.into_vec(), Ok(sent));
+        }
+    }
+
+    #[test]
+    fn a_damaged_list_is_an_error_when_read() {
+        let list = JobList::full(vec![every_field_set(), every_field_set()]);
+        let bytes = bincode::serialize(&list).expect("encodes");
+        // The block's length (8 bytes), its header (12), then the jobs.
+        for cut in [30, bytes.len() / 2, bytes.len() - 1] {
+            let mut damaged = bytes[..cut].to_vec();
+            damaged[..8].copy_from_slice(&((cut - 8) as u64).to_le_bytes());
+            let got: JobList = bincode::deserialize(&damaged).expect("the header holds");
+            let mut seen = 0;
+            assert!(got.for_each(|_| seen += 1).is_err(), "cut at {cut}");
+            assert!(seen < 2);
+            assert!(got.into_vec().is_err());
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        longer[..8].copy_from_slice(&((bytes.len() - 7) as u64).to_le_bytes());
+        let got: JobList = bincode::deserialize(&longer).expect("the header holds");
+        assert_eq!(got.for_each(|_| {}), Err(ListingError::Trailing));
+    }
+
+    #[test]
     fn a_small_set_is_small() {
         let fields = JobFields::of(&[JobField::JobId, JobField::State]);
-        let list = JobList {
-            fields,
-            jobs: vec![every_field_set(); 100],
-        };
+        let list = JobList::new(fields, vec![every_field_set(); 100]);
         // The set, the count, and per job a u32 and the state's u32.
         assert_eq!(
             bincode::serialize(&list).expect("encodes").len(),
@@ -661,10 +838,9 @@ mod tests {
 
     #[test]
     fn damaged_blocks_are_errors_not_panics() {
-        let list = JobList::full(vec![every_field_set()]);
         let mut block = Vec::new();
-        let w = BlockWriter::new(&mut block, list.fields, 1);
-        w.push(&mut block, &list.jobs[0]);
+        let w = BlockWriter::new(&mut block, JobFields::ALL, 1);
+        w.push(&mut block, &every_field_set());
         for cut in 0..block.len() {
             assert!(decode_block(&block[..cut]).is_err(), "cut at {cut}");
         }

@@ -18,30 +18,55 @@ pub fn render<'a>(
     format: &Format,
 ) -> String {
     let rows = rows.into_iter();
-    let ctx = Ctx {
-        now,
-        no_convert: format.no_convert,
-        cluster: format.cluster.as_deref(),
-    };
+    let renderer = Renderer::new(format, now);
     let mut out = String::with_capacity(64 + rows.size_hint().0 * 96);
-    if !format.no_header {
-        line(&mut out, &format.items, None, &ctx);
-    }
+    renderer.header(&mut out);
     for job in rows {
-        match (&job.array_task_str, format.expand_arrays) {
+        renderer.job(&mut out, job);
+    }
+    out
+}
+
+/// Writes squeue's lines in one format, a job at a time.
+#[derive(Debug, Clone, Copy)]
+pub struct Renderer<'f> {
+    format: &'f Format,
+    ctx: Ctx<'f>,
+}
+
+impl<'f> Renderer<'f> {
+    /// Lines of `format`; `now` is the controller's clock, for run times.
+    pub fn new(format: &'f Format, now: u64) -> Renderer<'f> {
+        let ctx = Ctx {
+            now,
+            no_convert: format.no_convert,
+            cluster: format.cluster.as_deref(),
+        };
+        Renderer { format, ctx }
+    }
+
+    /// The header line, unless `--noheader`.
+    pub fn header(&self, out: &mut String) {
+        if !self.format.no_header {
+            line(out, &self.format.items, None, &self.ctx);
+        }
+    }
+
+    /// `job`'s line: one per task of a pending array with `-r`.
+    pub fn job(&self, out: &mut String, job: &JobInfo) {
+        match (&job.array_task_str, self.format.expand_arrays) {
             (Some(tasks), true) => {
                 for task in task_ids(tasks) {
                     let mut one = job.clone();
                     one.array_task_str = None;
                     one.array_task_id = Some(task);
                     one.array_job_id = Some(job.array_job_id.unwrap_or(job.job_id));
-                    line(&mut out, &format.items, Some(&one), &ctx);
+                    line(out, &self.format.items, Some(&one), &self.ctx);
                 }
             }
-            _ => line(&mut out, &format.items, Some(job), &ctx),
+            _ => line(out, &self.format.items, Some(job), &self.ctx),
         }
     }
-    out
 }
 
 /// One line: the header when `job` is None.

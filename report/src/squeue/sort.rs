@@ -13,9 +13,6 @@ use super::field::time_used;
 /// Slurm's default `-S`.
 pub const DEFAULT_SORT: &str = "P,t,-p";
 
-/// A comparator in C's style: negative, zero or positive.
-type Cmp = fn(&JobInfo, &JobInfo, u64) -> i32;
-
 /// The order of `rows` by `keys` (`-S`), as positions in `rows`: rows are
 /// large, so they stay where they are. Also the notes Slurm logs at info
 /// level (`Invalid sort specification: b`), or the error that ends squeue.
@@ -24,53 +21,173 @@ pub fn sort_rows(
     keys: &str,
     now: u64,
 ) -> Result<(Vec<usize>, Vec<String>), String> {
-    let mut notes = Vec::new();
-    let mut order: Vec<usize> = (0..rows.len()).collect();
-    let jobs = rows;
-    msort(&mut order, &|&a, &b| {
-        by_start(&jobs[a], &jobs[b], now, true)
-    });
-    let chars: Vec<char> = keys.chars().collect();
-    let mut i = chars.len();
-    while i > 0 {
-        i -= 1;
-        let c = chars[i];
-        if matches!(c, ',' | '+' | '-') {
-            continue;
-        }
-        let reverse = i > 0 && chars[i - 1] == '-';
-        let word: String = chars[i.saturating_sub(6)..=i].iter().collect();
-        if i >= 6 && word.eq_ignore_ascii_case("cluster") {
-            // One cluster: every row compares equal.
-            i -= 6;
-            continue;
-        }
-        match key(c) {
-            Ok(Some(cmp)) => {
-                let signed = |a: &usize, b: &usize| {
-                    let d = cmp(&jobs[*a], &jobs[*b], now);
-                    if reverse {
-                        -d
-                    } else {
-                        d
-                    }
-                };
-                if c == 'S' {
-                    // Not a total order: only glibc's own merge steps give
-                    // Slurm's row order.
-                    msort(&mut order, &signed);
-                } else {
-                    // A total order: any stable sort gives the same rows,
-                    // and the standard one is fast on nearly sorted lists.
-                    order.sort_by(|a, b| signed(a, b).cmp(&0));
-                }
+    let (spec, notes) = SortSpec::parse(keys)?;
+    let mut sorted = SortKeys::new(&spec, now);
+    rows.iter().for_each(|job| sorted.push(job));
+    Ok((sorted.order(), notes))
+}
+
+/// What one sort step compares.
+#[derive(Debug, Clone, Copy)]
+enum By {
+    /// A number of the job.
+    Number(fn(&JobInfo, u64) -> Key),
+    /// A text of the job, compared as strcmp does.
+    Text(fn(&JobInfo) -> &str),
+    /// Slurm's start time comparator.
+    Start,
+}
+
+/// One `-S` key: what it compares, which way, and whether only glibc's own
+/// merge steps give Slurm's order (its comparator is not a total order).
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    by: By,
+    reverse: bool,
+    glibc: bool,
+}
+
+/// `-S` resolved: the stable sorts to make after the initial one by start
+/// time, in the order they are made (the last key first).
+#[derive(Debug, Clone)]
+pub struct SortSpec {
+    steps: Vec<Step>,
+}
+
+impl SortSpec {
+    /// `keys` (`-S`) resolved, with the notes Slurm logs at info level
+    /// (`Invalid sort specification: b`); or the error that ends squeue.
+    pub fn parse(keys: &str) -> Result<(SortSpec, Vec<String>), String> {
+        let mut notes = Vec::new();
+        let mut steps = Vec::new();
+        let chars: Vec<char> = keys.chars().collect();
+        let mut i = chars.len();
+        while i > 0 {
+            i -= 1;
+            let c = chars[i];
+            if matches!(c, ',' | '+' | '-') {
+                continue;
             }
-            Ok(None) if c == 'b' => notes.push("Invalid sort specification: b".to_string()),
-            Ok(None) => {}
-            Err(()) => return Err(format!("Invalid sort specification: {c}")),
+            let reverse = i > 0 && chars[i - 1] == '-';
+            let word: String = chars[i.saturating_sub(6)..=i].iter().collect();
+            if i >= 6 && word.eq_ignore_ascii_case("cluster") {
+                // One cluster: every row compares equal.
+                i -= 6;
+                continue;
+            }
+            match key(c) {
+                Ok(Some(by)) => steps.push(Step {
+                    by,
+                    reverse,
+                    glibc: c == 'S',
+                }),
+                Ok(None) if c == 'b' => notes.push("Invalid sort specification: b".to_string()),
+                Ok(None) => {}
+                Err(()) => return Err(format!("Invalid sort specification: {c}")),
+            }
+        }
+        Ok((SortSpec { steps }, notes))
+    }
+}
+
+/// A row's value for one sort step.
+#[derive(Debug, Clone, Copy)]
+enum Key {
+    Unsigned(u64),
+    Signed(i64),
+    /// A range of [`SortKeys`]' text.
+    Text(u32, u32),
+    /// The start time as Slurm's comparator sees it: 0 for none, a
+    /// pending job's past start being now.
+    Start(u64),
+}
+
+/// The sort keys of rows as they come, each row's values taken once; then
+/// their order. A row's keys are a few words, so a listing sorts without
+/// keeping its jobs.
+#[derive(Debug)]
+pub struct SortKeys<'s> {
+    spec: &'s SortSpec,
+    now: u64,
+    /// Per row: the start key, then one key per step.
+    keys: Vec<Key>,
+    text: String,
+}
+
+impl<'s> SortKeys<'s> {
+    /// No rows yet, to be sorted by `spec` at the controller's time `now`.
+    pub fn new(spec: &'s SortSpec, now: u64) -> SortKeys<'s> {
+        SortKeys {
+            spec,
+            now,
+            keys: Vec::new(),
+            text: String::new(),
         }
     }
-    Ok((order, notes))
+
+    /// Makes room for `rows` more rows.
+    pub fn reserve(&mut self, rows: usize) {
+        self.keys
+            .reserve(rows.saturating_mul(self.spec.steps.len() + 1));
+    }
+
+    /// Takes the next row's keys.
+    pub fn push(&mut self, job: &JobInfo) {
+        self.keys.push(start_key(job, self.now));
+        for step in &self.spec.steps {
+            let key = match step.by {
+                By::Number(value) => value(job, self.now),
+                By::Text(text) => {
+                    let from = self.text.len() as u32;
+                    self.text.push_str(text(job));
+                    Key::Text(from, self.text.len() as u32)
+                }
+                By::Start => start_key(job, self.now),
+            };
+            self.keys.push(key);
+        }
+    }
+
+    /// The rows' order, as positions in the order they were pushed: after
+    /// Slurm's initial sort by start time, each step as one stable sort.
+    pub fn order(&self) -> Vec<usize> {
+        let width = self.spec.steps.len() + 1;
+        let rows = self.keys.len() / width;
+        let at = |row: usize, k: usize| self.keys[row * width + k];
+        let mut order: Vec<usize> = (0..rows).collect();
+        msort(&mut order, &|&a, &b| by_start(at(a, 0), at(b, 0), true));
+        for (k, step) in self.spec.steps.iter().enumerate() {
+            let signed = |a: &usize, b: &usize| {
+                let d = self.compare(at(*a, k + 1), at(*b, k + 1));
+                if step.reverse {
+                    -d
+                } else {
+                    d
+                }
+            };
+            if step.glibc {
+                msort(&mut order, &signed);
+            } else {
+                // A total order: any stable sort gives the same rows, and
+                // the standard one is fast on nearly sorted lists.
+                order.sort_by(|a, b| signed(a, b).cmp(&0));
+            }
+        }
+        order
+    }
+
+    fn compare(&self, a: Key, b: Key) -> i32 {
+        match (a, b) {
+            (Key::Unsigned(a), Key::Unsigned(b)) => diff(a, b),
+            (Key::Signed(a), Key::Signed(b)) => diff(a, b),
+            (Key::Text(a0, a1), Key::Text(b0, b1)) => strcmp(
+                &self.text[a0 as usize..a1 as usize],
+                &self.text[b0 as usize..b1 as usize],
+            ),
+            (a @ Key::Start(_), b @ Key::Start(_)) => by_start(a, b, false),
+            _ => unreachable!("one step's keys are of one kind"),
+        }
+    }
 }
 
 /// The fields of a job that sorting by `keys` reads.
@@ -107,35 +224,36 @@ pub fn reads(keys: &str) -> JobFields {
     fields
 }
 
-/// The comparator of a key; `Ok(None)` for keys Slurm accepts and ignores.
-fn key(c: char) -> Result<Option<Cmp>, ()> {
-    let cmp: Cmp = match c {
-        'b' | 'c' | 'f' | 'h' | 'n' | 'O' => return Ok(None),
-        'd' | 'H' | 'I' | 'J' | 'v' | 'z' => |_, _, _| 0,
-        'B' => |a, b, _| strcmp(host(a), host(b)),
-        'C' => |a, b, _| diff(a.num_cpus, b.num_cpus),
-        'D' => |a, b, _| diff(a.num_nodes, b.num_nodes),
-        'e' => |a, b, _| diff(a.end_time.unwrap_or(0), b.end_time.unwrap_or(0)),
-        'g' => |a, b, _| strcmp(&a.group_name, &b.group_name),
-        'G' => |a, b, _| diff(a.group_id, b.group_id),
-        'i' => by_id,
-        'j' => |a, b, _| strcmp(&a.name, &b.name),
-        'l' => |a, b, _| diff(limit(a), limit(b)),
-        'L' => |a, b, now| diff(time_left(a, now), time_left(b, now)),
-        'm' => |a, b, _| diff(min_memory(a), min_memory(b)),
-        'M' => |a, b, now| diff(time_used(a, now), time_used(b, now)),
-        'N' => |a, b, _| strcmp(first_node(a), first_node(b)),
-        'p' | 'Q' => |a, b, _| diff(a.priority, b.priority),
-        'P' => |a, b, _| strcmp(&a.partition, &b.partition),
-        'S' => |a, b, now| by_start(a, b, now, false),
-        't' => |a, b, _| strcmp(a.state.short(), b.state.short()),
-        'T' => |a, b, _| strcmp(a.state.as_str(), b.state.as_str()),
-        'u' => |a, b, _| strcmp(&a.user_name, &b.user_name),
-        'U' => |a, b, _| diff(a.user_id, b.user_id),
-        'V' => |a, b, _| diff(a.submit_time, b.submit_time),
+/// What a key compares; `Ok(None)` for keys Slurm accepts and ignores, or
+/// that compare every row equal (a stable sort leaves the order as it is).
+fn key(c: char) -> Result<Option<By>, ()> {
+    use Key::{Signed, Unsigned};
+    let by = match c {
+        'b' | 'c' | 'f' | 'h' | 'n' | 'O' | 'd' | 'H' | 'I' | 'J' | 'v' | 'z' => return Ok(None),
+        'B' => By::Text(host),
+        'C' => By::Number(|j, _| Unsigned(j.num_cpus.into())),
+        'D' => By::Number(|j, _| Unsigned(j.num_nodes.into())),
+        'e' => By::Number(|j, _| Unsigned(j.end_time.unwrap_or(0))),
+        'g' => By::Text(|j| &j.group_name),
+        'G' => By::Number(|j, _| Unsigned(j.group_id.into())),
+        'i' => By::Number(|j, _| Unsigned(by_id(j))),
+        'j' => By::Text(|j| &j.name),
+        'l' => By::Number(|j, _| Unsigned(limit(j))),
+        'L' => By::Number(|j, now| Signed(time_left(j, now))),
+        'm' => By::Number(|j, _| Unsigned(min_memory(j))),
+        'M' => By::Number(|j, now| Signed(time_used(j, now))),
+        'N' => By::Text(first_node),
+        'p' | 'Q' => By::Number(|j, _| Unsigned(j.priority.into())),
+        'P' => By::Text(|j| &j.partition),
+        'S' => By::Start,
+        't' => By::Text(|j| j.state.short()),
+        'T' => By::Text(|j| j.state.as_str()),
+        'u' => By::Text(|j| &j.user_name),
+        'U' => By::Number(|j, _| Unsigned(j.user_id.into())),
+        'V' => By::Number(|j, _| Unsigned(j.submit_time)),
         _ => return Err(()),
     };
-    Ok(Some(cmp))
+    Ok(Some(by))
 }
 
 fn diff<T: Ord>(a: T, b: T) -> i32 {
@@ -176,42 +294,35 @@ fn first_node(job: &JobInfo) -> &str {
     &job.nodes[..end]
 }
 
-/// By job id, array tasks by their array's id and then task id.
-fn by_id(a: &JobInfo, b: &JobInfo, _now: u64) -> i32 {
-    let id = |j: &JobInfo| match j.array_task_id {
+/// By job id, array tasks by their array's id and then task id: the two
+/// as one number.
+fn by_id(j: &JobInfo) -> u64 {
+    let id = match j.array_task_id {
         Some(_) => j.array_job_id.unwrap_or(j.job_id),
         None => j.job_id,
     };
-    let (ia, ib) = (id(a), id(b));
-    if ia == ib {
-        let task = |j: &JobInfo| j.array_task_id.unwrap_or(u32::MAX);
-        return diff(task(a), task(b));
-    }
-    diff(ia, ib)
+    (u64::from(id) << 32) | u64::from(j.array_task_id.unwrap_or(u32::MAX))
+}
+
+/// A job's start time as Slurm's comparator sees it.
+fn start_key(j: &JobInfo, now: u64) -> Key {
+    Key::Start(match j.start_time.unwrap_or(0) {
+        s if j.state == JobStateName::Pending && s != 0 && s < now => now,
+        s => s,
+    })
 }
 
 /// Slurm's start time comparator: a job that has no start time is always
 /// "greater", whatever the direction; a pending job's past start is now.
-fn by_start(a: &JobInfo, b: &JobInfo, now: u64, reverse: bool) -> i32 {
-    let (sa, sb) = (a.start_time.unwrap_or(0), b.start_time.unwrap_or(0));
-    if sa == 0 {
-        return 1;
-    }
-    if sb == 0 {
-        return -1;
-    }
-    let start = |j: &JobInfo, s: u64| {
-        if j.state == JobStateName::Pending && s < now {
-            now
-        } else {
-            s
-        }
+fn by_start(a: Key, b: Key, reverse: bool) -> i32 {
+    let (Key::Start(a), Key::Start(b)) = (a, b) else {
+        unreachable!("start keys")
     };
-    let d = diff(start(a, sa), start(b, sb));
-    if reverse {
-        -d
-    } else {
-        d
+    match (a, b) {
+        (0, _) => 1,
+        (_, 0) => -1,
+        (a, b) if reverse => -diff(a, b),
+        (a, b) => diff(a, b),
     }
 }
 

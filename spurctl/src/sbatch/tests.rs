@@ -38,11 +38,8 @@ impl Controller for Fake {
         // Listings hold the fields asked for, as the controller's do.
         match (req, answer) {
             (ClientRequest::Jobs { fields, .. }, Ok(ClientResponse::Jobs { now, jobs })) => {
-                let jobs = jobs.iter().map(|j| fields.project(j)).collect();
-                let jobs = JobList {
-                    fields: *fields,
-                    jobs,
-                };
+                let jobs = jobs.into_vec().expect("a listing");
+                let jobs = JobList::sent(*fields, &jobs);
                 Ok(ClientResponse::Jobs { now, jobs })
             }
             (_, answer) => answer,

@@ -218,18 +218,17 @@ fn fake(log: Rc<RefCell<Vec<ClientRequest>>>) -> Box<super::session::Ask<'static
             },
             ClientRequest::Jobs { ids, fields, .. } => ClientResponse::Jobs {
                 now: NOW,
-                jobs: spur_proto::JobList {
-                    fields: *fields,
-                    jobs: all
-                        .iter()
+                jobs: spur_proto::JobList::sent(
+                    *fields,
+                    &all.iter()
                         .filter(|j| {
                             ids.is_empty()
                                 || ids.contains(&j.job_id)
                                 || j.array_job_id.is_some_and(|a| ids.contains(&a))
                         })
-                        .map(|j| fields.project(j))
-                        .collect(),
-                },
+                        .cloned()
+                        .collect::<Vec<_>>(),
+                ),
             },
             ClientRequest::Nodes => ClientResponse::Nodes {
                 now: NOW,

@@ -162,43 +162,52 @@ pub fn parse_users(text: &str) -> (Vec<u32>, Vec<String>) {
 
 /// The jobs `query` selects, in the order given; pending arrays named by
 /// `-j N_i` are narrowed to those tasks, and `-P` splits a job per partition.
-pub fn filter(mut jobs: Vec<JobInfo>, query: &Query) -> Vec<JobInfo> {
-    if !query.per_partition {
-        // In place: rows are large, and most queries keep most of them.
-        jobs.retain_mut(|job| keeps(job, query) && partition_ok(&job.partition, query));
-        return jobs;
-    }
+pub fn filter(jobs: Vec<JobInfo>, query: &Query) -> Vec<JobInfo> {
     let mut out = Vec::new();
-    for mut job in jobs {
-        if !keeps(&mut job, query) {
-            continue;
-        }
-        if query.per_partition {
-            for part in str_list(&job.partition) {
-                if partition_ok(&part, query) {
-                    let mut one = job.clone();
-                    one.partition = part;
-                    out.push(one);
-                }
-            }
-        } else if partition_ok(&job.partition, query) {
-            out.push(job);
-        }
+    for job in &jobs {
+        select(job, query, &mut |row| out.push(row.clone()));
     }
     out
 }
 
-/// Slurm's `_filter_job`, less the partition test.
-fn keeps(job: &mut JobInfo, q: &Query) -> bool {
+/// Hands `emit` the rows `query` makes of `job`: none, the job, the job
+/// narrowed to the array tasks `-j` names, or with `-P` one per partition
+/// asked for.
+pub fn select(job: &JobInfo, query: &Query, emit: &mut impl FnMut(&JobInfo)) {
+    let narrowed;
+    let job = match &query.jobs {
+        None => job,
+        Some(sels) => match job_selected(job, sels) {
+            Selected::No => return,
+            Selected::Whole => job,
+            Selected::Tasks(tasks) => {
+                narrowed = tasks;
+                &narrowed
+            }
+        },
+    };
+    if !keeps(job, query) {
+        return;
+    }
+    if query.per_partition {
+        for part in str_list(&job.partition) {
+            if partition_ok(&part, query) {
+                let mut one = job.clone();
+                one.partition = part;
+                emit(&one);
+            }
+        }
+    } else if partition_ok(&job.partition, query) {
+        emit(job);
+    }
+}
+
+/// Slurm's `_filter_job`, less the job and partition tests.
+fn keeps(job: &JobInfo, q: &Query) -> bool {
     let any_ci = |list: &Option<Vec<String>>, value: Option<&str>| match list {
         None => true,
         Some(list) => value.is_some_and(|v| list.iter().any(|x| x.eq_ignore_ascii_case(v))),
     };
-    if let Some(sels) = &q.jobs {
-        if !job_selected(job, sels) {
-            return false;
-        }
-    }
     let nodes_ok = match &q.nodes {
         None => true,
         Some(wanted) => spur_conf::hostlist::expand(&job.nodes)
@@ -243,29 +252,35 @@ fn array_job(job: &JobInfo) -> Option<u32> {
         .or_else(|| job.array_task_str.as_ref().map(|_| job.job_id))
 }
 
-/// Whether `-j` selects `job`; a pending array named only by some of its
-/// tasks is narrowed to them.
-fn job_selected(job: &mut JobInfo, sels: &[JobSel]) -> bool {
+/// How `-j` selects a job.
+enum Selected {
+    No,
+    Whole,
+    /// A pending array named only by some of its tasks: narrowed to them.
+    Tasks(Box<JobInfo>),
+}
+
+/// Whether `-j` selects `job`.
+fn job_selected(job: &JobInfo, sels: &[JobSel]) -> Selected {
     let array = array_job(job);
-    let mut partial = false;
     for sel in sels {
         match sel.task {
-            None if sel.job == job.job_id || Some(sel.job) == array => return true,
-            Some(t) if Some(sel.job) == array && Some(t) == job.array_task_id => return true,
+            None if sel.job == job.job_id || Some(sel.job) == array => return Selected::Whole,
+            Some(t) if Some(sel.job) == array && Some(t) == job.array_task_id => {
+                return Selected::Whole
+            }
             Some(t) if Some(sel.job) == array => {
                 let tasks = job.array_task_str.as_deref().map(task_ids);
                 if tasks.is_some_and(|ids| ids.contains(&t)) {
-                    partial = true;
-                    break;
+                    let mut narrowed = Box::new(job.clone());
+                    narrow(&mut narrowed, sels);
+                    return Selected::Tasks(narrowed);
                 }
             }
             _ => {}
         }
     }
-    if partial {
-        narrow(job, sels);
-    }
-    partial
+    Selected::No
 }
 
 /// Keeps only the tasks of a pending array record that `sels` name.

@@ -16,9 +16,14 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
 
-use spur_proto::{ErrorCode, JobField, JobFields, JobInfo};
+use spur_client::{ClientError, RequestError};
+use spur_proto::frame::FrameError;
+use spur_proto::listing::ListingError;
+use spur_proto::{ErrorCode, JobField, JobFields, JobList};
+use spur_report::squeue::sort::{SortKeys, SortSpec};
+use spur_report::squeue::Renderer;
 
-use crate::controller::{self, Api, Listing, Live};
+use crate::controller::{self, Api, Live};
 
 pub use spur_report::squeue::Format;
 pub use spur_report::squeue::{field, format, json, render, sort};
@@ -159,7 +164,7 @@ fn report_once(plan: &Plan) -> bool {
     for e in &plan.format_errors {
         eprintln!("squeue: error: {e}");
     }
-    let done = report(plan, now, jobs);
+    let done = report(plan, now, &jobs);
     print!("{}", done.out);
     let _ = std::io::stdout().flush();
     eprint!("{}", done.err);
@@ -204,26 +209,33 @@ pub struct Report {
 /// The jobs, as `slurm_load_job(s)` gets them: every job the controller
 /// holds (selection is client-side, as in Slurm), or for a single `-j` id
 /// that job, or every job of that array in the controller's order, and an
-/// error when it names none.
-fn fetch(plan: &Plan) -> Result<(u64, Vec<JobInfo>), String> {
-    match Live.jobs(
-        plan.single_job.into_iter().collect(),
-        fields(plan),
-        // Jobs kept for MinJobAge are left out where squeue would drop them.
-        !plan.json && plan.query.states == filter::States::Active,
-    ) {
-        Ok(Listing { now, items: jobs }) => {
-            if let Some(id) = plan.single_job {
-                let known = |j: &JobInfo| j.job_id == id || j.array_job_id == Some(id);
-                if !jobs.iter().any(known) {
-                    let text = ErrorCode::InvalidJobId.text();
-                    return Err(format!("slurm_load_jobs error: {text}\n"));
-                }
-            }
-            Ok((now, jobs))
+/// error when it names none. They stay as they came, decoded as the report
+/// reads them.
+fn fetch(plan: &Plan) -> Result<(u64, JobList), String> {
+    let failed = |e: RequestError| format!("slurm_load_jobs error: {e}\n");
+    let (now, jobs) = Live
+        .job_list(
+            plan.single_job.into_iter().collect(),
+            fields(plan),
+            // Jobs kept for MinJobAge are left out where squeue would drop them.
+            !plan.json && plan.query.states == filter::States::Active,
+        )
+        .map_err(failed)?;
+    if let Some(id) = plan.single_job {
+        let mut known = false;
+        jobs.for_each(|j| known |= j.job_id == id || j.array_job_id == Some(id))
+            .map_err(|e| failed(undecodable(e)))?;
+        if !known {
+            let text = ErrorCode::InvalidJobId.text();
+            return Err(format!("slurm_load_jobs error: {text}\n"));
         }
-        Err(e) => Err(format!("slurm_load_jobs error: {e}\n")),
     }
+    Ok((now, jobs))
+}
+
+/// A listing that does not decode, as a request that failed.
+fn undecodable(e: ListingError) -> RequestError {
+    RequestError::from(ClientError::from(FrameError::from(e)))
 }
 
 /// The fields of each job the report reads: the controller sends no
@@ -238,31 +250,67 @@ fn fields(plan: &Plan) -> JobFields {
 }
 
 /// What a report prints for `jobs`. Pure.
-pub fn report(plan: &Plan, now: u64, jobs: Vec<JobInfo>) -> Report {
+pub fn report(plan: &Plan, now: u64, jobs: &JobList) -> Report {
     let done = |out: String, err: String, ok: bool| Report { out, err, ok };
+    let failed = |e: ListingError| {
+        let err = format!("slurm_load_jobs error: {}\n", undecodable(e));
+        done(String::new(), err, false)
+    };
     if plan.json {
         let mut query = plan.query.clone();
         if query.states == filter::States::Active {
             // Slurm's --json lists every job it holds, ended ones too.
             query.states = filter::States::All;
         }
+        let jobs = match jobs.clone().into_vec() {
+            Ok(jobs) => jobs,
+            Err(e) => return failed(e),
+        };
         let rows = filter::filter(jobs, &query);
         let cluster = plan.format.cluster.as_deref().unwrap_or("");
         return done(json::render_json(&rows, cluster), String::new(), true);
     }
-    let rows = filter::filter(jobs, &plan.query);
-    match sort::sort_rows(&rows, &plan.sort, now) {
-        Ok((order, notes)) => {
-            let err = notes.iter().map(|n| format!("squeue: {n}\n")).collect();
-            let sorted = order.into_iter().map(|i| &rows[i]);
-            done(render(sorted, now, &plan.format), err, true)
-        }
+    let renderer = Renderer::new(&plan.format, now);
+    let (spec, notes) = match SortSpec::parse(&plan.sort) {
+        Ok(parsed) => parsed,
         Err(e) => {
             // Slurm prints the header before it sorts, and stops there.
-            let header = render(&[], now, &plan.format);
-            done(header, format!("squeue: error: {e}\n"), false)
+            let mut header = String::new();
+            renderer.header(&mut header);
+            return done(header, format!("squeue: error: {e}\n"), false);
         }
+    };
+    // Each row is rendered and its sort keys taken as it is decoded; the
+    // rows' lines are then laid out in order.
+    let mut keys = SortKeys::new(&spec, now);
+    let mut lines = String::new();
+    let mut ends = Vec::new();
+    keys.reserve(jobs.len());
+    ends.reserve(jobs.len());
+    let decoded = jobs.for_each(|job| {
+        filter::select(job, &plan.query, &mut |row| {
+            keys.push(row);
+            renderer.job(&mut lines, row);
+            if ends.is_empty() {
+                // Room for every job's lines the size of the first's, so
+                // that the text is not copied as it grows.
+                lines.reserve(jobs.len().saturating_mul(lines.len() + lines.len() / 4));
+            }
+            ends.push(lines.len());
+        })
+    });
+    if let Err(e) = decoded {
+        return failed(e);
     }
+    let order = keys.order();
+    let mut out = String::with_capacity(lines.len() + 256);
+    renderer.header(&mut out);
+    for i in order {
+        let start = if i == 0 { 0 } else { ends[i - 1] };
+        out.push_str(&lines[start..ends[i]]);
+    }
+    let err = notes.iter().map(|n| format!("squeue: {n}\n")).collect();
+    done(out, err, true)
 }
 
 fn now_local() -> u64 {

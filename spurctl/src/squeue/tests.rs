@@ -5,7 +5,7 @@
 
 use std::ffi::OsString;
 
-use spur_proto::{ExclusiveMode, JobInfo, JobStateName, MemSpec};
+use spur_proto::{ExclusiveMode, JobInfo, JobList, JobStateName, MemSpec};
 
 use super::golden;
 use super::options::Plan;
@@ -189,9 +189,13 @@ fn plan(list: &[&str]) -> Plan {
 /// fields the plan asks for, so every golden test also checks the ask.
 fn squeue(list: &[&str], jobs: Vec<JobInfo>) -> Report {
     let plan = plan(list);
-    let fields = fields(&plan);
-    let sent = jobs.iter().map(|j| fields.project(j)).collect();
-    report(&plan, NOW, sent)
+    report(&plan, NOW, &sent(&plan, &jobs))
+}
+
+/// `jobs` as the controller sends them for `plan`: the fields it asks for,
+/// decoded as the report reads them.
+fn sent(plan: &Plan, jobs: &[JobInfo]) -> JobList {
+    JobList::sent(fields(plan), jobs)
 }
 
 fn out(list: &[&str], jobs: Vec<JobInfo>) -> String {
@@ -272,7 +276,7 @@ fn field_name_format_matches_slurm() {
         .map(|e| format!("squeue: error: {e}"))
         .collect();
     assert_eq!(errors, vec![error.to_string()]);
-    assert_eq!(report(&p, NOW, queue()).out, expected);
+    assert_eq!(report(&p, NOW, &sent(&p, &queue())).out, expected);
 }
 
 #[test]
@@ -455,11 +459,11 @@ fn environment_supplies_format_and_sort_unless_overridden() {
     };
     let p = Plan::new(&a, &env).expect("plan");
     assert_eq!(p.sort, "-i");
-    let text = report(&p, NOW, queue()).out;
+    let text = report(&p, NOW, &sent(&p, &queue())).out;
     assert_eq!(text.lines().nth(1), Some("13"));
     let a = args::parse(["squeue", "-l"].map(OsString::from).to_vec()).expect("args");
     let p = Plan::new(&a, &env).expect("plan");
-    assert!(report(&p, NOW, queue())
+    assert!(report(&p, NOW, &sent(&p, &queue()))
         .out
         .starts_with("             JOBID"));
 }
