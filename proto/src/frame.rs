@@ -51,16 +51,22 @@ pub fn encode<T: Serialize>(msg: &T) -> Result<Vec<u8>, FrameError> {
     Ok(buf)
 }
 
-/// Encodes `ClientResponse::Jobs { now, jobs }` as a frame from `count`
-/// jobs carrying `fields`, each written by `fill` over one reused value in
+/// A listing of at least this many jobs is encoded on two threads: its
+/// caller waits on it, and a second thread costs less than a millisecond's
+/// work.
+pub const SPLIT_LISTING_FROM: usize = 4096;
+
+/// Encodes `ClientResponse::Jobs { now, jobs }` as a frame from `items`,
+/// each job carrying `fields` written by `fill` over one reused value in
 /// turn, so that a listing of many jobs is neither collected first nor
-/// allocated job by job (the bytes equal those of [`encode`]).
-pub fn encode_jobs<T>(
+/// allocated job by job (the bytes equal those of [`encode`]). From
+/// [`SPLIT_LISTING_FROM`] jobs on, the second half is written on a thread
+/// of its own.
+pub fn encode_jobs<T: Sync>(
     now: u64,
     fields: crate::JobFields,
-    count: usize,
-    items: impl Iterator<Item = T>,
-    mut fill: impl FnMut(T, &mut crate::job::JobInfo),
+    items: &[T],
+    fill: impl Fn(&T, &mut crate::job::JobInfo) + Sync,
 ) -> Result<Vec<u8>, FrameError> {
     // The empty response ends with its block: the block's length (a u64)
     // and the block's header. Keep what comes before and write the rest.
@@ -75,22 +81,47 @@ pub fn encode_jobs<T>(
     let block_len_at = buf.len();
     buf.extend_from_slice(&0u64.to_le_bytes());
     let block_start = buf.len();
-    let writer = crate::listing::BlockWriter::new(&mut buf, fields, count);
-    let mut job = crate::job::JobInfo::default();
-    let mut written = 0usize;
-    for item in items {
-        fill(item, &mut job);
-        let before = buf.len();
-        writer.push(&mut buf, &job);
-        if written == 0 {
-            // Room for `count` jobs the size of the first, so the buffer
-            // is not copied as it grows.
-            let each = buf.len() - before;
-            buf.reserve(count.saturating_mul(each + each / 4));
+    let writer = crate::listing::BlockWriter::new(&mut buf, fields, items.len());
+    let write = |part: &[T], out: &mut Vec<u8>| {
+        let mut job = crate::job::JobInfo::default();
+        for (i, item) in part.iter().enumerate() {
+            fill(item, &mut job);
+            let before = out.len();
+            writer.push(out, &job);
+            if i == 0 {
+                // Room for every job the size of the first, so the buffer
+                // is not copied as it grows.
+                let each = out.len() - before;
+                out.reserve(part.len().saturating_mul(each + each / 4));
+            }
         }
-        written += 1;
+    };
+    if items.len() >= SPLIT_LISTING_FROM {
+        let (first, second) = items.split_at(items.len() / 2);
+        let tail = std::thread::scope(|scope| {
+            let helper = std::thread::Builder::new()
+                .name("listing".into())
+                .spawn_scoped(scope, || {
+                    let mut tail = Vec::new();
+                    write(second, &mut tail);
+                    tail
+                });
+            write(first, &mut buf);
+            match helper {
+                Ok(helper) => helper.join().map_err(std::panic::resume_unwind),
+                // No thread to be had: the second half here too.
+                Err(_) => {
+                    let mut tail = Vec::new();
+                    write(second, &mut tail);
+                    Ok(tail)
+                }
+            }
+        });
+        let Ok(tail) = tail;
+        buf.extend_from_slice(&tail);
+    } else {
+        write(items, &mut buf);
     }
-    debug_assert_eq!(written, count, "encode_jobs was told the wrong count");
     let block_len = (buf.len() - block_start) as u64;
     buf[block_len_at..block_start].copy_from_slice(&block_len.to_le_bytes());
     let len = u32::try_from(buf.len() - 4)
@@ -273,14 +304,23 @@ mod tests {
             last_sched_eval: None,
             unacted: vec![],
         };
-        let jobs: Vec<JobInfo> = (1..=3).map(job).collect();
         let some = crate::JobFields::of(&[crate::JobField::JobId, crate::JobField::Nodes]);
-        for fields in [crate::JobFields::ALL, some] {
-            let streamed = encode_jobs(42, fields, 3, jobs.clone().into_iter(), |j, out| *out = j)
-                .expect("encodes");
-            let jobs = crate::JobList::new(fields, jobs.clone());
-            let collected = encode(&ClientResponse::Jobs { now: 42, jobs }).expect("encodes");
-            assert_eq!(streamed, collected);
+        // Few jobs, written on one thread; and enough to be split in two,
+        // with an odd count and jobs of unequal sizes.
+        for count in [3, SPLIT_LISTING_FROM + 1] {
+            let jobs: Vec<JobInfo> = (1..=count as u32)
+                .map(|i| JobInfo {
+                    nodes: "n".repeat(i as usize % 7),
+                    ..job(i)
+                })
+                .collect();
+            for fields in [crate::JobFields::ALL, some] {
+                let streamed =
+                    encode_jobs(42, fields, &jobs, |j, out| out.clone_from(j)).expect("encodes");
+                let jobs = crate::JobList::new(fields, jobs.clone());
+                let collected = encode(&ClientResponse::Jobs { now: 42, jobs }).expect("encodes");
+                assert_eq!(streamed, collected, "{count} jobs");
+            }
         }
     }
 

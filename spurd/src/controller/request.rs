@@ -362,14 +362,17 @@ impl Controller {
     ) -> Result<Vec<u8>, ProtoError> {
         let visible = |j: &spur_core::Job| viewer.is_none_or(|v| v == j.spec.user.0);
         let none = JobMeta::default();
-        let fill = |j: &spur_core::Job, info: &mut spur_proto::JobInfo| {
-            let meta = self.metas.get(&j.id).map_or(&none, |m| &**m);
+        // What filling a job reads, alone: a listing may be filled on two
+        // threads.
+        let (core, metas) = (&self.core, &self.metas);
+        let fill = |j: &&spur_core::Job, info: &mut spur_proto::JobInfo| {
+            let meta = metas.get(&j.id).map_or(&none, |m| &**m);
             let host = j
                 .allocation()
                 .first()
-                .map(|a| self.core.nodes()[a.node.index()].config.name.as_str())
+                .map(|a| core.nodes()[a.node.index()].config.name.as_str())
                 .unwrap_or("");
-            convert::fill_job_info(info, &self.core, j, meta, host, fields)
+            convert::fill_job_info(info, core, j, meta, host, fields)
         };
         let encoded = if ids.is_empty() {
             let listed = |j: &&spur_core::Job| {
@@ -382,14 +385,8 @@ impl Controller {
                                 | JobStateName::Completing
                         ))
             };
-            let count = self.core.jobs().filter(listed).count();
-            spur_proto::frame::encode_jobs(
-                now(),
-                fields,
-                count,
-                self.core.jobs().filter(listed),
-                fill,
-            )
+            let jobs: Vec<&spur_core::Job> = self.core.jobs().filter(listed).collect();
+            spur_proto::frame::encode_jobs(now(), fields, &jobs, fill)
         } else {
             // The id of an array names every job of it.
             let found: Vec<&spur_core::Job> = self
@@ -401,7 +398,7 @@ impl Controller {
             if found.is_empty() {
                 return Err(ErrorCode::InvalidJobId.into());
             }
-            spur_proto::frame::encode_jobs(now(), fields, found.len(), found.into_iter(), fill)
+            spur_proto::frame::encode_jobs(now(), fields, &found, fill)
         };
         encoded.map_err(|_| ErrorCode::Malformed.into())
     }
