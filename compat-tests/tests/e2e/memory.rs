@@ -130,7 +130,15 @@ fn a_job_is_held_to_its_memory_and_ends_out_of_memory_beyond_it() {
         sacct(&c, grows, "JobID,State,ExitCode"),
         format!("{grows}|OUT_OF_MEMORY|0:125\n{grows}.batch|OUT_OF_MEMORY|0:125\n")
     );
-    let out = c.run("sacct", &["-n", "-X", "-s", "OOM", "-o", "JobID", "-P"]);
+    // With a state and no window, the window is this second alone (as
+    // slurmdbd's): the last hour is asked for, so that a slow machine
+    // still sees the job that ended seconds ago.
+    let out = c.run(
+        "sacct",
+        &[
+            "-n", "-X", "-s", "OOM", "-S", "now-3600", "-E", "now", "-o", "JobID", "-P",
+        ],
+    );
     assert_eq!(text(&out.stdout), format!("{grows}\n"));
     // Their cgroups went with them.
     c.wait_for(Duration::from_secs(10), "the jobs' cgroups removed", |_| {
