@@ -579,9 +579,12 @@ fn start(
 
 /// Starts the supervisor of the job in `dir` and reports the job's end
 /// when it exits. The supervisor inherits a lock on `dir/lock` taken
-/// before it is started, and holds it as long as it (or the script) lives:
-/// a restarted agent tells a live job from one whose supervisor never
-/// started by that lock alone, with no window between the two.
+/// before it is started, as its standard input, and holds it as long as it
+/// (or the script) lives: a restarted agent tells a live job from one whose
+/// supervisor never started by that lock alone, with no window between the
+/// two. Handing it over as standard input needs nothing run between fork
+/// and exec, so the supervisor is spawned without copying the agent's
+/// address space.
 fn spawn_supervisor(
     settings: &Settings,
     job_id: u32,
@@ -591,33 +594,22 @@ fn spawn_supervisor(
     use std::os::fd::AsRawFd;
     let lock = std::fs::File::create(supervisor::control_dir(dir).join(supervisor::LOCK_FILE))
         .context("while creating the job's lock")?;
-    let fd = lock.as_raw_fd();
     // SAFETY: flock on a descriptor we own.
-    if unsafe { libc::flock(fd, libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
         anyhow::bail!("job {job_id} already has a live supervisor");
     }
     let mut cmd = tokio::process::Command::new(&settings.exe);
     cmd.arg("supervise")
         .arg(dir)
-        .stdin(std::process::Stdio::null())
+        .stdin(lock)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .process_group(0)
         .kill_on_drop(false);
-    // SAFETY: between fork and exec the closure only calls fcntl, which is
-    // async-signal-safe: it lets the child inherit the locked descriptor.
-    unsafe {
-        cmd.pre_exec(move || {
-            let flags = libc::fcntl(fd, libc::F_GETFD);
-            if flags < 0 || libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    // The child holds the lock now; the agent's descriptor went with the
+    // command.
     let mut child = cmd.spawn().context("while starting the supervisor")?;
-    // The child holds the lock now; the agent's descriptor can go.
-    drop(lock);
+    drop(cmd);
     let (events, dir) = (events.clone(), dir.to_path_buf());
     let memcg = settings.memcg.clone();
     tokio::spawn(async move {

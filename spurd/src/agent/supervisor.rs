@@ -1,8 +1,9 @@
 //! `spurd supervise DIR`: the process that runs one job's batch script.
 //! The agent starts it in its own process group, so it outlives an agent
-//! restart. It drops to the job's user, opens the output files as that
-//! user, forks the script in a new process group, waits, and leaves the
-//! exit status in DIR/status for whichever agent is running then.
+//! restart, with the job's lock as its standard input. It drops to the
+//! job's user, opens the output files as that user, forks the script in a
+//! new process group, waits, and leaves the exit status in DIR/status for
+//! whichever agent is running then.
 //! Single-threaded on purpose: it forks.
 
 use std::ffi::CString;
@@ -90,6 +91,10 @@ pub fn run(dir: &Path) -> ExitCode {
         libc::sigaddset(&mut chld, libc::SIGCHLD);
         libc::sigprocmask(libc::SIG_BLOCK, &chld, std::ptr::null_mut());
     }
+    if let Err(e) = keep_lock() {
+        let _ = write_unfollowed(&dir.join(ERROR_FILE), &format!("{e}\n"));
+        return ExitCode::FAILURE;
+    }
     let ctl = control_dir(dir);
     let status = match launch(dir, &ctl) {
         Ok(started) => {
@@ -115,6 +120,25 @@ pub fn run(dir: &Path) -> ExitCode {
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+/// The job's lock comes as standard input: it moves to a descriptor the
+/// script inherits (so that the lock lives as long as either), and standard
+/// input becomes /dev/null.
+fn keep_lock() -> std::io::Result<()> {
+    // SAFETY: F_DUPFD gives a new descriptor (without close-on-exec) for
+    // one this process holds; dup2 replaces standard input with one it
+    // opened.
+    unsafe {
+        if libc::fcntl(0, libc::F_DUPFD, 3) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let null = fs::File::open("/dev/null")?;
+        if libc::dup2(std::os::fd::AsRawFd::as_raw_fd(&null), 0) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 /// Reads a status file: (code, signal, end time).
