@@ -382,7 +382,7 @@ pub struct Core {
     pub(crate) qos: Vec<Qos>,
     qos_index: BTreeMap<String, QosId>,
     pub(crate) topology: Topology,
-    pub(crate) placement: Box<dyn Placement + Send + Sync>,
+    pub(crate) placement: Box<dyn Placement>,
     gpu_types: Vec<String>,
     pub(crate) features: Vec<String>,
     /// Which partitions share a node, for preempt/partition_prio.
@@ -533,42 +533,39 @@ impl Core {
                 }
             }
         }
-        let (placement, node_block, block_count): (
-            Box<dyn Placement + Send + Sync>,
-            Vec<Option<u32>>,
-            usize,
-        ) = match (&cluster.topology, config.placement) {
-            (_, PlacementPolicy::BestFit) => (
-                Box::new(FlatPlacement::best_fit(node_count)),
-                vec![None; node_count],
-                0,
-            ),
-            (_, PlacementPolicy::LinearFirstFit) => (
-                Box::new(FlatPlacement::first_fit(node_count)),
-                vec![None; node_count],
-                0,
-            ),
-            (Topology::Flat, _) => (
-                Box::new(FlatPlacement::best_fit(node_count)),
-                vec![None; node_count],
-                0,
-            ),
-            (Topology::Block(b), _) => {
-                let map = (0..node_count as u32)
-                    .map(|n| b.block_of(NodeId(n)).map(|b| b.get()))
-                    .collect();
-                (
-                    Box::new(BlockPlacement::new(b.clone())),
-                    map,
-                    b.blocks().len(),
-                )
-            }
-            (Topology::Tree(t), _) => (
-                Box::new(TreePlacement::new(t.clone())),
-                vec![None; node_count],
-                0,
-            ),
-        };
+        let (placement, node_block, block_count): (Box<dyn Placement>, Vec<Option<u32>>, usize) =
+            match (&cluster.topology, config.placement) {
+                (_, PlacementPolicy::BestFit) => (
+                    Box::new(FlatPlacement::best_fit(node_count)),
+                    vec![None; node_count],
+                    0,
+                ),
+                (_, PlacementPolicy::LinearFirstFit) => (
+                    Box::new(FlatPlacement::first_fit(node_count)),
+                    vec![None; node_count],
+                    0,
+                ),
+                (Topology::Flat, _) => (
+                    Box::new(FlatPlacement::best_fit(node_count)),
+                    vec![None; node_count],
+                    0,
+                ),
+                (Topology::Block(b), _) => {
+                    let map = (0..node_count as u32)
+                        .map(|n| b.block_of(NodeId(n)).map(|b| b.get()))
+                        .collect();
+                    (
+                        Box::new(BlockPlacement::new(b.clone())),
+                        map,
+                        b.blocks().len(),
+                    )
+                }
+                (Topology::Tree(t), _) => (
+                    Box::new(TreePlacement::new(t.clone())),
+                    vec![None; node_count],
+                    0,
+                ),
+            };
         let partitions_for_members: Vec<Vec<NodeId>> =
             cluster.partitions.iter().map(|p| p.nodes.clone()).collect();
         Ok(Core {

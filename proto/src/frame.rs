@@ -58,7 +58,7 @@ pub const SPLIT_LISTING_FROM: usize = 4096;
 
 /// Encodes `ClientResponse::Jobs { now, jobs }` as a frame from `items`,
 /// each job carrying `fields` written by `fill` over one reused value in
-/// turn, so that a listing of many jobs is neither collected first nor
+/// turn, so that a listing of many jobs is never built as `JobInfo`s nor
 /// allocated job by job (the bytes equal those of [`encode`]). From
 /// [`SPLIT_LISTING_FROM`] jobs on, the second half is written on a thread
 /// of its own.

@@ -481,12 +481,8 @@ impl JobList {
     /// `fields`: only those fields, decoded as they are read (for stand-ins
     /// of the controller).
     pub fn sent(fields: JobFields, jobs: &[JobInfo]) -> JobList {
-        let mut bytes = Vec::new();
-        let writer = BlockWriter::new(&mut bytes, fields, jobs.len());
-        for job in jobs {
-            writer.push(&mut bytes, job);
-        }
-        let (fields, count, bytes) = split_block(&bytes).expect("a block just written");
+        let block = write_block(fields, jobs);
+        let (fields, count, bytes) = split_block(&block).expect("a block just written");
         JobList {
             fields,
             jobs: Jobs::Encoded {
@@ -522,24 +518,13 @@ impl JobList {
     /// Hands each job to `f` in order. A received list decodes each into
     /// the same [`JobInfo`], each exactly as [`JobList::into_vec`] would
     /// give it; a damaged block is an error when its damage is reached.
-    pub fn for_each(&self, mut f: impl FnMut(&JobInfo)) -> Result<(), ListingError> {
-        let (count, bytes) = match &self.jobs {
+    pub fn for_each(&self, f: impl FnMut(&JobInfo)) -> Result<(), ListingError> {
+        match &self.jobs {
             Jobs::Held(jobs) => {
                 jobs.iter().for_each(f);
-                return Ok(());
+                Ok(())
             }
-            Jobs::Encoded { count, bytes } => (*count, bytes),
-        };
-        let mut input = &bytes[..];
-        let mut job = JobInfo::default();
-        for _ in 0..count {
-            take_job(&mut input, self.fields, &mut job)?;
-            f(&job);
-        }
-        if input.is_empty() {
-            Ok(())
-        } else {
-            Err(ListingError::Trailing)
+            Jobs::Encoded { count, bytes } => each_job(self.fields, *count, bytes, f),
         }
     }
 
@@ -547,12 +532,15 @@ impl JobList {
     pub fn into_vec(self) -> Result<Vec<JobInfo>, ListingError> {
         match self.jobs {
             Jobs::Held(jobs) => Ok(jobs),
-            Jobs::Encoded { count, .. } => {
-                let mut jobs = Vec::with_capacity(count);
-                self.for_each(|job| jobs.push(job.clone()))?;
-                Ok(jobs)
-            }
+            Jobs::Encoded { .. } => self.to_vec(),
         }
+    }
+
+    /// The jobs, copied or decoded.
+    pub fn to_vec(&self) -> Result<Vec<JobInfo>, ListingError> {
+        let mut jobs = Vec::with_capacity(self.len());
+        self.for_each(|job| jobs.push(job.clone()))?;
+        Ok(jobs)
     }
 }
 
@@ -572,7 +560,7 @@ impl FromIterator<JobInfo> for JobList {
 /// same jobs (a damaged block equals nothing).
 impl PartialEq for JobList {
     fn eq(&self, other: &JobList) -> bool {
-        let jobs = |list: &JobList| list.clone().into_vec();
+        let jobs = JobList::to_vec;
         self.fields == other.fields && matches!((jobs(self), jobs(other)), (Ok(a), Ok(b)) if a == b)
     }
 }
@@ -629,32 +617,47 @@ fn split_block(mut input: &[u8]) -> Result<(JobFields, usize, &[u8]), ListingErr
     Ok((fields, count, input))
 }
 
-/// Decodes a listing's block, every job of it.
-pub fn decode_block(input: &[u8]) -> Result<JobList, ListingError> {
-    let (fields, count, bytes) = split_block(input)?;
-    let encoded = JobList {
-        fields,
-        jobs: Jobs::Encoded {
-            count,
-            bytes: bytes.into(),
-        },
-    };
-    Ok(JobList::new(fields, encoded.into_vec()?))
+/// Hands `f` each of the `count` jobs of `fields` in `bytes` (a block's
+/// jobs), decoded in turn into one [`JobInfo`].
+fn each_job(
+    fields: JobFields,
+    count: usize,
+    mut input: &[u8],
+    mut f: impl FnMut(&JobInfo),
+) -> Result<(), ListingError> {
+    let mut job = JobInfo::default();
+    for _ in 0..count {
+        take_job(&mut input, fields, &mut job)?;
+        f(&job);
+    }
+    if input.is_empty() {
+        Ok(())
+    } else {
+        Err(ListingError::Trailing)
+    }
+}
+
+/// The block of `jobs`, each with `fields`.
+fn write_block(fields: JobFields, jobs: &[JobInfo]) -> Vec<u8> {
+    let mut block = Vec::new();
+    let writer = BlockWriter::new(&mut block, fields, jobs.len());
+    for job in jobs {
+        writer.push(&mut block, job);
+    }
+    block
 }
 
 impl Serialize for JobList {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut block = Vec::new();
-        let writer = BlockWriter::new(&mut block, self.fields, self.len());
         match &self.jobs {
-            Jobs::Held(jobs) => {
-                for job in jobs {
-                    writer.push(&mut block, job);
-                }
+            Jobs::Held(jobs) => s.serialize_bytes(&write_block(self.fields, jobs)),
+            Jobs::Encoded { count, bytes } => {
+                let mut block = Vec::with_capacity(12 + bytes.len());
+                BlockWriter::new(&mut block, self.fields, *count);
+                block.extend_from_slice(bytes);
+                s.serialize_bytes(&block)
             }
-            Jobs::Encoded { bytes, .. } => block.extend_from_slice(bytes),
         }
-        s.serialize_bytes(&block)
     }
 }
 
@@ -754,6 +757,14 @@ mod tests {
             last_sched_eval: Some(1_700_000_003),
             unacted: vec!["--mail-type=END".into()],
         }
+    }
+
+    /// Every job of a block.
+    fn decode_block(input: &[u8]) -> Result<Vec<JobInfo>, ListingError> {
+        let (fields, count, bytes) = split_block(input)?;
+        let mut jobs = Vec::new();
+        each_job(fields, count, bytes, |job| jobs.push(job.clone()))?;
+        Ok(jobs)
     }
 
     fn round_trip(list: &JobList) -> JobList {

@@ -64,7 +64,7 @@ pub enum Miss {
 
 /// A topology's node selection. Implementations must be deterministic: the
 /// same request gives the same nodes.
-pub trait Placement: std::fmt::Debug + Send {
+pub trait Placement: std::fmt::Debug + Send + Sync {
     /// Chooses exactly `req.nodes` usable nodes into `out` (cleared first).
     fn select(&self, req: &Request<'_>, out: &mut Vec<NodeId>) -> Result<(), Miss>;
 

@@ -10,4 +10,4 @@ pub mod render;
 pub mod sort;
 
 pub use format::Format;
-pub use render::{render, Renderer};
+pub use render::Renderer;

@@ -10,23 +10,6 @@ use spur_slurm::print::print_str;
 use super::field::{Ctx, Field};
 use super::format::{Format, Item};
 
-/// Renders `rows` (already filtered and sorted) in `format`; `now` is the
-/// controller's clock, for run times.
-pub fn render<'a>(
-    rows: impl IntoIterator<Item = &'a JobInfo>,
-    now: u64,
-    format: &Format,
-) -> String {
-    let rows = rows.into_iter();
-    let renderer = Renderer::new(format, now);
-    let mut out = String::with_capacity(64 + rows.size_hint().0 * 96);
-    renderer.header(&mut out);
-    for job in rows {
-        renderer.job(&mut out, job);
-    }
-    out
-}
-
 /// Writes squeue's lines in one format, a job at a time.
 #[derive(Debug, Clone, Copy)]
 pub struct Renderer<'f> {

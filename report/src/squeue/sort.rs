@@ -13,20 +13,6 @@ use super::field::time_used;
 /// Slurm's default `-S`.
 pub const DEFAULT_SORT: &str = "P,t,-p";
 
-/// The order of `rows` by `keys` (`-S`), as positions in `rows`: rows are
-/// large, so they stay where they are. Also the notes Slurm logs at info
-/// level (`Invalid sort specification: b`), or the error that ends squeue.
-pub fn sort_rows(
-    rows: &[JobInfo],
-    keys: &str,
-    now: u64,
-) -> Result<(Vec<usize>, Vec<String>), String> {
-    let (spec, notes) = SortSpec::parse(keys)?;
-    let mut sorted = SortKeys::new(&spec, now);
-    rows.iter().for_each(|job| sorted.push(job));
-    Ok((sorted.order(), notes))
-}
-
 /// What one sort step compares.
 #[derive(Debug, Clone, Copy)]
 enum By {
@@ -360,6 +346,19 @@ fn msort_with_tmp<T: Copy>(v: &mut [T], cmp: &dyn Fn(&T, &T) -> i32, tmp: &mut V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The order of `rows` by `keys` (`-S`), as positions in `rows`, and
+    /// the notes Slurm logs; or the error that ends squeue.
+    fn sort_rows(
+        rows: &[JobInfo],
+        keys: &str,
+        now: u64,
+    ) -> Result<(Vec<usize>, Vec<String>), String> {
+        let (spec, notes) = SortSpec::parse(keys)?;
+        let mut sorted = SortKeys::new(&spec, now);
+        rows.iter().for_each(|job| sorted.push(job));
+        Ok((sorted.order(), notes))
+    }
 
     #[test]
     fn each_key_reads_only_what_it_asks_for() {

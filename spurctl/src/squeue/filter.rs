@@ -160,19 +160,9 @@ pub fn parse_users(text: &str) -> (Vec<u32>, Vec<String>) {
     (uids, errors)
 }
 
-/// The jobs `query` selects, in the order given; pending arrays named by
-/// `-j N_i` are narrowed to those tasks, and `-P` splits a job per partition.
-pub fn filter(jobs: Vec<JobInfo>, query: &Query) -> Vec<JobInfo> {
-    let mut out = Vec::new();
-    for job in &jobs {
-        select(job, query, &mut |row| out.push(row.clone()));
-    }
-    out
-}
-
 /// Hands `emit` the rows `query` makes of `job`: none, the job, the job
-/// narrowed to the array tasks `-j` names, or with `-P` one per partition
-/// asked for.
+/// narrowed to the pending array's tasks `-j N_i` names, or with `-P` one
+/// per partition asked for.
 pub fn select(job: &JobInfo, query: &Query, emit: &mut impl FnMut(&JobInfo)) {
     let narrowed;
     let job = match &query.jobs {

@@ -262,11 +262,12 @@ pub fn report(plan: &Plan, now: u64, jobs: &JobList) -> Report {
             // Slurm's --json lists every job it holds, ended ones too.
             query.states = filter::States::All;
         }
-        let jobs = match jobs.clone().into_vec() {
-            Ok(jobs) => jobs,
-            Err(e) => return failed(e),
-        };
-        let rows = filter::filter(jobs, &query);
+        let mut rows = Vec::new();
+        let selected =
+            jobs.for_each(|job| filter::select(job, &query, &mut |row| rows.push(row.clone())));
+        if let Err(e) = selected {
+            return failed(e);
+        }
         let cluster = plan.format.cluster.as_deref().unwrap_or("");
         return done(json::render_json(&rows, cluster), String::new(), true);
     }
