@@ -6,6 +6,9 @@
 
 /// `unix` in local time, broken down.
 pub fn local(unix: i64) -> libc::tm {
+    // The libc crate deprecates musl's time_t ahead of widening it on
+    // 32-bit targets; it is 64 bits wide wherever spur builds.
+    #[allow(deprecated)]
     let t = unix as libc::time_t;
     // SAFETY: an all-zero tm is a valid value for localtime_r to overwrite.
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };

@@ -1,7 +1,7 @@
 //! spurd: `spurd controller`, `spurd agent`, `spurd dev`, `spurd relay`,
 //! `spurd rest` (also run as `slurmrestd`), `spurd install-docs`, and the
-//! per-job processes the agent starts (`spurd supervise` and `spurd step`,
-//! internal).
+//! per-job processes the agent starts (`spurd step`, and `spurd supervise`
+//! where spur-supervise is missing; internal).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -162,7 +162,7 @@ fn main() -> ExitCode {
     let opts = parse();
     match &opts.command {
         // No runtime, no threads: these fork.
-        Cmd::Supervise { dir } => return agent::supervisor::run(dir),
+        Cmd::Supervise { dir } => return spur_supervise::run(dir),
         Cmd::Step { dir } => return agent::stepd::run(dir),
         Cmd::InstallDocs { dir } => {
             return match dev::install_docs(dir) {

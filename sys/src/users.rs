@@ -175,6 +175,32 @@ fn group_by_name(name: &str) -> Option<u32> {
     (rc == 0 && !result.is_null()).then_some(grp.gr_gid)
 }
 
+/// The groups of user `name` whose primary group is `gid`, `gid` among
+/// them (initgroups' list, read here so that a process started later can
+/// take it with setgroups without reading the databases itself). Empty
+/// when the user is unknown to them.
+pub fn group_list(name: &str, gid: u32) -> Vec<u32> {
+    let Ok(cname) = CString::new(name) else {
+        return Vec::new();
+    };
+    let mut groups: Vec<libc::gid_t> = vec![0; 64];
+    loop {
+        let mut n = groups.len() as libc::c_int;
+        // SAFETY: `groups` holds `n` entries; getgrouplist writes at most
+        // that many and sets `n` to how many there are.
+        let rc = unsafe { libc::getgrouplist(cname.as_ptr(), gid, groups.as_mut_ptr(), &mut n) };
+        if rc >= 0 {
+            groups.truncate(n.max(0) as usize);
+            return groups;
+        }
+        if n as usize <= groups.len() {
+            // No bigger list was asked for: the lookup failed.
+            return Vec::new();
+        }
+        groups.resize(n as usize, 0);
+    }
+}
+
 /// The name of group `gid` (the number as text when unknown).
 pub fn group_name(gid: u32) -> String {
     GROUPS

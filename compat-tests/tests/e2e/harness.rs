@@ -819,7 +819,7 @@ impl Cluster {
                 for file in groups {
                     let pid = std::fs::read_to_string(file)
                         .ok()
-                        .and_then(|p| p.trim().parse::<i32>().ok())
+                        .and_then(|p| p.lines().next()?.trim().parse::<i32>().ok())
                         .filter(|&p| p > 1);
                     if let Some(pid) = pid {
                         // SAFETY: signalling a process group this test

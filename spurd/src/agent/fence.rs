@@ -106,7 +106,7 @@ impl Fence {
 /// steps on this node.
 pub fn signal(spool: &Path, id: u32, sig: i32) {
     let dir = super::job_dir(spool, id);
-    if super::supervisor::read_status(&dir).is_none() {
+    if spur_supervise::read_status(&dir).is_none() {
         super::signal_job(&dir, sig, true);
     }
     super::launcher::signal_steps(spool, id, sig);

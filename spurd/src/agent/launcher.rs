@@ -225,7 +225,7 @@ async fn connection(mut stream: TcpStream, launcher: &Launcher) -> Result<()> {
         }
         let _ = std::fs::remove_dir_all(&dir);
         // A node that runs only steps of the job keeps no folder for it.
-        let _ = std::fs::remove_dir(super::supervisor::control_dir(&job_dir));
+        let _ = std::fs::remove_dir(spur_supervise::control_dir(&job_dir));
     });
     let _ = waited.await;
     (launcher.ended)(job_id, step_id);
@@ -271,12 +271,12 @@ fn check(launch: &TaskLaunch, launcher: &Launcher) -> Result<(), String> {
 /// A step's folder on this node, in its job's control folder: only root
 /// writes there.
 pub fn step_dir(spool: &Path, job: u32, step: u32) -> PathBuf {
-    super::supervisor::control_dir(&super::job_dir(spool, job)).join(format!("step{step}"))
+    spur_supervise::control_dir(&super::job_dir(spool, job)).join(format!("step{step}"))
 }
 
 /// Whether steps of `job` run on this node.
 pub fn runs_steps(spool: &Path, job: u32) -> bool {
-    let ctl = super::supervisor::control_dir(&super::job_dir(spool, job));
+    let ctl = spur_supervise::control_dir(&super::job_dir(spool, job));
     std::fs::read_dir(ctl).is_ok_and(|mut entries| {
         entries.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("step")))
     })
@@ -284,7 +284,7 @@ pub fn runs_steps(spool: &Path, job: u32) -> bool {
 
 /// Signals every step of `job` running on this node.
 pub fn signal_steps(spool: &Path, job: u32, signal: i32) {
-    let ctl = super::supervisor::control_dir(&super::job_dir(spool, job));
+    let ctl = spur_supervise::control_dir(&super::job_dir(spool, job));
     let Ok(entries) = std::fs::read_dir(ctl) else {
         return;
     };

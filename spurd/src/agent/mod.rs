@@ -11,7 +11,6 @@ mod launcher;
 mod nvml;
 pub mod relay;
 pub mod stepd;
-pub mod supervisor;
 
 use std::collections::{BTreeMap, HashMap};
 use std::os::unix::fs::PermissionsExt;
@@ -32,6 +31,7 @@ use spur_proto::{
 
 use cgroup::Memcg;
 pub use gpu::{ConfiguredGpus, GpuDiscovery};
+use spur_supervise as supervisor;
 
 /// The longest heartbeat period.
 const HEARTBEAT: Duration = Duration::from_secs(5);
@@ -76,8 +76,10 @@ pub struct Settings {
     pub spool: PathBuf,
     /// GPU discovery.
     pub gpus: Box<dyn GpuDiscovery>,
-    /// The `spurd` executable the supervisors run.
+    /// The `spurd` executable the step processes run.
     pub exe: PathBuf,
+    /// What the batch scripts' supervisors run.
+    pub supervisor: Supervisor,
     /// Memory confinement (cgroup.conf `ConstrainRAMSpace`), if asked for.
     pub memcg: Option<Arc<Memcg>>,
     /// The controller's clock, by which step grants expire.
@@ -155,6 +157,7 @@ impl Settings {
             .replace("%n", &node.name)
             .replace("%h", &node.hostname);
         let gpu = node.gres.iter().find(|g| g.name == "gpu");
+        let exe = std::env::current_exe().context("while finding the spurd executable")?;
         Ok(Settings {
             gpus: Box::new(ConfiguredGpus {
                 count: gpu.map_or(0, |g| g.count as u32),
@@ -170,7 +173,8 @@ impl Settings {
                 fence_after(conf.slurmd_timeout_secs),
             )),
             spool: PathBuf::from(spool),
-            exe: std::env::current_exe().context("while finding the spurd executable")?,
+            exe: exe.clone(),
+            supervisor: Supervisor::beside(&exe),
             node,
             memcg: None,
             clock: Arc::default(),
@@ -568,7 +572,9 @@ fn start(
             }
         })
         .context("while handing the job folder to its user")?;
-    let bytes = bincode::serialize(&launch).context("while encoding the launch")?;
+    // The supervisor reads no user database: the groups are resolved here.
+    let groups = spur_sys::users::group_list(&launch.user_name, launch.gid);
+    let bytes = supervisor::launch_bytes(&launch, &groups).context("while encoding the launch")?;
     // Whole or not at all: a restarted agent starts what it finds.
     let tmp = ctl.join("launch.tmp");
     std::fs::write(&tmp, bytes)?;
@@ -577,8 +583,49 @@ fn start(
     Ok(dir)
 }
 
+/// What runs a batch script's supervisor: the lean `spur-supervise` beside
+/// spurd, else spurd itself (`spurd supervise`, the same code).
+#[derive(Debug, Clone)]
+pub struct Supervisor {
+    program: PathBuf,
+    /// Whether `program` is spurd, which takes the `supervise` subcommand.
+    is_spurd: bool,
+}
+
+impl Supervisor {
+    /// The supervisor for the spurd at `exe`.
+    pub fn beside(exe: &Path) -> Supervisor {
+        let lean = exe.with_file_name(supervisor::BINARY);
+        if lean.is_file() {
+            Supervisor {
+                program: lean,
+                is_spurd: false,
+            }
+        } else {
+            info!(
+                missing = %lean.display(),
+                "batch scripts are supervised by spurd itself, which starts slower"
+            );
+            Supervisor {
+                program: exe.to_path_buf(),
+                is_spurd: true,
+            }
+        }
+    }
+
+    /// The command that supervises the job in `dir`.
+    fn command(&self, dir: &Path) -> tokio::process::Command {
+        let mut cmd = tokio::process::Command::new(&self.program);
+        if self.is_spurd {
+            cmd.arg("supervise");
+        }
+        cmd.arg(dir);
+        cmd
+    }
+}
+
 /// Starts the supervisor of the job in `dir` and reports the job's end
-/// when it exits. The supervisor inherits a lock on `dir/lock` taken
+/// when it exits. The supervisor inherits a lock on the launch file taken
 /// before it is started, as its standard input, and holds it as long as it
 /// (or the script) lives: a restarted agent tells a live job from one whose
 /// supervisor never started by that lock alone, with no window between the
@@ -592,16 +639,14 @@ fn spawn_supervisor(
     events: &mpsc::UnboundedSender<Event>,
 ) -> Result<()> {
     use std::os::fd::AsRawFd;
-    let lock = std::fs::File::create(supervisor::control_dir(dir).join(supervisor::LOCK_FILE))
-        .context("while creating the job's lock")?;
+    let lock = std::fs::File::open(supervisor::control_dir(dir).join(supervisor::LAUNCH_FILE))
+        .context("while opening the job's launch file, its lock")?;
     // SAFETY: flock on a descriptor we own.
     if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
         anyhow::bail!("job {job_id} already has a live supervisor");
     }
-    let mut cmd = tokio::process::Command::new(&settings.exe);
-    cmd.arg("supervise")
-        .arg(dir)
-        .stdin(lock)
+    let mut cmd = settings.supervisor.command(dir);
+    cmd.stdin(lock)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .process_group(0)
@@ -637,7 +682,7 @@ async fn batch_ended(
 /// lock.
 fn supervisor_alive(dir: &Path) -> bool {
     use std::os::fd::AsRawFd;
-    let lock_path = supervisor::control_dir(dir).join(supervisor::LOCK_FILE);
+    let lock_path = supervisor::control_dir(dir).join(supervisor::LAUNCH_FILE);
     let Ok(lock) = std::fs::File::open(lock_path) else {
         return false;
     };
@@ -660,18 +705,8 @@ fn report_end(job_id: u32, dir: &Path, events: &mpsc::UnboundedSender<Event>) {
     }));
 }
 
-/// The script's pid, as its supervisor left it in the control folder.
-fn script_pid(dir: &Path) -> Option<i32> {
-    std::fs::read_to_string(supervisor::control_dir(dir).join(supervisor::PID_FILE))
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
-        .filter(|&p: &i32| p > 1)
-}
-
 fn signal_job(dir: &Path, signal: i32, whole_group: bool) {
-    if let Some(pid) = script_pid(dir) {
+    if let Some(pid) = supervisor::script_pid(dir) {
         let target = if whole_group { -pid } else { pid };
         // SAFETY: kill has no memory-safety preconditions.
         unsafe { libc::kill(target, signal) };
@@ -683,7 +718,7 @@ fn kill_job(dir: PathBuf, grace: u64) {
     tokio::spawn(async move {
         // The script may not have been forked yet.
         for _ in 0..50 {
-            if script_pid(&dir).is_some() || supervisor::read_status(&dir).is_some() {
+            if supervisor::script_pid(&dir).is_some() || supervisor::read_status(&dir).is_some() {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -740,7 +775,7 @@ fn scan_spool(settings: &Settings, events: &mpsc::UnboundedSender<Event>) -> Job
         } else if supervisor_alive(&dir) {
             jobs.running.insert(id, dir.clone());
             watch.insert(id, dir);
-        } else if script_pid(&dir).is_none()
+        } else if supervisor::script_pid(&dir).is_none()
             && supervisor::control_dir(&dir)
                 .join(supervisor::LAUNCH_FILE)
                 .exists()
@@ -756,7 +791,7 @@ fn scan_spool(settings: &Settings, events: &mpsc::UnboundedSender<Event>) -> Job
                     jobs.unacked.insert(id, lost(id));
                 }
             }
-        } else if script_pid(&dir).is_none() {
+        } else if supervisor::script_pid(&dir).is_none() {
             // The agent stopped before the launch was on disk: the job is
             // not this node's yet, and the controller sends it again.
             let _ = std::fs::remove_dir_all(supervisor::control_dir(&dir));

@@ -153,7 +153,7 @@ impl Step {
             .ok_or_else(|| "the launch names no node of its step".to_string())?;
         // Into the step's memory cgroup while still root; the tasks are
         // born there.
-        let cgroup = super::cgroup::join_from(&dir.join(super::cgroup::CGROUP_FILE))?;
+        let cgroup = spur_supervise::cgroup::join_from(&dir.join(super::cgroup::CGROUP_FILE))?;
         // The process group goes in the step's folder (root's), through a
         // file opened while still root.
         let pgid_file = std::fs::OpenOptions::new()
@@ -162,8 +162,9 @@ impl Step {
             .truncate(true)
             .open(dir.join(PGID_FILE))
             .map_err(|e| format!("cannot open the step's pgid file: {e}"))?;
-        super::supervisor::become_user(grant.uid, grant.gid, &grant.user_name)?;
-        super::supervisor::apply_umask(&launch.env);
+        let groups = spur_sys::users::group_list(&grant.user_name, grant.gid);
+        spur_supervise::exec::become_user(grant.uid, grant.gid, &groups)?;
+        spur_supervise::exec::apply_umask(&launch.env);
         if let Err(e) = std::env::set_current_dir(&launch.cwd) {
             // strerror's words, as slurmstepd prints them.
             let why = strerror(&e);
@@ -479,11 +480,14 @@ impl Step {
                 continue;
             }
             if let Some(mut status) = t.status {
-                let kills = self.cgroup.as_deref().map_or(0, super::cgroup::oom_kills);
+                let kills = self
+                    .cgroup
+                    .as_deref()
+                    .map_or(0, spur_supervise::cgroup::oom_kills);
                 if kills > 0 {
                     if !self.oom_told {
                         self.oom_told = true;
-                        let text = super::cgroup::oom_message(kills, &self.label);
+                        let text = spur_supervise::cgroup::oom_message(kills, &self.label);
                         let _ = frame::write_sync(srun, &FromStep::Notice { text });
                     }
                     status = (0, spur_proto::SIG_OOM);
@@ -555,7 +559,7 @@ fn spawn(
     let mut arg_ptrs: Vec<*const libc::c_char> = args.iter().map(|a| a.as_ptr()).collect();
     arg_ptrs.push(std::ptr::null());
     // Each name once, the last value set winning; the pid comes last.
-    let mut envs: Vec<CString> = crate::controller::env::last_wins(env.to_vec())
+    let mut envs: Vec<CString> = spur_supervise::exec::last_wins(env.to_vec())
         .iter()
         .filter(|(k, _)| k != "SLURM_TASK_PID")
         .map(|(k, v)| cstring(format!("{k}={v}")))

@@ -23,7 +23,7 @@ pub use spur_proto::counts::compress_counts;
 
 /// The environment for the batch script of `job`, starting from the
 /// exported `user_env`. What Slurm sets replaces what the user exported
-/// under the same name (see [`last_wins`]); other SLURM_* variables the
+/// under the same name (the supervisor keeps the last value of each name); other SLURM_* variables the
 /// user had stay, as in Slurm, but not a stale GPU binding.
 pub fn batch_env(
     job: &JobInfo,
@@ -220,24 +220,6 @@ pub fn is_gpu_binding(key: &str) -> bool {
 /// script or salloc that ran srun, as in Slurm.
 pub fn is_step_gpu_binding(key: &str) -> bool {
     is_gpu_binding(key) && key != "SLURM_JOB_GPUS"
-}
-
-/// An environment with each name once: where a name repeats, the last
-/// value wins and takes the place of the first (what Slurm's
-/// env_array_overwrite does, one variable at a time).
-pub fn last_wins(env: Vec<(String, String)>) -> Vec<(String, String)> {
-    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    let mut out: Vec<(String, String)> = Vec::with_capacity(env.len());
-    for (k, v) in env {
-        match at.get(&k) {
-            Some(&i) => out[i].1 = v,
-            None => {
-                at.insert(k.clone(), out.len());
-                out.push((k, v));
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]

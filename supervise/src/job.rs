@@ -1,9 +1,8 @@
-//! `spurd supervise DIR`: the process that runs one job's batch script.
-//! The agent starts it in its own process group, so it outlives an agent
-//! restart, with the job's lock as its standard input. It drops to the
-//! job's user, opens the output files as that user, forks the script in a
-//! new process group, waits, and leaves the exit status in DIR/status for
-//! whichever agent is running then.
+//! `spur-supervise DIR`: the process that runs one job's batch script. The
+//! agent starts it in its own process group, so it outlives an agent
+//! restart, with the job's lock as its standard input. It drops to the job's user, opens the output files
+//! as that user, forks the script in a new process group, waits, and leaves
+//! the exit status in DIR/status for whichever agent is running then.
 //! Single-threaded on purpose: it forks.
 
 use std::ffi::CString;
@@ -16,25 +15,34 @@ use std::process::ExitCode;
 
 use spur_proto::{BatchLaunch, OpenMode, PatternValues};
 
-/// The launch description the agent leaves for the supervisor, in the
-/// control folder.
+use crate::cgroup;
+use crate::exec::{apply_umask, become_user, last_wins};
+
+/// What the agent leaves for the supervisor in the control folder: the
+/// job and the groups it runs with ([`launch_bytes`]). It is also the
+/// job's lock: the agent locks it before it starts the supervisor, which
+/// holds the lock (and the script after it) as long as it lives.
 pub const LAUNCH_FILE: &str = "launch.bin";
-/// The script's pid (its process group), once forked; in the control
-/// folder.
+/// The supervisor's record, in the control folder: the script's pid (its
+/// process group) once forked, then `end CODE SIGNAL END_TIME` once it has
+/// ended (or could not start). Opened while still root, so the agent may
+/// believe it.
 pub const PID_FILE: &str = "pid";
-/// `code signal end_time`, once the script has ended.
-pub const STATUS_FILE: &str = "status";
-/// Locked by the supervisor (inherited from the agent) while it lives, in
-/// the control folder.
-pub const LOCK_FILE: &str = "lock";
-/// Why the script could not be started.
+/// Why the script could not be started, in the job's folder.
 pub const ERROR_FILE: &str = "error";
 /// A line of slurmstepd's for the script's stderr, left by the agent in
 /// the job's control folder.
 pub const NOTICE_FILE: &str = "notice";
 
+/// The launch file's contents: `job`, to run with supplementary `groups`
+/// (resolved by the agent, which may read the user databases).
+pub fn launch_bytes(job: &BatchLaunch, groups: &[u32]) -> Result<Vec<u8>, bincode::Error> {
+    bincode::serialize(&(job, groups))
+}
+
 /// The job's control folder beside its folder (`job0000000007.ctl`):
-/// the agent's files for the supervisor (the cgroup to join, notices). It
+/// the agent's files for the supervisor (the launch, the cgroup to join,
+/// notices) and the supervisor's record of the script. It
 /// belongs to root and only root writes in it; the job's own folder
 /// belongs to the job's user, so root never writes or trusts a file there.
 pub fn control_dir(job_dir: &Path) -> std::path::PathBuf {
@@ -75,7 +83,7 @@ fn write_unfollowed(path: &Path, text: &str) -> std::io::Result<()> {
     f.write_all(text.as_bytes())
 }
 
-/// Runs the job whose launch file is in `dir`.
+/// Runs the job whose launch file is in `dir`'s control folder.
 pub fn run(dir: &Path) -> ExitCode {
     // The agent signals the script's process group, never this process;
     // a terminal hangup or Ctrl-C meant for the agent must not reach it.
@@ -91,12 +99,23 @@ pub fn run(dir: &Path) -> ExitCode {
         libc::sigaddset(&mut chld, libc::SIGCHLD);
         libc::sigprocmask(libc::SIG_BLOCK, &chld, std::ptr::null_mut());
     }
-    if let Err(e) = keep_lock() {
-        let _ = write_unfollowed(&dir.join(ERROR_FILE), &format!("{e}\n"));
-        return ExitCode::FAILURE;
-    }
     let ctl = control_dir(dir);
-    let status = match launch(dir, &ctl) {
+    let record = keep_lock().and_then(|()| {
+        fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o644)
+            .open(ctl.join(PID_FILE))
+    });
+    let mut record = match record {
+        Ok(file) => file,
+        Err(e) => {
+            let _ = write_unfollowed(&dir.join(ERROR_FILE), &format!("{e}\n"));
+            return ExitCode::FAILURE;
+        }
+    };
+    let status = match launch(dir, &ctl, &record) {
         Ok(started) => {
             let mut told = false;
             let status = wait(started.pid, || {
@@ -113,13 +132,12 @@ pub fn run(dir: &Path) -> ExitCode {
     let end = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let tmp = dir.join("status.tmp");
-    let written = write_unfollowed(&tmp, &format!("{} {} {end}\n", status.0, status.1))
-        .and_then(|()| fs::rename(&tmp, dir.join(STATUS_FILE)));
-    if written.is_err() {
-        return ExitCode::FAILURE;
+    // One write of one short line: a reader sees all of it or none.
+    let line = format!("end {} {} {end}\n", status.0, status.1);
+    match record.write_all(line.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::FAILURE,
     }
-    ExitCode::SUCCESS
 }
 
 /// The job's lock comes as standard input: it moves to a descriptor the
@@ -141,15 +159,24 @@ fn keep_lock() -> std::io::Result<()> {
     Ok(())
 }
 
-/// Reads a status file: (code, signal, end time).
+/// The end the supervisor of the job in `dir` recorded: (code, signal,
+/// end time), once there is one.
 pub fn read_status(dir: &Path) -> Option<(i32, i32, u64)> {
-    let text = fs::read_to_string(dir.join(STATUS_FILE)).ok()?;
-    let mut it = text.split_whitespace();
+    let text = fs::read_to_string(control_dir(dir).join(PID_FILE)).ok()?;
+    let line = text.lines().find_map(|l| l.strip_prefix("end "))?;
+    let mut it = line.split_whitespace();
     Some((
         it.next()?.parse().ok()?,
         it.next()?.parse().ok()?,
         it.next()?.parse().ok()?,
     ))
+}
+
+/// The script's pid (its process group) the supervisor of the job in
+/// `dir` recorded, once forked.
+pub fn script_pid(dir: &Path) -> Option<i32> {
+    let text = fs::read_to_string(control_dir(dir).join(PID_FILE)).ok()?;
+    text.lines().next()?.parse().ok().filter(|&p: &i32| p > 1)
 }
 
 fn io_err(what: &str, e: std::io::Error) -> String {
@@ -170,36 +197,24 @@ struct Started {
 /// (slurmstepd's SIG_OOM, whatever the script's own status), after
 /// slurmstepd's line in its stderr.
 fn out_of_memory(started: &Started) -> Option<(i32, i32)> {
-    let kills = started
-        .cgroup
-        .as_deref()
-        .map_or(0, super::cgroup::oom_kills);
+    let kills = started.cgroup.as_deref().map_or(0, cgroup::oom_kills);
     if kills == 0 {
         return None;
     }
-    let line = super::cgroup::oom_message(kills, &format!("StepId={}.batch", started.job_id));
+    let line = cgroup::oom_message(kills, &format!("StepId={}.batch", started.job_id));
     let _ = writeln!(&started.stderr, "{line}");
     Some((0, spur_proto::SIG_OOM))
 }
 
-fn launch(dir: &Path, ctl: &Path) -> Result<Started, String> {
+fn launch(dir: &Path, ctl: &Path, record: &fs::File) -> Result<Started, String> {
     let bytes =
         fs::read(ctl.join(LAUNCH_FILE)).map_err(|e| io_err("reading the launch file", e))?;
-    let mut job: BatchLaunch =
+    let (mut job, groups): (BatchLaunch, Vec<u32>) =
         bincode::deserialize(&bytes).map_err(|e| format!("malformed launch file: {e}"))?;
     // Into the job's memory cgroup while still root; the script and all
     // it starts are born there.
-    let cgroup = super::cgroup::join_from(&ctl.join(super::cgroup::CGROUP_FILE))?;
-    // The script's pid goes in the control folder, through a file opened
-    // while still root, so the agent may believe it.
-    let pid_file = fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o644)
-        .open(ctl.join(PID_FILE))
-        .map_err(|e| io_err("opening the pid file", e))?;
-    become_user(job.uid, job.gid, &job.user_name)?;
+    let cgroup = cgroup::join_from(&ctl.join(cgroup::CGROUP_FILE))?;
+    become_user(job.uid, job.gid, &groups)?;
     // Files the job creates, its output files first, get the submitter's
     // umask (SLURM_UMASK, set by sbatch); the batch script itself does
     // not see the variable, as slurmstepd's set_umask removes it.
@@ -235,7 +250,7 @@ fn launch(dir: &Path, ctl: &Path) -> Result<Started, String> {
     let own_stderr = stderr
         .try_clone()
         .map_err(|e| io_err("duplicating stderr", e))?;
-    let pid = spawn(&job, &script, [stdin, stdout, stderr], pid_file)?;
+    let pid = spawn(&job, &script, [stdin, stdout, stderr], record)?;
     Ok(Started {
         pid,
         job_id: job.job_id,
@@ -301,48 +316,6 @@ fn trusted_symlink(path: &str) -> Result<(), String> {
     ))
 }
 
-/// Sets the umask SLURM_UMASK in `env` names (the submitter's), if any.
-pub(crate) fn apply_umask(env: &[(String, String)]) {
-    let umask = env
-        .iter()
-        .find(|(k, _)| k == "SLURM_UMASK")
-        .and_then(|(_, v)| u32::from_str_radix(v, 8).ok());
-    if let Some(mask) = umask {
-        // SAFETY: umask has no preconditions.
-        unsafe { libc::umask((mask & 0o777) as libc::mode_t) };
-    }
-}
-
-/// Drops to `uid`/`gid` with the user's groups (a no-op when already
-/// that user).
-pub(crate) fn become_user(uid: u32, gid: u32, user_name: &str) -> Result<(), String> {
-    // SAFETY: getuid has no preconditions.
-    let me = unsafe { libc::getuid() };
-    if me == uid {
-        return Ok(());
-    }
-    if me != 0 {
-        return Err(format!(
-            "the agent runs as uid {me} and cannot start a job of uid {uid}"
-        ));
-    }
-    let name = CString::new(user_name).map_err(|_| "user name has a NUL".to_string())?;
-    // SAFETY: plain system calls on valid arguments; order matters: groups
-    // and gid while still root, uid last.
-    let ok = unsafe {
-        libc::initgroups(name.as_ptr(), gid) == 0 || libc::setgroups(0, std::ptr::null()) == 0
-    } && unsafe { libc::setgid(gid) } == 0
-        && unsafe { libc::setuid(uid) } == 0;
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "cannot become uid {uid} gid {gid}: {}",
-            std::io::Error::last_os_error()
-        ))
-    }
-}
-
 fn cstring(s: impl AsRef<[u8]>) -> Result<CString, String> {
     CString::new(s.as_ref()).map_err(|_| "an argument or variable holds a NUL byte".to_string())
 }
@@ -351,7 +324,7 @@ fn spawn(
     job: &BatchLaunch,
     script: &Path,
     stdio: [fs::File; 3],
-    mut pid_file: fs::File,
+    mut record: &fs::File,
 ) -> Result<libc::pid_t, String> {
     use std::os::fd::AsRawFd;
     let path = cstring(script.as_os_str().as_bytes())?;
@@ -362,7 +335,7 @@ fn spawn(
     let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
     argv_ptrs.push(std::ptr::null());
     // Each name once, the last value set winning; the pid comes last.
-    let env: Vec<String> = crate::controller::env::last_wins(job.env.clone())
+    let env: Vec<String> = last_wins(job.env.clone())
         .iter()
         .filter(|(k, _)| k != "SLURM_TASK_PID")
         .map(|(k, v)| format!("{k}={v}"))
@@ -409,7 +382,7 @@ fn spawn(
     // The parent also sets the group, so the agent can signal it at once.
     // SAFETY: setpgid on our own child.
     unsafe { libc::setpgid(pid, pid) };
-    writeln!(pid_file, "{pid}").map_err(|e| io_err("writing the pid", e))?;
+    writeln!(record, "{pid}").map_err(|e| io_err("writing the pid", e))?;
     Ok(pid)
 }
 
