@@ -4,6 +4,21 @@
 
 use std::collections::HashMap;
 
+/// The signals a per-job process ignores: the agent signals the job's
+/// processes, never it, and a hangup or Ctrl-C meant for the agent must
+/// not reach it. Ignored signals stay ignored across exec, so its children
+/// set these back to the default before they exec.
+pub const IGNORED_SIGNALS: [libc::c_int; 4] =
+    [libc::SIGHUP, libc::SIGINT, libc::SIGTERM, libc::SIGPIPE];
+
+/// Ignores [`IGNORED_SIGNALS`]; called first thing by a per-job process.
+pub fn ignore_signals() {
+    for sig in IGNORED_SIGNALS {
+        // SAFETY: setting a disposition to SIG_IGN is always sound.
+        unsafe { libc::signal(sig, libc::SIG_IGN) };
+    }
+}
+
 /// Drops to `uid`/`gid` with supplementary `groups` (a no-op when already
 /// that user). The groups come resolved ([`spur_sys::users::group_list`],
 /// by whoever may read the user databases), so that this process needs

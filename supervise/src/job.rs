@@ -85,14 +85,9 @@ fn write_unfollowed(path: &Path, text: &str) -> std::io::Result<()> {
 
 /// Runs the job whose launch file is in `dir`'s control folder.
 pub fn run(dir: &Path) -> ExitCode {
-    // The agent signals the script's process group, never this process;
-    // a terminal hangup or Ctrl-C meant for the agent must not reach it.
-    // SAFETY: setting dispositions to SIG_IGN at startup is always sound.
+    crate::exec::ignore_signals();
+    // SAFETY: initialising a signal set and blocking it at startup.
     unsafe {
-        libc::signal(libc::SIGHUP, libc::SIG_IGN);
-        libc::signal(libc::SIGINT, libc::SIG_IGN);
-        libc::signal(libc::SIGTERM, libc::SIG_IGN);
-        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
         // SIGCHLD is taken with sigtimedwait, so it must stay pending.
         let mut chld: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut chld);
@@ -352,7 +347,7 @@ fn spawn(
         unsafe {
             // Ignored signals stay ignored across exec: give the script
             // the default dispositions the supervisor gave up.
-            for sig in [libc::SIGHUP, libc::SIGINT, libc::SIGTERM, libc::SIGPIPE] {
+            for sig in crate::exec::IGNORED_SIGNALS {
                 libc::signal(sig, libc::SIG_DFL);
             }
             // Nor may the script inherit the blocked SIGCHLD.

@@ -178,7 +178,7 @@ fn group_by_name(name: &str) -> Option<u32> {
 /// The groups of user `name` whose primary group is `gid`, `gid` among
 /// them (initgroups' list, read here so that a process started later can
 /// take it with setgroups without reading the databases itself). Empty
-/// when the user is unknown to them.
+/// when the lookup fails (an unknown user gets `gid` alone).
 pub fn group_list(name: &str, gid: u32) -> Vec<u32> {
     let Ok(cname) = CString::new(name) else {
         return Vec::new();

@@ -48,13 +48,8 @@ struct Task {
 
 /// Runs the step whose launch is in `dir`, talking to srun on fd 3.
 pub fn run(dir: &Path) -> ExitCode {
-    // SAFETY: dispositions at startup; the tasks get the defaults back.
-    unsafe {
-        libc::signal(libc::SIGHUP, libc::SIG_IGN);
-        libc::signal(libc::SIGINT, libc::SIG_IGN);
-        libc::signal(libc::SIGTERM, libc::SIG_IGN);
-        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
-    }
+    // The tasks get the defaults back.
+    spur_supervise::exec::ignore_signals();
     // SAFETY: the agent passes srun's socket as fd 3 and nothing else owns
     // it; the tasks must not inherit it.
     let mut srun = unsafe {
@@ -579,15 +574,10 @@ fn spawn(
     if pid == 0 {
         // SAFETY: in the child: defaults, group, stdio, pid, exec.
         unsafe {
-            for sig in [
-                libc::SIGHUP,
-                libc::SIGINT,
-                libc::SIGTERM,
-                libc::SIGPIPE,
-                libc::SIGCHLD,
-            ] {
+            for sig in spur_supervise::exec::IGNORED_SIGNALS {
                 libc::signal(sig, libc::SIG_DFL);
             }
+            libc::signal(libc::SIGCHLD, libc::SIG_DFL);
             libc::setpgid(0, pgid);
             for (target, fd) in stdio.iter().enumerate() {
                 libc::dup2(*fd, target as i32);
