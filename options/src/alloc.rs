@@ -70,15 +70,15 @@ pub fn parse(
         };
         (rename(format!("{e}\n")), code)
     };
-    let cmd = command(prog);
+    let mut table = layer::Table::new(command(prog));
     let mut words = words.to_vec();
     if words.is_empty() {
         words.push(OsString::from(prog));
     }
-    let cmdline = layer::parse(&cmd, &words).map_err(fail)?;
+    let cmdline = table.parse(&words).map_err(fail)?;
     let first = SbatchArgs::from_arg_matches(&cmdline).expect("matches come from this command");
     let mut shown = Vec::new();
-    if let Some(code) = informational(&first, &cmd, &mut shown) {
+    if let Some(code) = informational(&first, table.command(), &mut shown) {
         return Err((rename(String::from_utf8_lossy(&shown).into_owned()), code));
     }
     let command: Vec<String> = first
@@ -86,17 +86,13 @@ pub fn parse(
         .iter()
         .map(|w| w.to_string_lossy().into_owned())
         .collect();
+    let env_words = layer::env_words(table.command(), &input_variables(prog, &host.env));
     let layers = Layers {
-        directives: layer::parse_directives(&cmd, &[]).map_err(fail)?.into(),
-        env: layer::parse(
-            &cmd,
-            &layer::env_words(&cmd, &input_variables(prog, &host.env)),
-        )
-        .map_err(fail)?
-        .into(),
+        directives: table.none().map_err(fail)?,
+        env: table.source(&env_words).map_err(fail)?,
         cmdline: cmdline.into(),
     };
-    let merged = layer::parse(&cmd, &layers.merged_words(&cmd)).map_err(fail)?;
+    let merged = table.merge(&layers).map_err(fail)?;
     let all = SbatchArgs::from_arg_matches(&merged).expect("matches come from this command");
     let ctx = desc::Context::without_script(host);
     let built =
@@ -128,12 +124,13 @@ pub fn srun_job(words: &[OsString], host: &Host) -> Result<(JobDesc, Vec<String>
             .unwrap_or(&text)
             .replace("sbatch --", "srun --")
     };
-    let cmd = args::command();
-    let given = layer::parse(&cmd, words).map_err(text)?;
+    let mut table = layer::Table::new(args::command());
+    let given = table.parse(words).map_err(text)?;
     let all = SbatchArgs::from_arg_matches(&given).expect("matches come from this command");
+    let none = table.none().map_err(text)?;
     let layers = Layers {
-        directives: layer::parse_directives(&cmd, &[]).map_err(text)?.into(),
-        env: layer::parse_directives(&cmd, &[]).map_err(text)?.into(),
+        directives: none.clone(),
+        env: none,
         cmdline: given.into(),
     };
     let ctx = desc::Context::without_script(host);

@@ -9,7 +9,7 @@ use spur_proto::{ExclusiveMode, JobDesc, MemSpec, OpenMode, SegmentLayout};
 
 use crate::args::SbatchArgs;
 use crate::error::{Fatal, SbatchError, ValueError};
-use crate::layer::Layers;
+use crate::layer::{Layers, Table};
 use crate::unacted;
 use crate::value::{self, Exclusive, TimeValue};
 use crate::{begin, script};
@@ -95,28 +95,20 @@ pub fn build(
 /// no directives and no input variables: how slurmrestd's v0.0.38 reads a
 /// job's properties (by option, through slurm_opt.c).
 pub fn from_words(words: &[String], ctx: &Context<'_>) -> Result<Built, SbatchError> {
-    // A server reads many jobs: the table and its empty parse are made
-    // once, and the table is parsed with in place (building a copy of it
-    // for each job cost more than the rest of reading one).
-    type Table = (std::sync::Mutex<clap::Command>, Arc<clap::ArgMatches>);
-    static TABLE: std::sync::OnceLock<Table> = std::sync::OnceLock::new();
-    let (cmd, none) = TABLE.get_or_init(|| {
-        let cmd = crate::args::command();
-        let none = crate::layer::parse(&cmd, &[std::ffi::OsString::from("sbatch")])
-            .expect("no options parse");
-        (std::sync::Mutex::new(cmd), Arc::new(none))
-    });
+    // A server reads many jobs: the table is made once.
+    static TABLE: std::sync::OnceLock<std::sync::Mutex<Table>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| std::sync::Mutex::new(Table::new(crate::args::command())));
     let mut line = vec![std::ffi::OsString::from("sbatch")];
     line.extend(words.iter().map(std::ffi::OsString::from));
-    let cmdline = {
-        let mut cmd = cmd
+    let (none, cmdline) = {
+        let mut table = table
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        Arc::new(crate::layer::parse_in_place(&mut cmd, &line)?)
+        (table.none()?, Arc::new(table.parse(&line)?))
     };
     let layers = Layers {
         directives: none.clone(),
-        env: none.clone(),
+        env: none,
         cmdline,
     };
     let all = <SbatchArgs as clap::FromArgMatches>::from_arg_matches(&layers.cmdline)

@@ -153,36 +153,78 @@ pub fn rewrite(arg: &clap::Arg, m: &ArgMatches) -> Vec<String> {
     }
 }
 
-/// Parses `words` (the program name first) with `cmd`, turning clap's
-/// refusals into getopt's.
-pub fn parse(cmd: &Command, words: &[OsString]) -> Result<ArgMatches, SbatchError> {
-    cmd.clone()
-        .try_get_matches_from(words)
-        .map_err(|e| SbatchError::Getopt(getopt_problem(cmd, &e, words)))
+/// sbatch's option table and the parses a command makes with it: each in
+/// place (a copy of the table per parse cost more than the parse), and the
+/// parse of no options made once, for every source that gives none.
+#[derive(Debug)]
+pub struct Table {
+    cmd: Command,
+    none: Option<Arc<ArgMatches>>,
 }
 
-/// As [`parse`], with `cmd` itself rather than a copy of it: for a caller
-/// that parses many times with one table.
-pub fn parse_in_place(cmd: &mut Command, words: &[OsString]) -> Result<ArgMatches, SbatchError> {
-    match cmd.try_get_matches_from_mut(words) {
-        Ok(m) => Ok(m),
-        Err(e) => Err(SbatchError::Getopt(getopt_problem(cmd, &e, words))),
+impl Table {
+    /// The table of `cmd` (sbatch's [`command`](crate::args::command), or
+    /// one made from it).
+    pub fn new(cmd: Command) -> Table {
+        Table { cmd, none: None }
     }
-}
 
-/// Parses directive words; a word that is not an option is an invalid
-/// directive.
-pub fn parse_directives(cmd: &Command, words: &[String]) -> Result<ArgMatches, SbatchError> {
-    let argv: Vec<OsString> = std::iter::once("sbatch")
-        .chain(words.iter().map(String::as_str))
-        .map(OsString::from)
-        .collect();
-    let m = parse(cmd, &argv)?;
-    if let Some(first) = m.get_raw("script").and_then(|mut v| v.next()) {
-        let word = first.to_string_lossy().into_owned();
-        return Err(SbatchError::InvalidDirective(word));
+    /// The clap command.
+    pub fn command(&self) -> &Command {
+        &self.cmd
     }
-    Ok(m)
+
+    /// Parses `words` (the program name first), turning clap's refusals
+    /// into getopt's.
+    pub fn parse(&mut self, words: &[OsString]) -> Result<ArgMatches, SbatchError> {
+        match self.cmd.try_get_matches_from_mut(words) {
+            Ok(m) => Ok(m),
+            Err(e) => Err(SbatchError::Getopt(getopt_problem(&self.cmd, &e, words))),
+        }
+    }
+
+    /// The matches of a source that gives no options.
+    pub fn none(&mut self) -> Result<Arc<ArgMatches>, SbatchError> {
+        if let Some(none) = &self.none {
+            return Ok(none.clone());
+        }
+        let name = OsString::from(self.cmd.get_name());
+        let none = Arc::new(self.parse(&[name])?);
+        self.none = Some(none.clone());
+        Ok(none)
+    }
+
+    /// A source's words (the program name first), parsed.
+    pub fn source(&mut self, words: &[OsString]) -> Result<Arc<ArgMatches>, SbatchError> {
+        if words.len() <= 1 {
+            return self.none();
+        }
+        self.parse(words).map(Arc::new)
+    }
+
+    /// Parses directive words; a word that is not an option is an invalid
+    /// directive.
+    pub fn directives(&mut self, words: &[String]) -> Result<Arc<ArgMatches>, SbatchError> {
+        if words.is_empty() {
+            return self.none();
+        }
+        let argv: Vec<OsString> = std::iter::once("sbatch")
+            .chain(words.iter().map(String::as_str))
+            .map(OsString::from)
+            .collect();
+        let m = self.parse(&argv)?;
+        if let Some(first) = m.get_raw("script").and_then(|mut v| v.next()) {
+            let word = first.to_string_lossy().into_owned();
+            return Err(SbatchError::InvalidDirective(word));
+        }
+        Ok(Arc::new(m))
+    }
+
+    /// The options of `layers` merged ([`Layers::merged_words`]), parsed.
+    pub fn merge(&mut self, layers: &Layers) -> Result<ArgMatches, SbatchError> {
+        let words = layers.merged_words(&self.cmd);
+        self.parse(&words)
+    }
 }
 
 /// The command line the input variables stand for.
@@ -351,7 +393,9 @@ mod tests {
                 "--wait"
             ]
         );
-        let m = parse(&cmd, &env_words(&cmd, &env)).unwrap();
+        let m = Table::new(cmd.clone())
+            .parse(&env_words(&cmd, &env))
+            .unwrap();
         assert_eq!(
             m.get_one::<String>("hint").map(String::as_str),
             Some("nomultithread")
@@ -360,7 +404,7 @@ mod tests {
 
     #[test]
     fn merge_takes_each_option_from_its_strongest_source() {
-        let cmd = command();
+        let mut table = Table::new(command());
         let words = |w: &[&str]| -> Vec<OsString> {
             std::iter::once("sbatch")
                 .chain(w.iter().copied())
@@ -368,20 +412,18 @@ mod tests {
                 .collect()
         };
         let layers = Layers {
-            directives: parse_directives(&cmd, &["-J".into(), "dir".into(), "-N2".into()])
-                .unwrap()
-                .into(),
-            env: parse(&cmd, &words(&["--job-name=env", "--partition=envp"]))
-                .unwrap()
-                .into(),
-            cmdline: parse(&cmd, &words(&["-J", "cli", "--wrap=x"]))
-                .unwrap()
-                .into(),
+            directives: table
+                .directives(&["-J".into(), "dir".into(), "-N2".into()])
+                .unwrap(),
+            env: table
+                .source(&words(&["--job-name=env", "--partition=envp"]))
+                .unwrap(),
+            cmdline: table.source(&words(&["-J", "cli", "--wrap=x"])).unwrap(),
         };
         assert!(layers.by_cli("nodes") && !layers.by_env("nodes"));
         assert!(layers.by_env("partition") && !layers.by_cli("partition"));
         assert_eq!(
-            strings(&layers.merged_words(&cmd)),
+            strings(&layers.merged_words(table.command())),
             [
                 "sbatch",
                 "--nodes=2",
@@ -390,5 +432,25 @@ mod tests {
                 "--wrap=x"
             ]
         );
+        let merged = table.merge(&layers).unwrap();
+        assert_eq!(
+            merged.get_one::<String>("job_name").map(String::as_str),
+            Some("cli")
+        );
+    }
+
+    #[test]
+    fn sources_that_give_nothing_share_one_parse() {
+        let mut table = Table::new(command());
+        let a = table.source(&[OsString::from("sbatch")]).unwrap();
+        let b = table.directives(&[]).unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(!given(&a, "job_name"));
+        let c = table.directives(&["-J".into(), "x".into()]).unwrap();
+        assert!(given(&c, "job_name") && !Arc::ptr_eq(&a, &c));
+        assert!(matches!(
+            table.directives(&["stray".into()]),
+            Err(SbatchError::InvalidDirective(w)) if w == "stray"
+        ));
     }
 }

@@ -18,16 +18,17 @@ fn env() -> Vec<(String, String)> {
 
 /// The job sbatch builds from `words` (command line only) for `--wrap`.
 fn from_options(words: &[&str]) -> JobDesc {
-    let cmd = args::command();
+    let mut table = layer::Table::new(args::command());
     let argv: Vec<OsString> = std::iter::once("sbatch")
         .chain(words.iter().copied())
         .map(OsString::from)
         .collect();
-    let cmdline = layer::parse(&cmd, &argv).expect("parses");
+    let cmdline = table.parse(&argv).expect("parses");
     let all = SbatchArgs::from_arg_matches(&cmdline).expect("matches");
+    let none = table.none().expect("empty");
     let layers = Layers {
-        directives: layer::parse_directives(&cmd, &[]).expect("empty").into(),
-        env: layer::parse_directives(&cmd, &[]).expect("empty").into(),
+        directives: none.clone(),
+        env: none,
         cmdline: cmdline.into(),
     };
     let env = env();

@@ -71,14 +71,14 @@ pub fn execute(
     err: &mut dyn Write,
     sleep: &mut dyn FnMut(Duration),
 ) -> Result<u8, SbatchError> {
-    let cmd = args::command();
+    let mut table = layer::Table::new(args::command());
     let mut words = words.to_vec();
     if words.is_empty() {
         words.push(OsString::from("sbatch"));
     }
-    let cmdline = layer::parse(&cmd, &words)?;
+    let cmdline = table.parse(&words)?;
     let first = SbatchArgs::from_arg_matches(&cmdline).expect("matches come from this command");
-    if let Some(code) = informational(&first, &cmd, out) {
+    if let Some(code) = informational(&first, table.command(), out) {
         return Ok(code);
     }
     let loaded = load_script(&first, host, stdin)?;
@@ -87,12 +87,13 @@ pub fn execute(
     for notice in &directives.notices {
         let _ = writeln!(err, "{notice}");
     }
+    let env_words = layer::env_words(table.command(), &host.env);
     let layers = Layers {
-        directives: layer::parse_directives(&cmd, &directives.words)?.into(),
-        env: layer::parse(&cmd, &layer::env_words(&cmd, &host.env))?.into(),
+        directives: table.directives(&directives.words)?,
+        env: table.source(&env_words)?,
         cmdline: cmdline.into(),
     };
-    let merged = layer::parse(&cmd, &layers.merged_words(&cmd))?;
+    let merged = table.merge(&layers)?;
     let all = SbatchArgs::from_arg_matches(&merged).expect("matches come from this command");
     let ctx = desc::Context {
         script: loaded.text,

@@ -1014,12 +1014,12 @@ fn every_option_has_a_long_name_and_merges_back() {
     .iter()
     .map(OsString::from)
     .collect();
-    let m = layer::parse(&cmd, &words).unwrap();
-    let empty = layer::parse(&cmd, &[OsString::from("sbatch")]).unwrap();
+    let mut table = layer::Table::new(cmd.clone());
+    let empty = table.none().unwrap();
     let layers = Layers {
-        directives: empty.clone().into(),
-        env: empty.into(),
-        cmdline: m.into(),
+        directives: empty.clone(),
+        env: empty,
+        cmdline: table.source(&words).unwrap(),
     };
     let merged = layers.merged_words(&cmd);
     let again: Vec<String> = merged
@@ -1236,7 +1236,8 @@ const MAN_PAGE_OPTIONS: &[&str] = &[
 
 #[test]
 fn every_man_page_option_is_accepted() {
-    let cmd = args::command();
+    let mut table = layer::Table::new(args::command());
+    let cmd = table.command().clone();
     for name in MAN_PAGE_OPTIONS {
         let arg = cmd
             .get_arguments()
@@ -1249,7 +1250,7 @@ fn every_man_page_option_is_accepted() {
             _ => format!("--{name}"),
         };
         let words = [OsString::from("sbatch"), OsString::from(&word)];
-        assert!(layer::parse(&cmd, &words).is_ok(), "{word}");
+        assert!(table.parse(&words).is_ok(), "{word}");
     }
 }
 
