@@ -3,6 +3,10 @@
 //! remembered for a minute ([`REMEMBERED`]), as nscd would: a daemon asks
 //! for the same few users with every request, and each lookup reads the
 //! databases anew (files, or a directory service over the network).
+//! A statically linked program reads them through [`files`] instead of the
+//! C library's name service switch.
+
+mod files;
 
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
@@ -18,6 +22,10 @@ pub const REMEMBERED: Duration = Duration::from_secs(60);
 /// Entries remembered at most of each kind (all are forgotten when more
 /// would be).
 const MOST: usize = 4096;
+
+/// Whether this program is linked statically, and so must not use the C
+/// library's name service switch (see [`files`]).
+const STATIC: bool = cfg!(target_feature = "crt-static");
 
 /// Lookups of one kind, remembered.
 struct Remembered<K, V>(OnceLock<Mutex<HashMap<K, (Instant, V)>>>);
@@ -84,6 +92,9 @@ pub fn user(uid: u32) -> User {
 }
 
 fn passwd_by_uid(uid: u32) -> Option<User> {
+    if STATIC {
+        return files::passwd_by_uid(uid);
+    }
     let mut buf = vec![0u8; 16 * 1024];
     // SAFETY: a zeroed passwd is a valid out-parameter for getpwuid_r.
     let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
@@ -130,6 +141,9 @@ pub fn uid_of(name: &str) -> Option<u32> {
 }
 
 fn passwd_by_name(name: &str) -> Option<u32> {
+    if STATIC {
+        return files::passwd_by_name(name);
+    }
     let cname = CString::new(name).ok()?;
     let mut buf = vec![0u8; 16 * 1024];
     // SAFETY: a zeroed passwd is a valid out-parameter for getpwnam_r.
@@ -157,6 +171,9 @@ pub fn gid_of(name: &str) -> Option<u32> {
 }
 
 fn group_by_name(name: &str) -> Option<u32> {
+    if STATIC {
+        return files::group_by_name(name);
+    }
     let cname = CString::new(name).ok()?;
     let mut buf = vec![0u8; 64 * 1024];
     // SAFETY: a zeroed group is a valid out-parameter for getgrnam_r.
@@ -180,6 +197,9 @@ fn group_by_name(name: &str) -> Option<u32> {
 /// take it with setgroups without reading the databases itself). Empty
 /// when the lookup fails (an unknown user gets `gid` alone).
 pub fn group_list(name: &str, gid: u32) -> Vec<u32> {
+    if STATIC {
+        return files::group_list(name, gid);
+    }
     let Ok(cname) = CString::new(name) else {
         return Vec::new();
     };
@@ -209,6 +229,9 @@ pub fn group_name(gid: u32) -> String {
 }
 
 fn group_by_gid(gid: u32) -> Option<String> {
+    if STATIC {
+        return files::group_by_gid(gid);
+    }
     let mut buf = vec![0u8; 64 * 1024];
     // SAFETY: a zeroed group is a valid out-parameter for getgrgid_r.
     let mut grp: libc::group = unsafe { std::mem::zeroed() };
