@@ -137,7 +137,46 @@ where
 
 /// The process's session with the controller that SLURM_CONF names, and
 /// the slurm.conf it was read from.
-static SESSION: Mutex<Option<(PathBuf, Session)>> = Mutex::new(None);
+static SESSION: Mutex<Option<ProcessSession>> = Mutex::new(None);
+
+/// The process's session and the slurm.conf it was made from. Until
+/// something asks for more, only the file's settings are read
+/// ([`SlurmConf::load_settings`]): they lead to the controller, and a
+/// command does not read every node of a large cluster to submit a job.
+#[derive(Debug)]
+struct ProcessSession {
+    path: PathBuf,
+    session: Session,
+    /// Whether the session holds the whole file, records included.
+    whole: bool,
+}
+
+impl ProcessSession {
+    /// A session from the settings of the slurm.conf at `path`.
+    fn new(path: PathBuf) -> Result<ProcessSession, ClientError> {
+        let conf = SlurmConf::load_settings(&path)
+            .map(|parsed| parsed.value)
+            .map_err(|source| ClientError::Conf {
+                path: path.clone(),
+                source,
+            })?;
+        Ok(ProcessSession {
+            path,
+            session: Session::new(conf),
+            whole: false,
+        })
+    }
+
+    /// Reads the whole file, if only its settings were read; the
+    /// connection is kept.
+    fn read_whole(&mut self) -> Result<(), ClientError> {
+        if !self.whole {
+            self.session.conf = load_conf(&self.path)?;
+            self.whole = true;
+        }
+        Ok(())
+    }
+}
 
 /// The process's controller, for code that takes a [`Controller`].
 #[derive(Debug, Default, Clone, Copy)]
@@ -332,36 +371,41 @@ pub fn message_timeout(conf: &SlurmConf) -> Duration {
 /// process (srun's keep-alive beside its main thread) take turns on it: a
 /// request waits while another rides out a controller restart.
 pub fn request(req: &ClientRequest) -> Result<ClientResponse, ClientError> {
-    with_session(|_, session| session.request(req))?
+    with_session(|s| {
+        // Without the controller's own socket here the way is this node's
+        // agent, and the records say which node this is.
+        if !socket_path(s.session.conf()).exists() {
+            s.read_whole()?;
+        }
+        s.session.request(req)
+    })?
 }
 
 /// Reads the process's session's slurm.conf and where it was read from
 /// (reading SLURM_CONF's first if no request has been made yet).
 pub fn with_conf<T>(f: impl FnOnce(&SlurmConf, &Path) -> T) -> Result<T, ClientError> {
-    with_session(|path, session| f(session.conf(), path))
+    with_session(|s| {
+        s.read_whole()?;
+        Ok(f(s.session.conf(), &s.path))
+    })?
 }
 
 /// Runs `f` on the process's session, made from SLURM_CONF's slurm.conf
 /// if there is none yet.
-fn with_session<T>(f: impl FnOnce(&Path, &mut Session) -> T) -> Result<T, ClientError> {
+fn with_session<T>(f: impl FnOnce(&mut ProcessSession) -> T) -> Result<T, ClientError> {
     let mut session = SESSION.lock().unwrap_or_else(|e| e.into_inner());
-    let (path, session) = match &mut *session {
+    let session = match &mut *session {
         Some(s) => s,
-        empty => {
-            let path = spur_conf::slurm_conf_path();
-            let conf = load_conf(&path)?;
-            empty.insert((path, Session::new(conf)))
-        }
+        empty => empty.insert(ProcessSession::new(spur_conf::slurm_conf_path())?),
     };
-    Ok(f(path, session))
+    Ok(f(session))
 }
 
 /// Makes the process's session the controller of the slurm.conf at
 /// `path` instead of SLURM_CONF's (libslurm's `slurm_init` with a file).
 pub fn use_conf(path: &Path) -> Result<(), ClientError> {
-    let conf = load_conf(path)?;
-    *SESSION.lock().unwrap_or_else(|e| e.into_inner()) =
-        Some((path.to_path_buf(), Session::new(conf)));
+    let session = ProcessSession::new(path.to_path_buf())?;
+    *SESSION.lock().unwrap_or_else(|e| e.into_inner()) = Some(session);
     Ok(())
 }
 

@@ -3,6 +3,7 @@
 //! escapes, `Key=Value` pairs (quoted values may hold spaces) and `Include`
 //! lines. It knows no keys: each file's module gives them their meaning.
 
+use std::borrow::Cow;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -45,7 +46,21 @@ pub(crate) fn read_lines(
     loader: &mut Loader<'_>,
     warnings: &mut Vec<Warning>,
 ) -> Result<Vec<Line>, ConfError> {
+    read_lines_skipping(text, file, loader, warnings, &[])
+}
+
+/// As [`read_lines`], leaving out unparsed every line whose first key is
+/// in `skip` (ignoring case): a reader that wants none of those records
+/// does not pay for them.
+pub(crate) fn read_lines_skipping(
+    text: &str,
+    file: &Path,
+    loader: &mut Loader<'_>,
+    warnings: &mut Vec<Warning>,
+    skip: &[&str],
+) -> Result<Vec<Line>, ConfError> {
     let mut reader = Reader {
+        skip,
         loader,
         base_dir: file.parent().map(Path::to_path_buf).unwrap_or_default(),
         stack: vec![file.to_path_buf()],
@@ -58,6 +73,8 @@ pub(crate) fn read_lines(
 }
 
 struct Reader<'r, 'l> {
+    /// First keys whose lines are left out.
+    skip: &'r [&'r str],
     loader: &'r mut Loader<'l>,
     base_dir: PathBuf,
     stack: Vec<PathBuf>,
@@ -70,10 +87,16 @@ struct Reader<'r, 'l> {
 impl Reader<'_, '_> {
     fn read_text(&mut self, text: &str, file: &Path) -> Result<(), ConfError> {
         for (number, logical) in logical_lines(text) {
-            let origin = Origin::new(file, number);
             let line = strip_escapes(&logical);
+            if line.trim_start_matches(is_c_space).is_empty() {
+                continue;
+            }
+            let origin = Origin::new(file, number);
             if let Some(rest) = include_directive(&line) {
                 self.include(rest, &origin)?;
+                continue;
+            }
+            if self.skips(&line) {
                 continue;
             }
             let pairs = parse_pairs(&line).map_err(|kind| ConfError::at(&origin, kind))?;
@@ -86,6 +109,16 @@ impl Reader<'_, '_> {
             self.lines.push(Line { origin, pairs });
         }
         Ok(())
+    }
+
+    /// Whether `line` starts with a key whose lines are left out.
+    fn skips(&self, line: &str) -> bool {
+        if self.skip.is_empty() {
+            return false;
+        }
+        let line = line.trim_start_matches(is_c_space);
+        let key = &line[..line.find(|c| !is_key_char(c)).unwrap_or(line.len())];
+        self.skip.iter().any(|k| k.eq_ignore_ascii_case(key))
     }
 
     fn include(&mut self, rest: &str, origin: &Origin) -> Result<(), ConfError> {
@@ -151,19 +184,25 @@ pub(crate) fn is_c_space(c: char) -> bool {
 
 /// Joins continued lines and strips comments (Slurm's `_get_next_line`);
 /// yields each logical line with the number of its first physical line.
-fn logical_lines(text: &str) -> Vec<(usize, String)> {
+fn logical_lines(text: &str) -> Vec<(usize, Cow<'_, str>)> {
     let mut out = Vec::new();
     let mut pending: Option<(usize, String)> = None;
     for (i, raw) in text.split('\n').enumerate() {
         let stripped = strip_comment(raw);
         let (content, continued) = strip_continuation(stripped);
-        let entry = pending.get_or_insert_with(|| (i + 1, String::new()));
-        entry.1.push_str(content);
-        if !continued {
-            out.extend(pending.take());
+        match (pending.as_mut(), continued) {
+            // A line on its own is borrowed from the text.
+            (None, false) => out.push((i + 1, Cow::Borrowed(content))),
+            (None, true) => pending = Some((i + 1, content.to_string())),
+            (Some(entry), _) => {
+                entry.1.push_str(content);
+                if !continued {
+                    out.extend(pending.take().map(|(n, l)| (n, Cow::Owned(l))));
+                }
+            }
         }
     }
-    out.extend(pending);
+    out.extend(pending.map(|(n, l)| (n, Cow::Owned(l))));
     out
 }
 
@@ -194,7 +233,10 @@ fn strip_continuation(line: &str) -> (&str, bool) {
 
 /// Drops each `\` and keeps the character after it (`\#` -> `#`,
 /// `\\` -> `\`), as Slurm's `_strip_escapes` does.
-fn strip_escapes(line: &str) -> String {
+fn strip_escapes(line: &str) -> Cow<'_, str> {
+    if !line.contains('\\') {
+        return Cow::Borrowed(line);
+    }
     let mut out = String::with_capacity(line.len());
     let mut chars = line.chars();
     while let Some(c) = chars.next() {
@@ -204,7 +246,7 @@ fn strip_escapes(line: &str) -> String {
             out.push(c);
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Returns the text after `Include` when the line is an include directive.

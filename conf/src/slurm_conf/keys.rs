@@ -371,3 +371,18 @@ pub(crate) const PARTITION_KEYS: &[&str] = &[
 pub(crate) fn is_known(list: &[&str], key: &str) -> bool {
     list.iter().any(|k| k.eq_ignore_ascii_case(key))
 }
+
+/// The keys of `all` that are not in `typed` (a record's keys kept raw),
+/// worked out once in `cell` rather than for every line of the file.
+pub(crate) fn untyped(
+    cell: &'static std::sync::OnceLock<Vec<&'static str>>,
+    all: &'static [&'static str],
+    typed: &[&str],
+) -> &'static [&'static str] {
+    cell.get_or_init(|| {
+        all.iter()
+            .copied()
+            .filter(|k| !is_known(typed, k))
+            .collect()
+    })
+}

@@ -240,17 +240,27 @@ impl ConfFile for SlurmConf {
         file: &Path,
         loader: &mut dyn FnMut(&Path) -> io::Result<String>,
     ) -> Result<Parsed<Self>, ConfError> {
-        let loader: &mut Loader<'_> = loader;
-        let mut builder = Builder::default();
-        let lines = line::read_lines(text, file, loader, &mut builder.warnings)?;
-        for line in &lines {
-            builder.on_line(line)?;
-        }
-        builder.finish()
+        Builder::default().read(text, file, loader)
     }
 }
 
 impl SlurmConf {
+    /// slurm.conf's settings alone: its records (nodes, partitions, node
+    /// sets) are skipped, so `nodes`, `partitions` and `node_sets` are
+    /// empty. What a command needs to reach the controller, read in time
+    /// that does not grow with the cluster.
+    pub fn load_settings(path: &Path) -> Result<Parsed<SlurmConf>, ConfError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let builder = Builder {
+            settings_only: true,
+            ..Builder::default()
+        };
+        builder.read(&text, path, &mut |p: &Path| std::fs::read_to_string(p))
+    }
+
     /// The node named `name`.
     pub fn node(&self, name: &str) -> Option<&NodeConf> {
         self.nodes.iter().find(|n| n.name == name)
@@ -298,14 +308,36 @@ struct Builder {
     node_sets: Vec<(String, Option<Pair>, Option<String>, Origin)>,
     /// The first line of each top-level key, to warn about repeats.
     seen: BTreeMap<String, Origin>,
+    /// Whether records are skipped ([`SlurmConf::load_settings`]).
+    settings_only: bool,
     first_slurmctld_host: Option<Origin>,
     legacy: Legacy,
 }
 
 impl Builder {
+    /// Parses `text`, the contents of `file`, reading `Include`d files
+    /// through `loader`.
+    fn read(
+        mut self,
+        text: &str,
+        file: &Path,
+        loader: &mut dyn FnMut(&Path) -> io::Result<String>,
+    ) -> Result<Parsed<SlurmConf>, ConfError> {
+        let loader: &mut Loader<'_> = loader;
+        let skip = if self.settings_only { RECORD_KEYS } else { &[] };
+        let lines = line::read_lines_skipping(text, file, loader, &mut self.warnings, skip)?;
+        for line in &lines {
+            self.on_line(line)?;
+        }
+        self.finish()
+    }
+
     fn on_line(&mut self, line: &Line) -> Result<(), ConfError> {
         for (i, pair) in line.pairs.iter().enumerate() {
             if is_known(RECORD_KEYS, &pair.key) {
+                if self.settings_only {
+                    return Ok(());
+                }
                 return self.on_record(&line.pairs[i..], &line.origin);
             }
             self.on_key(pair, &line.origin)?;

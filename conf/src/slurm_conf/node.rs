@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::keys::{is_known, NODE_KEYS};
+use super::keys::{is_known, untyped, NODE_KEYS};
 use super::record::{comma_list, Record};
 use crate::error::{ConfError, ErrorKind, Origin, Warning};
 use crate::hostlist;
@@ -382,7 +382,8 @@ fn template(rec: &Record<'_>, warnings: &mut Vec<Warning>) -> Result<NodeConf, C
         None => NodeConfState::Unknown,
     };
     let mut other = BTreeMap::new();
-    for key in NODE_KEYS.iter().filter(|k| !is_known(TYPED, k)) {
+    static UNTYPED: std::sync::OnceLock<Vec<&str>> = std::sync::OnceLock::new();
+    for key in untyped(&UNTYPED, NODE_KEYS, TYPED) {
         if let Some(p) = rec.get(key) {
             other.insert(key.to_ascii_lowercase(), p.value.clone());
         }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::keys::{is_known, PARTITION_KEYS};
+use super::keys::{is_known, untyped, PARTITION_KEYS};
 use super::record::{comma_list, Record};
 use super::sched::PreemptMode;
 use crate::error::{ConfError, Origin, Warning};
@@ -176,7 +176,8 @@ pub(crate) fn build(
     };
     let (oversubscribe, exclusive_user, exclusive_topo) = exclusivity(rec, &mut warn)?;
     let mut other = BTreeMap::new();
-    for key in PARTITION_KEYS.iter().filter(|k| !is_known(TYPED, k)) {
+    static UNTYPED: std::sync::OnceLock<Vec<&str>> = std::sync::OnceLock::new();
+    for key in untyped(&UNTYPED, PARTITION_KEYS, TYPED) {
         if let Some(p) = rec.get(key) {
             other.insert(key.to_ascii_lowercase(), p.value.clone());
         }

@@ -626,3 +626,42 @@ fn return_to_service_is_0_1_or_2() {
     let e = parse("ReturnToService=3\n").unwrap_err().to_string();
     assert!(e.contains("ReturnToService"), "{e}");
 }
+
+#[test]
+fn settings_alone_are_the_whole_files_settings_without_its_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("slurm.conf");
+    let text = "ClusterName=c\nSlurmctldHost=ctl(10.0.0.1)\nSlurmctldPort=7000\n\
+                StateSaveLocation=/var/spool/spur\nMessageTimeout=30\n\
+                NodeName=n[01-40] CPUs=8 Bogus=1\nNodeName=broken CPUs=lots\n\
+                PartitionName=p Nodes=ALL Default=YES\nInclude more.conf\n";
+    fs::write(&path, text).unwrap();
+    fs::write(
+        dir.path().join("more.conf"),
+        "SlurmdSpoolDir=/var/spool/spurd/%n\n",
+    )
+    .unwrap();
+    // The whole file has a bad node line; its settings are still read.
+    assert!(SlurmConf::load(&path).is_err());
+    let settings = SlurmConf::load_settings(&path).unwrap().value;
+    assert!(settings.nodes.is_empty() && settings.partitions.is_empty());
+    assert_eq!(settings.cluster_name.as_deref(), Some("c"));
+    assert_eq!(settings.slurmctld_port.first, 7000);
+    assert_eq!(
+        settings.slurmctld_hosts[0].addr.as_deref(),
+        Some("10.0.0.1")
+    );
+    assert_eq!(settings.state_save_location, "/var/spool/spur");
+    assert_eq!(settings.slurmd_spool_dir, "/var/spool/spurd/%n");
+    fs::write(&path, text.replace("NodeName=broken CPUs=lots\n", "")).unwrap();
+    let whole = SlurmConf::load(&path).unwrap().value;
+    assert_eq!(whole.nodes.len(), 40);
+    let unrecorded = SlurmConf {
+        nodes: Vec::new(),
+        partitions: Vec::new(),
+        node_sets: settings.node_sets.clone(),
+        ..whole
+    };
+    assert_eq!(format!("{unrecorded:?}"), format!("{settings:?}"));
+    assert!(SlurmConf::load_settings(&dir.path().join("none.conf")).is_err());
+}
