@@ -60,28 +60,38 @@ pub const SPLIT_LISTING_FROM: usize = 4096;
 /// each job carrying `fields` written by `fill` over one reused value in
 /// turn, so that a listing of many jobs is never built as `JobInfo`s nor
 /// allocated job by job (the bytes equal those of [`encode`]). From
-/// [`SPLIT_LISTING_FROM`] jobs on, the second half is written on a thread
-/// of its own.
+/// [`SPLIT_LISTING_FROM`] jobs on, the listing goes in two runs, the
+/// second written on a thread of its own (and read on one by the client).
 pub fn encode_jobs<T: Sync>(
     now: u64,
     fields: crate::JobFields,
     items: &[T],
     fill: impl Fn(&T, &mut crate::job::JobInfo) + Sync,
 ) -> Result<Vec<u8>, FrameError> {
+    use crate::listing::{header_len, put_header, BlockWriter, Run};
     // The empty response ends with its block: the block's length (a u64)
-    // and the block's header. Keep what comes before and write the rest.
+    // and the block's header (of one empty run). Keep what comes before
+    // and write the rest.
     let empty = crate::message::ClientResponse::Jobs {
         now,
         jobs: crate::JobList::new(fields, Vec::new()),
     };
     let mut buf = encode(&empty)?;
-    let mut header = Vec::new();
-    crate::listing::BlockWriter::new(&mut header, fields, 0);
-    buf.truncate(buf.len() - 8 - header.len());
+    buf.truncate(buf.len() - 8 - header_len(1));
     let block_len_at = buf.len();
     buf.extend_from_slice(&0u64.to_le_bytes());
     let block_start = buf.len();
-    let writer = crate::listing::BlockWriter::new(&mut buf, fields, items.len());
+    // A large listing goes in two runs, written on two threads here and
+    // read on two by the client.
+    let parts: Vec<&[T]> = if items.len() >= SPLIT_LISTING_FROM {
+        let (first, second) = items.split_at(items.len() / 2);
+        vec![first, second]
+    } else {
+        vec![items]
+    };
+    buf.resize(block_start + header_len(parts.len()), 0);
+    let jobs_start = buf.len();
+    let writer = BlockWriter::new(fields);
     let write = |part: &[T], out: &mut Vec<u8>| {
         let mut job = crate::job::JobInfo::default();
         for (i, item) in part.iter().enumerate() {
@@ -96,32 +106,48 @@ pub fn encode_jobs<T: Sync>(
             }
         }
     };
-    if items.len() >= SPLIT_LISTING_FROM {
-        let (first, second) = items.split_at(items.len() / 2);
-        let tail = std::thread::scope(|scope| {
-            let helper = std::thread::Builder::new()
-                .name("listing".into())
-                .spawn_scoped(scope, || {
-                    let mut tail = Vec::new();
-                    write(second, &mut tail);
-                    tail
-                });
-            write(first, &mut buf);
-            match helper {
-                Ok(helper) => helper.join().map_err(std::panic::resume_unwind),
-                // No thread to be had: the second half here too.
-                Err(_) => {
-                    let mut tail = Vec::new();
-                    write(second, &mut tail);
-                    Ok(tail)
+    let lens = match parts[..] {
+        [first, second] => {
+            let tail = std::thread::scope(|scope| {
+                let helper = std::thread::Builder::new()
+                    .name("listing".into())
+                    .spawn_scoped(scope, || {
+                        let mut tail = Vec::new();
+                        write(second, &mut tail);
+                        tail
+                    });
+                write(first, &mut buf);
+                match helper {
+                    Ok(helper) => helper.join().map_err(std::panic::resume_unwind),
+                    // No thread to be had: the second half here too.
+                    Err(_) => {
+                        let mut tail = Vec::new();
+                        write(second, &mut tail);
+                        Ok(tail)
+                    }
                 }
-            }
-        });
-        let Ok(tail) = tail;
-        buf.extend_from_slice(&tail);
-    } else {
-        write(items, &mut buf);
-    }
+            });
+            let Ok(tail) = tail;
+            let first_len = buf.len() - jobs_start;
+            buf.extend_from_slice(&tail);
+            vec![first_len, tail.len()]
+        }
+        _ => {
+            write(items, &mut buf);
+            vec![buf.len() - jobs_start]
+        }
+    };
+    let runs: Vec<Run> = parts
+        .iter()
+        .zip(lens)
+        .map(|(part, len)| Run {
+            count: part.len(),
+            len,
+        })
+        .collect();
+    let mut header = Vec::with_capacity(header_len(runs.len()));
+    put_header(&mut header, fields, &runs);
+    buf[block_start..jobs_start].copy_from_slice(&header);
     let block_len = (buf.len() - block_start) as u64;
     buf[block_len_at..block_start].copy_from_slice(&block_len.to_le_bytes());
     let len = u32::try_from(buf.len() - 4)
@@ -317,9 +343,20 @@ mod tests {
             for fields in [crate::JobFields::ALL, some] {
                 let streamed =
                     encode_jobs(42, fields, &jobs, |j, out| out.clone_from(j)).expect("encodes");
-                let jobs = crate::JobList::new(fields, jobs.clone());
+                let list = crate::JobList::new(fields, jobs.clone());
+                let jobs = list.clone();
                 let collected = encode(&ClientResponse::Jobs { now: 42, jobs }).expect("encodes");
-                assert_eq!(streamed, collected, "{count} jobs");
+                let Ok(ClientResponse::Jobs { now: 42, jobs: got }) = decode(&streamed[4..]) else {
+                    panic!("{count} jobs do not decode as a listing");
+                };
+                assert_eq!(got, crate::JobList::sent(fields, &list.to_vec().unwrap()));
+                let runs = got.parts().expect("runs cover the bytes").len();
+                if count < SPLIT_LISTING_FROM {
+                    assert_eq!(streamed, collected, "{count} jobs");
+                    assert_eq!(runs, 1);
+                } else {
+                    assert_eq!(runs, 2);
+                }
             }
         }
     }

@@ -46,7 +46,7 @@ pub use step::{
 
 /// The protocol version spoken by this build. A peer with another version is
 /// refused at the hello.
-pub const PROTOCOL_VERSION: u16 = 10;
+pub const PROTOCOL_VERSION: u16 = 11;
 
 /// The signal an end by the out-of-memory killer reports, in every exit
 /// status on the wire: Slurm's SIG_OOM (253) read as a wait status. No

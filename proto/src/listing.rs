@@ -453,12 +453,63 @@ pub struct JobList {
 #[derive(Clone)]
 enum Jobs {
     Held(Vec<JobInfo>),
-    /// `count` jobs' bytes, as the block holds them after its header: not
-    /// yet checked past the header.
+    /// `count` jobs' bytes, as the block holds them after its header, in
+    /// `runs`: not yet checked past the header.
     Encoded {
         count: usize,
+        runs: Vec<Run>,
         bytes: Box<[u8]>,
     },
+}
+
+/// A run of a block's jobs, which decodes on its own: how many jobs, and
+/// the length of their bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run {
+    /// How many jobs.
+    pub count: usize,
+    /// The length of their bytes.
+    pub len: usize,
+}
+
+/// Part of a listing's jobs that is read on its own ([`JobList::parts`]):
+/// a large listing is read on more than one thread.
+#[derive(Debug, Clone, Copy)]
+pub struct Part<'a> {
+    fields: JobFields,
+    jobs: PartJobs<'a>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum PartJobs<'a> {
+    Held(&'a [JobInfo]),
+    Encoded { count: usize, bytes: &'a [u8] },
+}
+
+impl Part<'_> {
+    /// How many jobs.
+    pub fn len(&self) -> usize {
+        match self.jobs {
+            PartJobs::Held(jobs) => jobs.len(),
+            PartJobs::Encoded { count, .. } => count,
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Hands each job to `f` in order, as [`JobList::for_each`] does.
+    pub fn for_each(&self, f: impl FnMut(&JobInfo)) -> Result<(), ListingError> {
+        match self.jobs {
+            PartJobs::Held(jobs) => {
+                jobs.iter().for_each(f);
+                Ok(())
+            }
+            PartJobs::Encoded { count, bytes } => each_job(self.fields, count, bytes, f),
+        }
+    }
 }
 
 impl Default for Jobs {
@@ -482,14 +533,9 @@ impl JobList {
     /// of the controller).
     pub fn sent(fields: JobFields, jobs: &[JobInfo]) -> JobList {
         let block = write_block(fields, jobs);
-        let (fields, count, bytes) = split_block(&block).expect("a block just written");
-        JobList {
-            fields,
-            jobs: Jobs::Encoded {
-                count,
-                bytes: bytes.into(),
-            },
-        }
+        split_block(&block)
+            .expect("a block just written")
+            .into_list()
     }
 
     /// Every field of `jobs`.
@@ -518,14 +564,40 @@ impl JobList {
     /// Hands each job to `f` in order. A received list decodes each into
     /// the same [`JobInfo`], each exactly as [`JobList::into_vec`] would
     /// give it; a damaged block is an error when its damage is reached.
-    pub fn for_each(&self, f: impl FnMut(&JobInfo)) -> Result<(), ListingError> {
-        match &self.jobs {
-            Jobs::Held(jobs) => {
-                jobs.iter().for_each(f);
-                Ok(())
-            }
-            Jobs::Encoded { count, bytes } => each_job(self.fields, *count, bytes, f),
+    pub fn for_each(&self, mut f: impl FnMut(&JobInfo)) -> Result<(), ListingError> {
+        for part in self.parts()? {
+            part.for_each(&mut f)?;
         }
+        Ok(())
+    }
+
+    /// The jobs in parts that are read on their own, in order: a received
+    /// list in the runs it was sent in (a controller sends a large listing
+    /// in two), a held one as one part. An error when the runs do not
+    /// cover the bytes.
+    pub fn parts(&self) -> Result<Vec<Part<'_>>, ListingError> {
+        let fields = self.fields;
+        let (runs, mut bytes) = match &self.jobs {
+            Jobs::Held(jobs) => {
+                let jobs = PartJobs::Held(jobs);
+                return Ok(vec![Part { fields, jobs }]);
+            }
+            Jobs::Encoded { runs, bytes, .. } => (runs, &bytes[..]),
+        };
+        let mut parts = Vec::with_capacity(runs.len());
+        for run in runs {
+            let (these, rest) = bytes.split_at(run.len.min(bytes.len()));
+            let jobs = PartJobs::Encoded {
+                count: run.count,
+                bytes: these,
+            };
+            parts.push(Part { fields, jobs });
+            bytes = rest;
+        }
+        if !bytes.is_empty() {
+            return Err(ListingError::Trailing);
+        }
+        Ok(parts)
     }
 
     /// The jobs.
@@ -571,23 +643,24 @@ impl fmt::Debug for JobList {
         d.field("fields", &self.fields);
         match &self.jobs {
             Jobs::Held(jobs) => d.field("jobs", jobs),
-            Jobs::Encoded { count, bytes } => d.field("count", count).field("bytes", &bytes.len()),
+            Jobs::Encoded { count, runs, bytes } => d
+                .field("count", count)
+                .field("runs", &runs.len())
+                .field("bytes", &bytes.len()),
         };
         d.finish()
     }
 }
 
-/// Writes a listing's block as its jobs come, one at a time: the header at
-/// [`BlockWriter::new`], each job at [`BlockWriter::push`].
+/// Writes a listing's jobs as they come, one at a time, after a header
+/// written by [`put_header`].
 pub struct BlockWriter {
     fields: JobFields,
 }
 
 impl BlockWriter {
-    /// Starts a block of `count` jobs of `fields` at the end of `out`.
-    pub fn new(out: &mut Vec<u8>, fields: JobFields, count: usize) -> BlockWriter {
-        fields.0.put(out);
-        put_len(count, out);
+    /// Writes jobs of `fields`.
+    pub fn new(fields: JobFields) -> BlockWriter {
         BlockWriter { fields }
     }
 
@@ -597,13 +670,68 @@ impl BlockWriter {
     }
 }
 
-/// A block's header: its fields and its count, and the jobs' bytes.
-fn split_block(mut input: &[u8]) -> Result<(JobFields, usize, &[u8]), ListingError> {
+/// The length of a block's header of `runs` runs.
+pub fn header_len(runs: usize) -> usize {
+    8 + 4 + 4 + 8 * runs
+}
+
+/// Writes a block's header: its fields, its count of jobs, and its runs.
+/// Their jobs follow, run after run.
+pub fn put_header(out: &mut Vec<u8>, fields: JobFields, runs: &[Run]) {
+    fields.0.put(out);
+    put_len(runs.iter().map(|r| r.count).sum(), out);
+    put_len(runs.len(), out);
+    for run in runs {
+        put_len(run.count, out);
+        put_len(run.len, out);
+    }
+}
+
+/// A block read as far as its header: the jobs' bytes are not checked yet.
+struct Block<'a> {
+    fields: JobFields,
+    count: usize,
+    runs: Vec<Run>,
+    bytes: &'a [u8],
+}
+
+impl Block<'_> {
+    /// The block as a received list.
+    fn into_list(self) -> JobList {
+        JobList {
+            fields: self.fields,
+            jobs: Jobs::Encoded {
+                count: self.count,
+                runs: self.runs,
+                bytes: self.bytes.into(),
+            },
+        }
+    }
+}
+
+/// A block's header: its fields, its count and its runs, and the jobs'
+/// bytes.
+fn split_block(mut input: &[u8]) -> Result<Block<'_>, ListingError> {
     let fields = JobFields(u64::take(&mut input)?);
     if fields.0 & !JobFields::ALL.0 != 0 {
         return Err(ListingError::Invalid);
     }
     let count = u32::take(&mut input)? as usize;
+    let n = u32::take(&mut input)? as usize;
+    // A run's entry takes eight bytes: a count cannot claim more runs than
+    // the header has room for.
+    if n > input.len() / 8 {
+        return Err(ListingError::Truncated);
+    }
+    let mut runs = Vec::with_capacity(n);
+    for _ in 0..n {
+        let count = u32::take(&mut input)? as usize;
+        let len = u32::take(&mut input)? as usize;
+        runs.push(Run { count, len });
+    }
+    if runs.iter().map(|r| r.count).sum::<usize>() != count {
+        return Err(ListingError::Invalid);
+    }
     // Every field takes a byte at least, so a count cannot claim more jobs
     // than there are bytes (nor any job when it has no fields).
     let least = if fields == JobFields::NONE {
@@ -614,7 +742,12 @@ fn split_block(mut input: &[u8]) -> Result<(JobFields, usize, &[u8]), ListingErr
     if count > least {
         return Err(ListingError::Truncated);
     }
-    Ok((fields, count, input))
+    Ok(Block {
+        fields,
+        count,
+        runs,
+        bytes: input,
+    })
 }
 
 /// Hands `f` each of the `count` jobs of `fields` in `bytes` (a block's
@@ -637,13 +770,20 @@ fn each_job(
     }
 }
 
-/// The block of `jobs`, each with `fields`.
+/// The block of `jobs`, each with `fields`, in one run.
 fn write_block(fields: JobFields, jobs: &[JobInfo]) -> Vec<u8> {
-    let mut block = Vec::new();
-    let writer = BlockWriter::new(&mut block, fields, jobs.len());
+    let writer = BlockWriter::new(fields);
+    let mut bytes = Vec::new();
     for job in jobs {
-        writer.push(&mut block, job);
+        writer.push(&mut bytes, job);
     }
+    let run = Run {
+        count: jobs.len(),
+        len: bytes.len(),
+    };
+    let mut block = Vec::with_capacity(header_len(1) + bytes.len());
+    put_header(&mut block, fields, &[run]);
+    block.extend_from_slice(&bytes);
     block
 }
 
@@ -651,9 +791,9 @@ impl Serialize for JobList {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match &self.jobs {
             Jobs::Held(jobs) => s.serialize_bytes(&write_block(self.fields, jobs)),
-            Jobs::Encoded { count, bytes } => {
-                let mut block = Vec::with_capacity(12 + bytes.len());
-                BlockWriter::new(&mut block, self.fields, *count);
+            Jobs::Encoded { runs, bytes, .. } => {
+                let mut block = Vec::with_capacity(header_len(runs.len()) + bytes.len());
+                put_header(&mut block, self.fields, runs);
                 block.extend_from_slice(bytes);
                 s.serialize_bytes(&block)
             }
@@ -663,24 +803,17 @@ impl Serialize for JobList {
 
 impl<'de> Deserialize<'de> for JobList {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<JobList, D::Error> {
-        struct Block;
-        impl serde::de::Visitor<'_> for Block {
+        struct Listing;
+        impl serde::de::Visitor<'_> for Listing {
             type Value = JobList;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a job listing")
             }
             fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<JobList, E> {
-                let (fields, count, bytes) = split_block(bytes).map_err(E::custom)?;
-                Ok(JobList {
-                    fields,
-                    jobs: Jobs::Encoded {
-                        count,
-                        bytes: bytes.into(),
-                    },
-                })
+                split_block(bytes).map(Block::into_list).map_err(E::custom)
             }
         }
-        d.deserialize_bytes(Block)
+        d.deserialize_bytes(Listing)
     }
 }
 
@@ -761,10 +894,7 @@ mod tests {
 
     /// Every job of a block.
     fn decode_block(input: &[u8]) -> Result<Vec<JobInfo>, ListingError> {
-        let (fields, count, bytes) = split_block(input)?;
-        let mut jobs = Vec::new();
-        each_job(fields, count, bytes, |job| jobs.push(job.clone()))?;
-        Ok(jobs)
+        split_block(input)?.into_list().to_vec()
     }
 
     fn round_trip(list: &JobList) -> JobList {
@@ -819,8 +949,8 @@ mod tests {
     fn a_damaged_list_is_an_error_when_read() {
         let list = JobList::full(vec![every_field_set(), every_field_set()]);
         let bytes = bincode::serialize(&list).expect("encodes");
-        // The block's length (8 bytes), its header (12), then the jobs.
-        for cut in [30, bytes.len() / 2, bytes.len() - 1] {
+        // The block's length (8 bytes), its header (24), then the jobs.
+        for cut in [40, bytes.len() / 2, bytes.len() - 1] {
             let mut damaged = bytes[..cut].to_vec();
             damaged[..8].copy_from_slice(&((cut - 8) as u64).to_le_bytes());
             let got: JobList = bincode::deserialize(&damaged).expect("the header holds");
@@ -840,18 +970,17 @@ mod tests {
     fn a_small_set_is_small() {
         let fields = JobFields::of(&[JobField::JobId, JobField::State]);
         let list = JobList::new(fields, vec![every_field_set(); 100]);
-        // The set, the count, and per job a u32 and the state's u32.
+        // The block's length, the set, the count, one run, and per job a
+        // u32 and the state's u32.
         assert_eq!(
             bincode::serialize(&list).expect("encodes").len(),
-            8 + 8 + 4 + 800
+            8 + 8 + 4 + 4 + 8 + 800
         );
     }
 
     #[test]
     fn damaged_blocks_are_errors_not_panics() {
-        let mut block = Vec::new();
-        let w = BlockWriter::new(&mut block, JobFields::ALL, 1);
-        w.push(&mut block, &every_field_set());
+        let block = write_block(JobFields::ALL, &[every_field_set()]);
         for cut in 0..block.len() {
             assert!(decode_block(&block[..cut]).is_err(), "cut at {cut}");
         }
@@ -861,12 +990,102 @@ mod tests {
         let mut unknown = block.clone();
         unknown[7] = 0xff;
         assert_eq!(decode_block(&unknown), Err(ListingError::Invalid));
-        // Four billion jobs claimed in twelve bytes allocate nothing.
-        let mut huge = Vec::new();
-        BlockWriter::new(&mut huge, JobFields::NONE, u32::MAX as usize);
-        assert_eq!(decode_block(&huge), Err(ListingError::Truncated));
-        let mut huge = Vec::new();
-        BlockWriter::new(&mut huge, JobFields::ALL, u32::MAX as usize);
-        assert_eq!(decode_block(&huge), Err(ListingError::Truncated));
+        // Four billion jobs or runs claimed in a few bytes allocate
+        // nothing.
+        let run = Run {
+            count: u32::MAX as usize,
+            len: 0,
+        };
+        for fields in [JobFields::NONE, JobFields::ALL] {
+            let mut huge = Vec::new();
+            put_header(&mut huge, fields, &[run]);
+            assert_eq!(decode_block(&huge), Err(ListingError::Truncated));
+        }
+        let mut runs = Vec::new();
+        put_header(&mut runs, JobFields::ALL, &[]);
+        runs[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(decode_block(&runs), Err(ListingError::Truncated));
+    }
+
+    /// A block of `jobs` in runs of `sizes` jobs each.
+    fn block_in_runs(fields: JobFields, jobs: &[JobInfo], sizes: &[usize]) -> Vec<u8> {
+        let writer = BlockWriter::new(fields);
+        let (mut runs, mut bytes, mut at) = (Vec::new(), Vec::new(), 0);
+        for &n in sizes {
+            let before = bytes.len();
+            for job in &jobs[at..at + n] {
+                writer.push(&mut bytes, job);
+            }
+            runs.push(Run {
+                count: n,
+                len: bytes.len() - before,
+            });
+            at += n;
+        }
+        let mut block = Vec::new();
+        put_header(&mut block, fields, &runs);
+        block.extend_from_slice(&bytes);
+        block
+    }
+
+    #[test]
+    fn runs_are_read_apart_and_as_one_list() {
+        let jobs: Vec<JobInfo> = (0..7)
+            .map(|i| JobInfo {
+                job_id: i,
+                name: "x".repeat(i as usize),
+                ..every_field_set()
+            })
+            .collect();
+        let fields = JobFields::SUMMARY;
+        let sent: Vec<JobInfo> = jobs.iter().map(|j| fields.project(j)).collect();
+        let block = block_in_runs(fields, &jobs, &[3, 0, 4]);
+        let list: JobList =
+            bincode::deserialize(&bincode::serialize(&serde_bytes(&block)).unwrap())
+                .expect("decodes");
+        assert_eq!(list.len(), 7);
+        assert_eq!(list.to_vec(), Ok(sent.clone()));
+        let parts = list.parts().expect("runs cover the bytes");
+        assert_eq!(parts.iter().map(Part::len).collect::<Vec<_>>(), [3, 0, 4]);
+        let mut apart = Vec::new();
+        std::thread::scope(|s| {
+            let read: Vec<_> = parts
+                .iter()
+                .map(|p| {
+                    s.spawn(move || {
+                        let mut got = Vec::new();
+                        p.for_each(|j| got.push(j.clone())).map(|()| got)
+                    })
+                })
+                .collect();
+            for r in read {
+                apart.extend(r.join().unwrap().unwrap());
+            }
+        });
+        assert_eq!(apart, sent);
+        // It goes out as it came.
+        assert_eq!(round_trip(&list), list);
+        // Runs that miscount the jobs, or leave bytes over, are errors.
+        let mut miscounted = block.clone();
+        miscounted[8..12].copy_from_slice(&8u32.to_le_bytes());
+        assert_eq!(decode_block(&miscounted), Err(ListingError::Invalid));
+        let mut over = block.clone();
+        over.push(0);
+        assert_eq!(decode_block(&over), Err(ListingError::Trailing));
+        let mut short = block;
+        let last_len = header_len(3) - 4;
+        short[last_len..last_len + 4].copy_from_slice(&1u32.to_le_bytes());
+        assert!(decode_block(&short).is_err());
+    }
+
+    /// `bytes` as serde bytes (a block travels so).
+    fn serde_bytes(bytes: &[u8]) -> impl Serialize + '_ {
+        struct B<'a>(&'a [u8]);
+        impl Serialize for B<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_bytes(self.0)
+            }
+        }
+        B(bytes)
     }
 }

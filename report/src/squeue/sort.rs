@@ -134,6 +134,17 @@ impl<'s> SortKeys<'s> {
         }
     }
 
+    /// Takes `other`'s rows after this one's: rows pushed elsewhere (on
+    /// another thread) for the same order.
+    pub fn append(&mut self, other: SortKeys<'_>) {
+        let shift = self.text.len() as u32;
+        self.keys.extend(other.keys.into_iter().map(|k| match k {
+            Key::Text(from, to) => Key::Text(from + shift, to + shift),
+            k => k,
+        }));
+        self.text.push_str(&other.text);
+    }
+
     /// The rows' order, as positions in the order they were pushed: after
     /// Slurm's initial sort by start time, each step as one stable sort.
     pub fn order(&self) -> Vec<usize> {

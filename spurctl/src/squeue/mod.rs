@@ -18,7 +18,7 @@ use std::process::ExitCode;
 
 use spur_client::{ClientError, RequestError};
 use spur_proto::frame::FrameError;
-use spur_proto::listing::ListingError;
+use spur_proto::listing::{ListingError, Part};
 use spur_proto::{ErrorCode, JobField, JobFields, JobList};
 use spur_report::squeue::sort::{SortKeys, SortSpec};
 use spur_report::squeue::Renderer;
@@ -281,28 +281,67 @@ pub fn report(plan: &Plan, now: u64, jobs: &JobList) -> Report {
             return done(header, format!("squeue: error: {e}\n"), false);
         }
     };
+    let parts = match jobs.parts() {
+        Ok(parts) => parts,
+        Err(e) => return failed(e),
+    };
     // Each row is rendered and its sort keys taken as it is decoded; the
-    // rows' lines are then laid out in order.
-    let mut keys = SortKeys::new(&spec, now);
-    let mut lines = String::new();
-    let mut ends = Vec::new();
-    keys.reserve(jobs.len());
-    ends.reserve(jobs.len());
-    let decoded = jobs.for_each(|job| {
-        filter::select(job, &plan.query, &mut |row| {
-            keys.push(row);
-            renderer.job(&mut lines, row);
-            if ends.is_empty() {
-                // Room for every job's lines the size of the first's, so
-                // that the text is not copied as it grows.
-                lines.reserve(jobs.len().saturating_mul(lines.len() + lines.len() / 4));
-            }
-            ends.push(lines.len());
+    // rows' lines are then laid out in order. A large listing comes in
+    // parts, each read on a thread of its own.
+    let read = |part: &Part<'_>| {
+        let mut read = Rows {
+            keys: SortKeys::new(&spec, now),
+            lines: String::new(),
+            ends: Vec::with_capacity(part.len()),
+        };
+        read.keys.reserve(part.len());
+        part.for_each(|job| {
+            filter::select(job, &plan.query, &mut |row| {
+                read.keys.push(row);
+                renderer.job(&mut read.lines, row);
+                if read.ends.is_empty() {
+                    // Room for every job's lines the size of the first's,
+                    // so that the text is not copied as it grows.
+                    let each = read.lines.len() + read.lines.len() / 4;
+                    read.lines.reserve(part.len().saturating_mul(each));
+                }
+                read.ends.push(read.lines.len());
+            })
         })
-    });
-    if let Err(e) = decoded {
-        return failed(e);
+        .map(|()| read)
+    };
+    let mut each = std::thread::scope(|scope| {
+        let others: Vec<_> = parts
+            .iter()
+            .skip(1)
+            .map(|part| scope.spawn(move || read(part)))
+            .collect();
+        let mut each: Vec<_> = parts.first().map(read).into_iter().collect();
+        for other in others {
+            each.push(
+                other
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            );
+        }
+        each
+    })
+    .into_iter();
+    let mut rows = match each.next().transpose() {
+        Ok(first) => first.unwrap_or_else(|| Rows {
+            keys: SortKeys::new(&spec, now),
+            lines: String::new(),
+            ends: Vec::new(),
+        }),
+        Err(e) => return failed(e),
+    };
+    for part in each {
+        match part {
+            Ok(part) => rows.append(part),
+            Err(e) => return failed(e),
+        }
     }
+    let Rows { keys, lines, ends } = rows;
     let order = keys.order();
     let mut out = String::with_capacity(lines.len() + 256);
     renderer.header(&mut out);
@@ -312,6 +351,24 @@ pub fn report(plan: &Plan, now: u64, jobs: &JobList) -> Report {
     }
     let err = notes.iter().map(|n| format!("squeue: {n}\n")).collect();
     done(out, err, true)
+}
+
+/// Rows as a report reads them: their sort keys, their lines one after
+/// another, and where each line ends.
+struct Rows<'s> {
+    keys: SortKeys<'s>,
+    lines: String,
+    ends: Vec<usize>,
+}
+
+impl<'s> Rows<'s> {
+    /// Takes `other`'s rows after these.
+    fn append(&mut self, other: Rows<'_>) {
+        let shift = self.lines.len();
+        self.keys.append(other.keys);
+        self.lines.push_str(&other.lines);
+        self.ends.extend(other.ends.iter().map(|e| e + shift));
+    }
 }
 
 fn now_local() -> u64 {

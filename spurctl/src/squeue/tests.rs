@@ -533,3 +533,41 @@ standard_error standard_input standard_output submit_time suspend_time system_co
 time_limit time_minimum threads_per_core tres_bind tres_freq tres_per_job tres_per_node \
 tres_per_socket tres_per_task tres_req_str tres_alloc_str user_id user_name wckey \
 current_working_directory";
+
+/// `jobs` as a controller sends a listing of many: in two runs, read on
+/// two threads.
+fn sent_in_runs(plan: &Plan, jobs: &[JobInfo]) -> JobList {
+    use spur_proto::frame::{decode, encode_jobs};
+    let frame = encode_jobs(NOW, fields(plan), jobs, |j, out| out.clone_from(j)).expect("encodes");
+    match decode(&frame[4..]) {
+        Ok(spur_proto::ClientResponse::Jobs { jobs, .. }) => jobs,
+        other => panic!("not a listing: {other:?}"),
+    }
+}
+
+#[test]
+fn a_listing_in_runs_reads_as_one() {
+    // Many jobs of the recording's kinds, named so that sorting by name
+    // compares text kept by both threads.
+    let kinds = queue();
+    let jobs: Vec<JobInfo> = (0..spur_proto::frame::SPLIT_LISTING_FROM as u32 + 3)
+        .map(|i| JobInfo {
+            job_id: 100 + i,
+            name: format!("n{}", (i * 7919) % 1000),
+            priority: prio(i % 50),
+            ..kinds[i as usize % kinds.len()].clone()
+        })
+        .collect();
+    for args in [
+        &[][..],
+        &["-S", "j,-i"],
+        &["-t", "all", "-o", "%i %j %T %R"],
+    ] {
+        let p = plan(args);
+        let runs = sent_in_runs(&p, &jobs);
+        assert_eq!(runs.parts().expect("runs").len(), 2);
+        let one = report(&p, NOW, &sent(&p, &jobs));
+        assert_eq!(report(&p, NOW, &runs), one, "{args:?}");
+        assert!(one.out.lines().count() > jobs.len() / 2, "{args:?}");
+    }
+}
