@@ -120,11 +120,26 @@ impl Layers {
     /// strongest source's choice.
     pub fn merged_words(&self, cmd: &Command) -> Vec<OsString> {
         let sources = [&self.directives, &self.env, &self.cmdline];
+        // What each source gives, found once: the table holds hundreds of
+        // options, a source gives a few.
+        let given_by: Vec<Vec<&str>> = sources
+            .iter()
+            .map(|m| {
+                m.ids()
+                    .map(|id| id.as_str())
+                    .filter(|id| given(m, id))
+                    .collect()
+            })
+            .collect();
         let mut words = vec![OsString::from("sbatch")];
         for (rank, m) in sources.iter().enumerate() {
+            if given_by[rank].is_empty() {
+                continue;
+            }
             for arg in cmd.get_arguments().filter(|a| !a.is_positional()) {
                 let id = arg.get_id().as_str();
-                if sources.iter().rposition(|s| given(s, id)) == Some(rank) {
+                let strongest = given_by.iter().rposition(|ids| ids.contains(&id));
+                if strongest == Some(rank) {
                     words.extend(rewrite(arg, m).into_iter().map(OsString::from));
                 }
             }
