@@ -289,12 +289,7 @@ pub fn report(plan: &Plan, now: u64, jobs: &JobList) -> Report {
     // rows' lines are then laid out in order. A large listing comes in
     // parts, each read on a thread of its own.
     let read = |part: &Part<'_>| {
-        let mut read = Rows {
-            keys: SortKeys::new(&spec, now),
-            lines: String::new(),
-            ends: Vec::with_capacity(part.len()),
-        };
-        read.keys.reserve(part.len());
+        let mut read = Rows::new(&spec, now, part.len());
         part.for_each(|job| {
             filter::select(job, &plan.query, &mut |row| {
                 read.keys.push(row);
@@ -310,33 +305,22 @@ pub fn report(plan: &Plan, now: u64, jobs: &JobList) -> Report {
         })
         .map(|()| read)
     };
-    let mut each = std::thread::scope(|scope| {
+    let each = std::thread::scope(|scope| {
         let others: Vec<_> = parts
             .iter()
             .skip(1)
             .map(|part| scope.spawn(move || read(part)))
             .collect();
-        let mut each: Vec<_> = parts.first().map(read).into_iter().collect();
-        for other in others {
-            each.push(
-                other
-                    .join()
-                    .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-            );
-        }
-        each
-    })
-    .into_iter();
-    let mut rows = match each.next().transpose() {
-        Ok(first) => first.unwrap_or_else(|| Rows {
-            keys: SortKeys::new(&spec, now),
-            lines: String::new(),
-            ends: Vec::new(),
-        }),
-        Err(e) => return failed(e),
-    };
+        let first = parts.first().map(read);
+        let others = others
+            .into_iter()
+            .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        first.into_iter().chain(others).collect::<Vec<_>>()
+    });
+    let mut rows = Rows::new(&spec, now, 0);
     for part in each {
         match part {
+            Ok(part) if rows.ends.is_empty() => rows = part,
             Ok(part) => rows.append(part),
             Err(e) => return failed(e),
         }
@@ -362,6 +346,17 @@ struct Rows<'s> {
 }
 
 impl<'s> Rows<'s> {
+    /// No rows yet, room for `rows`, to be sorted by `spec` at `now`.
+    fn new(spec: &'s SortSpec, now: u64, rows: usize) -> Rows<'s> {
+        let mut keys = SortKeys::new(spec, now);
+        keys.reserve(rows);
+        Rows {
+            keys,
+            lines: String::new(),
+            ends: Vec::with_capacity(rows),
+        }
+    }
+
     /// Takes `other`'s rows after these.
     fn append(&mut self, other: Rows<'_>) {
         let shift = self.lines.len();
