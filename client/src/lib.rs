@@ -374,7 +374,7 @@ pub fn request(req: &ClientRequest) -> Result<ClientResponse, ClientError> {
     with_session(|s| {
         // Without the controller's own socket here the way is this node's
         // agent, and the records say which node this is.
-        if !socket_path(s.session.conf()).exists() {
+        if !s.whole && !socket_path(s.session.conf()).exists() {
             s.read_whole()?;
         }
         s.session.request(req)

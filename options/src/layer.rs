@@ -223,7 +223,7 @@ impl Table {
         if words.is_empty() {
             return self.none();
         }
-        let argv: Vec<OsString> = std::iter::once("sbatch")
+        let argv: Vec<OsString> = std::iter::once(self.cmd.get_name())
             .chain(words.iter().map(String::as_str))
             .map(OsString::from)
             .collect();

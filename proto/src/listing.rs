@@ -453,10 +453,9 @@ pub struct JobList {
 #[derive(Clone)]
 enum Jobs {
     Held(Vec<JobInfo>),
-    /// `count` jobs' bytes, as the block holds them after its header, in
+    /// The jobs' bytes, as the block holds them after its header, in
     /// `runs`: not yet checked past the header.
     Encoded {
-        count: usize,
         runs: Vec<Run>,
         bytes: Box<[u8]>,
     },
@@ -533,9 +532,7 @@ impl JobList {
     /// of the controller).
     pub fn sent(fields: JobFields, jobs: &[JobInfo]) -> JobList {
         let block = write_block(fields, jobs);
-        split_block(&block)
-            .expect("a block just written")
-            .into_list()
+        split_block(&block).expect("a block just written")
     }
 
     /// Every field of `jobs`.
@@ -552,7 +549,7 @@ impl JobList {
     pub fn len(&self) -> usize {
         match &self.jobs {
             Jobs::Held(jobs) => jobs.len(),
-            Jobs::Encoded { count, .. } => *count,
+            Jobs::Encoded { runs, .. } => runs.iter().map(|r| r.count).sum(),
         }
     }
 
@@ -643,8 +640,8 @@ impl fmt::Debug for JobList {
         d.field("fields", &self.fields);
         match &self.jobs {
             Jobs::Held(jobs) => d.field("jobs", jobs),
-            Jobs::Encoded { count, runs, bytes } => d
-                .field("count", count)
+            Jobs::Encoded { runs, bytes } => d
+                .field("count", &self.len())
                 .field("runs", &runs.len())
                 .field("bytes", &bytes.len()),
         };
@@ -687,31 +684,9 @@ pub fn put_header(out: &mut Vec<u8>, fields: JobFields, runs: &[Run]) {
     }
 }
 
-/// A block read as far as its header: the jobs' bytes are not checked yet.
-struct Block<'a> {
-    fields: JobFields,
-    count: usize,
-    runs: Vec<Run>,
-    bytes: &'a [u8],
-}
-
-impl Block<'_> {
-    /// The block as a received list.
-    fn into_list(self) -> JobList {
-        JobList {
-            fields: self.fields,
-            jobs: Jobs::Encoded {
-                count: self.count,
-                runs: self.runs,
-                bytes: self.bytes.into(),
-            },
-        }
-    }
-}
-
-/// A block's header: its fields, its count and its runs, and the jobs'
-/// bytes.
-fn split_block(mut input: &[u8]) -> Result<Block<'_>, ListingError> {
+/// A block as a received list, read as far as its header (its fields, its
+/// count and its runs): the jobs' bytes are checked as they are read.
+fn split_block(mut input: &[u8]) -> Result<JobList, ListingError> {
     let fields = JobFields(u64::take(&mut input)?);
     if fields.0 & !JobFields::ALL.0 != 0 {
         return Err(ListingError::Invalid);
@@ -742,12 +717,11 @@ fn split_block(mut input: &[u8]) -> Result<Block<'_>, ListingError> {
     if count > least {
         return Err(ListingError::Truncated);
     }
-    Ok(Block {
-        fields,
-        count,
+    let jobs = Jobs::Encoded {
         runs,
-        bytes: input,
-    })
+        bytes: input.into(),
+    };
+    Ok(JobList { fields, jobs })
 }
 
 /// Hands `f` each of the `count` jobs of `fields` in `bytes` (a block's
@@ -810,7 +784,7 @@ impl<'de> Deserialize<'de> for JobList {
                 f.write_str("a job listing")
             }
             fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<JobList, E> {
-                split_block(bytes).map(Block::into_list).map_err(E::custom)
+                split_block(bytes).map_err(E::custom)
             }
         }
         d.deserialize_bytes(Listing)
@@ -894,7 +868,7 @@ mod tests {
 
     /// Every job of a block.
     fn decode_block(input: &[u8]) -> Result<Vec<JobInfo>, ListingError> {
-        split_block(input)?.into_list().to_vec()
+        split_block(input)?.to_vec()
     }
 
     fn round_trip(list: &JobList) -> JobList {
@@ -1040,9 +1014,7 @@ mod tests {
         let fields = JobFields::SUMMARY;
         let sent: Vec<JobInfo> = jobs.iter().map(|j| fields.project(j)).collect();
         let block = block_in_runs(fields, &jobs, &[3, 0, 4]);
-        let list: JobList =
-            bincode::deserialize(&bincode::serialize(&serde_bytes(&block)).unwrap())
-                .expect("decodes");
+        let list = split_block(&block).expect("decodes");
         assert_eq!(list.len(), 7);
         assert_eq!(list.to_vec(), Ok(sent.clone()));
         let parts = list.parts().expect("runs cover the bytes");
@@ -1076,16 +1048,5 @@ mod tests {
         let last_len = header_len(3) - 4;
         short[last_len..last_len + 4].copy_from_slice(&1u32.to_le_bytes());
         assert!(decode_block(&short).is_err());
-    }
-
-    /// `bytes` as serde bytes (a block travels so).
-    fn serde_bytes(bytes: &[u8]) -> impl Serialize + '_ {
-        struct B<'a>(&'a [u8]);
-        impl Serialize for B<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_bytes(self.0)
-            }
-        }
-        B(bytes)
     }
 }
