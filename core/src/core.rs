@@ -1252,12 +1252,12 @@ impl Core {
         job.shape = resolved.shape;
         job.partition = resolved.partition;
         job.qos = resolved.qos;
-        job.required = resolved.required;
-        job.excluded = resolved.excluded;
+        job.required = resolved.required.into();
+        job.excluded = resolved.excluded.into();
         job.constraint = resolved.constraint.map(Box::new);
         job.time_limit = resolved.time_limit;
         job.expected_start = None;
-        job.sched_nodes.clear();
+        job.sched_nodes = Box::default();
         Ok(())
     }
 

@@ -210,8 +210,11 @@ pub struct Job {
     pub(crate) shape: Shape,
     pub(crate) partition: PartitionId,
     pub(crate) qos: Option<QosId>,
-    pub(crate) required: Vec<NodeId>,
-    pub(crate) excluded: Vec<NodeId>,
+    /// `--nodelist` and `--exclude`, resolved (boxed slices, as the
+    /// backfill plan's nodes below: fixed once set, and a queue of jobs
+    /// pays 8 bytes less for each than for a vector).
+    pub(crate) required: Box<[NodeId]>,
+    pub(crate) excluded: Box<[NodeId]>,
     /// `--constraint`, parsed (boxed, as the array and dependency below:
     /// most jobs have none, and every job the controller holds pays for
     /// the room inline).
@@ -235,7 +238,7 @@ pub struct Job {
     pub(crate) restarts: u32,
     pub(crate) signaled: bool,
     pub(crate) expected_start: Option<Time>,
-    pub(crate) sched_nodes: Vec<NodeId>,
+    pub(crate) sched_nodes: Box<[NodeId]>,
     /// Its place in a job array, if it belongs to one.
     pub(crate) array: Option<Box<JobArray>>,
     /// What it still waits for (`--dependency`), with the state of each
@@ -266,8 +269,8 @@ impl Job {
             shape: resolved.shape,
             partition: resolved.partition,
             qos: resolved.qos,
-            required: resolved.required,
-            excluded: resolved.excluded,
+            required: resolved.required.into(),
+            excluded: resolved.excluded.into(),
             constraint: resolved.constraint.map(Box::new),
             time_limit: resolved.time_limit,
             state: JobState::Pending,
@@ -288,7 +291,7 @@ impl Job {
             restarts: 0,
             signaled: false,
             expected_start: None,
-            sched_nodes: Vec::new(),
+            sched_nodes: Box::default(),
             steps: Default::default(),
             array: None,
             dependency: None,
@@ -464,7 +467,7 @@ impl Job {
         self.alloc = alloc;
         self.reason = Reason::None;
         self.expected_start = None;
-        self.sched_nodes.clear();
+        self.sched_nodes = Box::default();
         self.kill = None;
         self.signaled = false;
         Ok(())

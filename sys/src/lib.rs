@@ -2,7 +2,8 @@
 //! daemon and every front end: users and groups from the passwd and group
 //! databases, the host's short name, a peer's host name, this process's
 //! umask, random bytes from the kernel, the calling thread's scheduling
-//! priority, and an allocator that gives large blocks huge pages.
+//! priority, how the C allocator gives back large blocks, and an allocator
+//! that gives large blocks huge pages.
 
 pub mod large_pages;
 pub mod users;
@@ -27,6 +28,25 @@ pub fn random_bytes(buf: &mut [u8]) -> std::io::Result<()> {
         filled += n as usize;
     }
     Ok(())
+}
+
+/// Makes the C allocator give every block of `bytes` or more a mapping of
+/// its own, unmapped when freed. glibc starts so at 128 KiB but raises
+/// that bound to the largest block freed, after which large short-lived
+/// blocks (a listing of 10,000 jobs is a megabyte) come from, and stay in,
+/// the heap of the thread that made them: a daemon's memory grows by its
+/// largest answer per thread. Setting the bound keeps it fixed. Without
+/// glibc (musl), nothing to do.
+pub fn unmap_blocks_from(bytes: usize) {
+    #[cfg(target_env = "gnu")]
+    {
+        let bytes = libc::c_int::try_from(bytes).unwrap_or(libc::c_int::MAX);
+        // SAFETY: mallopt only sets the allocator's parameter; any value
+        // is accepted or refused by its return.
+        unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, bytes) };
+    }
+    #[cfg(not(target_env = "gnu"))]
+    let _ = bytes;
 }
 
 /// Lowers the calling thread (not its process) to the lowest scheduling

@@ -156,7 +156,7 @@ impl Core {
             task_failed: false,
         }));
         job.expected_start = None;
-        job.sched_nodes.clear();
+        job.sched_nodes = Box::default();
         self.jobs.insert(id, Box::new(job));
         self.pending.insert(id);
         self.arrays.entry(array_job_id).or_default().insert(id);

@@ -288,7 +288,7 @@ impl Core {
             job.set_pending_reason(reason);
             if reason != Reason::Resources && reason != Reason::Priority {
                 job.expected_start = None;
-                job.sched_nodes.clear();
+                job.sched_nodes = Box::default();
             }
         }
     }
@@ -384,7 +384,7 @@ impl Core {
             if let Some(reason) = blocking {
                 job.set_pending_reason(reason);
                 job.expected_start = None;
-                job.sched_nodes.clear();
+                job.sched_nodes = Box::default();
                 continue;
             }
             let tier = self.partitions[job.partition.index()].priority_tier;
@@ -900,7 +900,7 @@ impl Core {
     fn clear_plan(&mut self, id: JobId) {
         if let Some(job) = self.jobs.get_mut(&id) {
             job.expected_start = None;
-            job.sched_nodes.clear();
+            job.sched_nodes = Box::default();
         }
     }
 }

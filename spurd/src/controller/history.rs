@@ -175,7 +175,7 @@ impl Controller {
         };
         let partition = partition_name(&self.core, id);
         if let Some(meta) = self.metas.get_mut(&id) {
-            meta.allocated = Some(record);
+            meta.allocated = Some(Box::new(record));
             meta.partition = partition.map(Into::into);
             self.turn.meta_dirty.insert(id);
         }
@@ -295,12 +295,13 @@ fn history_job(row: HistoryRow, q: &HistoryQuery) -> HistoryJob {
         time_limit: record.time_limit,
         priority: meta
             .allocated
+            .as_ref()
             .map_or(record.spec.priority.unwrap_or(0), |a| a.priority),
         nodes: meta.nodes.clone().unwrap_or_default().to_string(),
         requested: tres(req, true),
         req_mem_mb,
         req_mem_per_cpu,
-        allocated: meta.allocated.map(|a| tres(a.total, true)),
+        allocated: meta.allocated.as_ref().map(|a| tres(a.total, true)),
         work_dir: meta.work_dir.to_string(),
         comment: meta.comment.as_deref().map(str::to_string),
         constraints: record.spec.constraint.clone(),
@@ -329,7 +330,7 @@ fn batch_step(
         return None;
     }
     let start = record.start_time?;
-    let alloc = meta.allocated?;
+    let alloc = *meta.allocated.as_deref()?;
     let in_window = q.end.is_none_or(|e| start <= e)
         && record
             .end_time
@@ -436,7 +437,7 @@ mod tests {
                 nodes: Some("gb[001-002]".into()),
                 partition: Some("batch".into()),
                 requested: Some(tres),
-                allocated: Some(AllocRecord {
+                allocated: Some(Box::new(AllocRecord {
                     total: tres,
                     batch_host: TresCount {
                         cpus: 4,
@@ -445,7 +446,7 @@ mod tests {
                         gpus: 4,
                     },
                     priority: 7,
-                }),
+                })),
                 cancelled_by: Some(2001),
                 ..JobMeta::default()
             },

@@ -318,6 +318,9 @@ pub fn copy_state(conf: &Path, backup: Option<PathBuf>, restore: Option<PathBuf>
 
 /// Runs the controller until `shutdown` resolves.
 pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) -> Result<()> {
+    // Listings and history answers are megabytes, made and freed on
+    // several threads: they go back to the kernel once sent.
+    spur_sys::unmap_blocks_from(128 << 10);
     let state_dir = PathBuf::from(&site.conf.state_save_location);
     std::fs::create_dir_all(&state_dir)
         .with_context(|| format!("while creating {}", state_dir.display()))?;

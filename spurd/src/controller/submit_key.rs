@@ -34,8 +34,24 @@ pub fn digest(uid: u32, key: &str) -> Result<SubmitKey, ProtoError> {
 /// purged (MinJobAge can be seconds), and still gets that job's id.
 #[derive(Debug, Default)]
 pub struct SubmitKeys {
-    /// The job of each key, and since when it is gone (None: known).
-    jobs: HashMap<SubmitKey, (JobId, Option<u64>)>,
+    /// The job of each key.
+    jobs: HashMap<[u64; 2], Kept>,
+}
+
+/// What is kept of a key: a map entry of 32 bytes, where a `u128` key
+/// and a `u64` time padded each to 48 (every job a pipeline submits has
+/// one).
+#[derive(Debug, Clone, Copy)]
+struct Kept {
+    job: JobId,
+    /// Since when its job is gone, in seconds since the epoch (None: the
+    /// controller knows it).
+    gone: Option<u32>,
+}
+
+/// A digest as the map holds it: two words, aligned as words.
+fn words(key: SubmitKey) -> [u64; 2] {
+    [key as u64, (key >> 64) as u64]
 }
 
 /// How long a key outlives its job: longer than any command waits for an
@@ -45,24 +61,25 @@ pub const KEEP_GONE_SECS: u64 = 600;
 impl SubmitKeys {
     /// The job a submission with this key made.
     pub fn job(&self, key: SubmitKey) -> Option<JobId> {
-        self.jobs.get(&key).map(|&(id, _)| id)
+        self.jobs.get(&words(key)).map(|kept| kept.job)
     }
 
     /// Remembers the job a keyed submission made.
     pub fn insert(&mut self, key: SubmitKey, job: JobId) {
-        self.jobs.insert(key, (job, None));
+        self.jobs.insert(words(key), Kept { job, gone: None });
     }
 
     /// Notes which jobs the controller no longer knows (`known`), and
     /// forgets the keys of those gone longer than [`KEEP_GONE_SECS`].
     pub fn forget_gone(&mut self, known: impl Fn(JobId) -> bool, now: u64) {
-        self.jobs.retain(|_, (id, gone)| {
-            if known(*id) {
-                *gone = None;
+        let now = u32::try_from(now).unwrap_or(u32::MAX);
+        self.jobs.retain(|_, kept| {
+            if known(kept.job) {
+                kept.gone = None;
                 return true;
             }
-            let since = *gone.get_or_insert(now);
-            now.saturating_sub(since) <= KEEP_GONE_SECS
+            let since = *kept.gone.get_or_insert(now);
+            u64::from(now.saturating_sub(since)) <= KEEP_GONE_SECS
         });
     }
 

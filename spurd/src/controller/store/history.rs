@@ -44,6 +44,7 @@ impl Reader {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.busy_timeout(Duration::from_secs(5))?;
+        conn.pragma_update(None, "cache_size", super::CACHE_SIZE)?;
         Ok(Reader { conn })
     }
 

@@ -471,7 +471,7 @@ fn the_stored_layout_is_pinned() {
     // then update the figure below.
     let meta = JobMeta {
         requested: Some(TresCount::default()),
-        allocated: Some(AllocRecord::default()),
+        allocated: Some(Box::default()),
         ..Default::default()
     };
     let mut fields = Vec::new();

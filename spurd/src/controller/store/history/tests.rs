@@ -474,11 +474,11 @@ fn fill_a_state_database_for_the_sacct_bench() {
                 nodes: Some(format!("gb{:03}", 1 + id % 72).into()),
                 partition: Some("batch".into()),
                 requested: Some(tres),
-                allocated: Some(super::super::AllocRecord {
+                allocated: Some(Box::new(super::super::AllocRecord {
                     total: tres,
                     batch_host: tres,
                     priority: 1,
-                }),
+                })),
                 ..JobMeta::default()
             };
             turn.insert_job(&record, &meta, &JobPayload::default(), None)
