@@ -56,17 +56,25 @@ pub fn encode<T: Serialize>(msg: &T) -> Result<Vec<u8>, FrameError> {
 /// work.
 pub const SPLIT_LISTING_FROM: usize = 4096;
 
+/// How many items before its turn [`encode_jobs`] announces an item: far
+/// enough that its memory arrives while the ones before it are written.
+pub const LOOK_AHEAD: usize = 8;
+
 /// Encodes `ClientResponse::Jobs { now, jobs }` as a frame from `items`,
 /// each job carrying `fields` written by `fill` over one reused value in
 /// turn, so that a listing of many jobs is never built as `JobInfo`s nor
-/// allocated job by job (the bytes equal those of [`encode`]). From
-/// [`SPLIT_LISTING_FROM`] jobs on, the listing goes in two runs, the
+/// allocated job by job (the bytes equal those of [`encode`]). `fill`
+/// returns false for an item that is not listed: choosing is part of the
+/// work shared out. `ahead` is told of each item [`LOOK_AHEAD`] items
+/// before it is filled, to bring what filling it reads into the cache.
+/// From [`SPLIT_LISTING_FROM`] items on, the listing goes in two runs, the
 /// second written on a thread of its own (and read on one by the client).
 pub fn encode_jobs<T: Sync>(
     now: u64,
     fields: crate::JobFields,
     items: &[T],
-    fill: impl Fn(&T, &mut crate::job::JobInfo) + Sync,
+    ahead: impl Fn(&T) + Sync,
+    fill: impl Fn(&T, &mut crate::job::JobInfo) -> bool + Sync,
 ) -> Result<Vec<u8>, FrameError> {
     use crate::listing::{header_len, put_header, BlockWriter, Run};
     // The empty response ends with its block: the block's length (a u64)
@@ -92,59 +100,73 @@ pub fn encode_jobs<T: Sync>(
     buf.resize(block_start + header_len(parts.len()), 0);
     let jobs_start = buf.len();
     let writer = BlockWriter::new(fields);
+    // Writes the listed items of `part`, and says how many there were.
     let write = |part: &[T], out: &mut Vec<u8>| {
         let mut job = crate::job::JobInfo::default();
+        let mut count = 0;
         for (i, item) in part.iter().enumerate() {
-            fill(item, &mut job);
+            if let Some(later) = part.get(i + LOOK_AHEAD) {
+                ahead(later);
+            }
+            if !fill(item, &mut job) {
+                continue;
+            }
             let before = out.len();
             writer.push(out, &job);
-            if i == 0 {
-                // Room for every job the size of the first, so the buffer
-                // is not copied as it grows.
+            if count == 0 {
+                // Room for every job left the size of the first, so the
+                // buffer is not copied as it grows.
                 let each = out.len() - before;
-                out.reserve(part.len().saturating_mul(each + each / 4));
+                out.reserve((part.len() - i).saturating_mul(each + each / 4));
             }
+            count += 1;
         }
+        count
     };
-    let lens = match parts[..] {
+    let runs = match parts[..] {
         [first, second] => {
-            let tail = std::thread::scope(|scope| {
+            let written = std::thread::scope(|scope| {
                 let helper = std::thread::Builder::new()
                     .name("listing".into())
                     .spawn_scoped(scope, || {
                         let mut tail = Vec::new();
-                        write(second, &mut tail);
-                        tail
+                        let count = write(second, &mut tail);
+                        (tail, count)
                     });
-                write(first, &mut buf);
-                match helper {
+                let count = write(first, &mut buf);
+                let tail = match helper {
                     Ok(helper) => helper.join().map_err(std::panic::resume_unwind),
                     // No thread to be had: the second half here too.
                     Err(_) => {
                         let mut tail = Vec::new();
-                        write(second, &mut tail);
-                        Ok(tail)
+                        let count = write(second, &mut tail);
+                        Ok((tail, count))
                     }
-                }
+                };
+                tail.map(|tail| (count, tail))
             });
-            let Ok(tail) = tail;
-            let first_len = buf.len() - jobs_start;
+            let Ok((first_count, (tail, tail_count))) = written;
+            let first = Run {
+                count: first_count,
+                len: buf.len() - jobs_start,
+            };
             buf.extend_from_slice(&tail);
-            vec![first_len, tail.len()]
+            vec![
+                first,
+                Run {
+                    count: tail_count,
+                    len: tail.len(),
+                },
+            ]
         }
         _ => {
-            write(items, &mut buf);
-            vec![buf.len() - jobs_start]
+            let count = write(items, &mut buf);
+            vec![Run {
+                count,
+                len: buf.len() - jobs_start,
+            }]
         }
     };
-    let runs: Vec<Run> = parts
-        .iter()
-        .zip(lens)
-        .map(|(part, len)| Run {
-            count: part.len(),
-            len,
-        })
-        .collect();
     let mut header = Vec::with_capacity(header_len(runs.len()));
     put_header(&mut header, fields, &runs);
     buf[block_start..jobs_start].copy_from_slice(&header);
@@ -341,8 +363,17 @@ mod tests {
                 })
                 .collect();
             for fields in [crate::JobFields::ALL, some] {
-                let streamed =
-                    encode_jobs(42, fields, &jobs, |j, out| out.clone_from(j)).expect("encodes");
+                let streamed = encode_jobs(
+                    42,
+                    fields,
+                    &jobs,
+                    |_| {},
+                    |j, out| {
+                        out.clone_from(j);
+                        true
+                    },
+                )
+                .expect("encodes");
                 let held = crate::JobList::new(fields, jobs.clone());
                 let collected = encode(&ClientResponse::Jobs {
                     now: 42,
@@ -360,6 +391,25 @@ mod tests {
                 } else {
                     assert_eq!(runs, 2);
                 }
+                // Items left out by `fill` are not listed, in either run.
+                let chosen = |j: &JobInfo| j.job_id % 3 != 0 && j.job_id < 3 * count as u32 / 4;
+                let some_listed = encode_jobs(
+                    42,
+                    fields,
+                    &jobs,
+                    |_| {},
+                    |j, out| {
+                        out.clone_from(j);
+                        chosen(j)
+                    },
+                )
+                .expect("encodes");
+                let Ok(ClientResponse::Jobs { jobs: got, .. }) = decode(&some_listed[4..]) else {
+                    panic!("{count} jobs, some listed, do not decode as a listing");
+                };
+                let kept: Vec<JobInfo> = jobs.iter().filter(|j| chosen(j)).cloned().collect();
+                assert_eq!(got.len(), kept.len(), "{count} jobs, some listed");
+                assert_eq!(got, crate::JobList::sent(fields, &kept), "{count} jobs");
             }
         }
     }

@@ -538,7 +538,17 @@ current_working_directory";
 /// two threads.
 fn sent_in_runs(plan: &Plan, jobs: &[JobInfo]) -> JobList {
     use spur_proto::frame::{decode, encode_jobs};
-    let frame = encode_jobs(NOW, fields(plan), jobs, |j, out| out.clone_from(j)).expect("encodes");
+    let frame = encode_jobs(
+        NOW,
+        fields(plan),
+        jobs,
+        |_| {},
+        |j, out| {
+            out.clone_from(j);
+            true
+        },
+    )
+    .expect("encodes");
     match decode(&frame[4..]) {
         Ok(spur_proto::ClientResponse::Jobs { jobs, .. }) => jobs,
         other => panic!("not a listing: {other:?}"),

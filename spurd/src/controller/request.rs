@@ -365,7 +365,15 @@ impl Controller {
         // What filling a job reads, alone: a listing may be filled on two
         // threads.
         let (core, metas) = (&self.core, &self.metas);
-        let fill = |j: &&spur_core::Job, info: &mut spur_proto::JobInfo| {
+        // A job and its metadata are boxed apart: both are asked for
+        // before their turn, or each read waits for memory.
+        let ahead = |j: &&spur_core::Job| {
+            spur_sys::prefetch(*j);
+            if let Some(meta) = metas.get(&j.id) {
+                spur_sys::prefetch(&**meta);
+            }
+        };
+        let fill = |j: &spur_core::Job, info: &mut spur_proto::JobInfo| {
             let meta = metas.get(&j.id).map_or(&none, |m| &**m);
             let host = j
                 .allocation()
@@ -375,7 +383,7 @@ impl Controller {
             convert::fill_job_info(info, core, j, meta, host, fields)
         };
         let encoded = if ids.is_empty() {
-            let listed = |j: &&spur_core::Job| {
+            let listed = |j: &spur_core::Job| {
                 visible(j)
                     && (!active_only
                         || matches!(
@@ -385,8 +393,15 @@ impl Controller {
                                 | JobStateName::Completing
                         ))
             };
-            let jobs: Vec<&spur_core::Job> = self.core.jobs().filter(listed).collect();
-            spur_proto::frame::encode_jobs(now(), fields, &jobs, fill)
+            // Every job, chosen as it is written: reading each job to
+            // choose it is most of the work, and the writers share it.
+            let jobs: Vec<&spur_core::Job> = self.core.jobs().collect();
+            spur_proto::frame::encode_jobs(now(), fields, &jobs, ahead, |j, info| {
+                listed(j) && {
+                    fill(j, info);
+                    true
+                }
+            })
         } else {
             // The id of an array names every job of it.
             let found: Vec<&spur_core::Job> = self
@@ -398,7 +413,10 @@ impl Controller {
             if found.is_empty() {
                 return Err(ErrorCode::InvalidJobId.into());
             }
-            spur_proto::frame::encode_jobs(now(), fields, &found, fill)
+            spur_proto::frame::encode_jobs(now(), fields, &found, ahead, |j, info| {
+                fill(j, info);
+                true
+            })
         };
         encoded.map_err(|_| ErrorCode::Malformed.into())
     }
