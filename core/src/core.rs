@@ -673,7 +673,7 @@ impl Core {
             }
             Input::SetDependency { job, dependency } => self.set_dependency(job, &dependency)?,
             Input::SetTimeLimit { job, limit } => self.job_mut(job)?.set_time_limit(limit)?,
-            Input::Rename { job, name } => self.job_mut(job)?.spec.name = name,
+            Input::Rename { job, name } => self.job_mut(job)?.spec.name = name.into(),
             Input::SetPartitions { job, partitions } => self.move_partitions(job, partitions)?,
             Input::SetPriority { job, priority } => self.fix_priority(job, priority)?,
             Input::SetNice { job, nice } => self.change_nice(job, nice)?,
@@ -818,11 +818,11 @@ impl Core {
         let partition = self.resolve_partition(spec)?;
         let part = &self.partitions[partition.index()];
         let qos = match &spec.qos {
-            Some(name) => Some(*self.qos_index.get(name).ok_or(SubmitError::InvalidQos)?),
+            Some(name) => Some(*self.qos_index.get(&**name).ok_or(SubmitError::InvalidQos)?),
             None => None,
         };
         if let (Some(allowed), Some(account)) = (&part.allow_accounts, &spec.account) {
-            if !allowed.iter().any(|a| a == account) {
+            if !allowed.iter().any(|a| **a == **account) {
                 return Err(SubmitError::InvalidAccount);
             }
         }
@@ -830,7 +830,7 @@ impl Core {
             Some(t) => Some(
                 self.gpu_types
                     .iter()
-                    .position(|g| g == t)
+                    .position(|g| **g == **t)
                     .ok_or(SubmitError::InvalidGres)? as u16,
             ),
             None => None,

@@ -299,7 +299,7 @@ mod tests {
             .submit_job(
                 JobSpec {
                     array: Some("0-9%2".into()),
-                    dependency: Some(format!("afterok:{first},singleton")),
+                    dependency: Some(format!("afterok:{first},singleton").into()),
                     ..gpu_spec(1)
                 },
                 0,

@@ -66,16 +66,16 @@ pub struct SwitchesRequest {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct JobSpec {
     /// `-J`.
-    pub name: String,
+    pub name: Box<str>,
     /// The submitting user.
     pub user: Uid,
     /// `-A`.
-    pub account: Option<String>,
+    pub account: Option<Box<str>>,
     /// `-p`: one or more partitions, comma-separated in Slurm; the first that
     /// can run the job is used. Empty: the default partition.
     pub partitions: Vec<String>,
     /// `-q`.
-    pub qos: Option<String>,
+    pub qos: Option<Box<str>>,
     /// `-N min[-max]`: the minimum node count.
     pub min_nodes: Option<u32>,
     /// `-N min-max`: the maximum node count.
@@ -95,7 +95,7 @@ pub struct JobSpec {
     /// `--gpus-per-task`.
     pub gpus_per_task: Option<u32>,
     /// The GPU type of `--gres=gpu:type:N` / `--gpus=type:N`.
-    pub gpu_type: Option<String>,
+    pub gpu_type: Option<Box<str>>,
     /// `--cpus-per-gpu`.
     pub cpus_per_gpu: Option<u32>,
     /// `--exclusive[=user|topo]`.
@@ -111,7 +111,7 @@ pub struct JobSpec {
     /// `-x`: nodes the job must not have.
     pub excluded_nodes: Vec<String>,
     /// `-C`: a node feature expression.
-    pub constraint: Option<String>,
+    pub constraint: Option<Box<str>>,
     /// `-t` in seconds; None: the partition's DefaultTime, else MaxTime.
     pub time_limit: Option<u64>,
     /// `-t UNLIMITED` (or `-t 0`): as long as the partition's MaxTime
@@ -141,12 +141,12 @@ pub struct JobSpec {
     /// [`crate::array::parse_array`] at submit. Every task of the array
     /// carries it.
     #[serde(default)]
-    pub array: Option<String>,
+    pub array: Option<Box<str>>,
     /// `--dependency`, as given (`afterok:5:6,singleton`), parsed by
     /// [`crate::dependency::parse_dependency`] at submit; replaced by
     /// [`crate::Core::set_dependency`].
     #[serde(default)]
-    pub dependency: Option<String>,
+    pub dependency: Option<Box<str>>,
     /// `--kill-on-invalid-dep=yes|no`; None: the cluster's
     /// kill_invalid_depend decides.
     #[serde(default)]

@@ -99,7 +99,7 @@ pub fn to_sim_job(t: &TraceJob, policy: SegmentPolicy) -> SimJob {
         Some(g) => (g.div_ceil(GPUS_PER_NODE).max(1), g),
     };
     let mut spec = JobSpec {
-        name: format!("t{}", t.id),
+        name: format!("t{}", t.id).into(),
         user: Uid(t.user.unwrap_or(1000)),
         time_limit: Some(
             t.walltime_s

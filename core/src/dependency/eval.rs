@@ -314,18 +314,18 @@ impl Core {
                     .as_ref()
                     .is_some_and(|d| d.items.iter().any(|i| i.kind == DependencyKind::Singleton))
             })
-            .map(|j| (j.spec.user, j.spec.name.as_str()))
+            .map(|j| (j.spec.user, &*j.spec.name))
             .collect();
         if wanted.is_empty() {
             return index;
         }
         let active = self.running.iter().chain(self.pending.iter());
         for job in active.filter_map(|id| self.jobs.get(id)) {
-            if !wanted.contains(&(job.spec.user, job.spec.name.as_str())) {
+            if !wanted.contains(&(job.spec.user, &*job.spec.name)) {
                 continue;
             }
             let entry = index
-                .entry((job.spec.user, job.spec.name.clone()))
+                .entry((job.spec.user, job.spec.name.to_string()))
                 .or_insert((false, JobId(u32::MAX)));
             match job.state() {
                 JobState::Running => entry.0 = true,
@@ -349,7 +349,7 @@ impl Core {
         }
         let dep = self.resolve_dependency(text, id, job.array.as_deref())?;
         let job = self.jobs.get_mut(&id).expect("checked above");
-        job.spec.dependency = dep.is_some().then(|| text.to_string());
+        job.spec.dependency = dep.is_some().then(|| text.into());
         job.dependency = dep.map(Box::new);
         if matches!(
             job.reason,
@@ -406,7 +406,7 @@ fn singleton_state(job: &Job, index: &BTreeMap<(Uid, String), (bool, JobId)>) ->
     if job.spec.name.is_empty() {
         return DependencyState::Fulfilled;
     }
-    match index.get(&(job.spec.user, job.spec.name.clone())) {
+    match index.get(&(job.spec.user, job.spec.name.to_string())) {
         Some(&(running, lowest)) if running || lowest < job.id => DependencyState::Unfulfilled,
         _ => DependencyState::Fulfilled,
     }

@@ -95,13 +95,13 @@ proptest! {
 
     #[test]
     fn schedule_does_not_depend_on_submission_order(reqs in prop::collection::vec(req(), 1..20), seed in any::<u64>()) {
-        let run = |order: &[usize]| -> Vec<(String, Vec<NodeId>)> {
+        let run = |order: &[usize]| -> Vec<(Box<str>, Vec<NodeId>)> {
             let mut env = TestEnv::nvl72(4);
             for &i in order {
                 let b = builder(&reqs[i], 10_000 - i as u32).name(&format!("j{i}"));
                 let _ = env.core.submit_job(b.0, env.now);
             }
-            let mut out: Vec<(String, Vec<NodeId>)> = env
+            let mut out: Vec<(Box<str>, Vec<NodeId>)> = env
                 .schedule()
                 .into_iter()
                 .map(|(id, nodes)| (env.core.job(id).unwrap().spec.name.clone(), nodes))

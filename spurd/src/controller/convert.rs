@@ -21,11 +21,11 @@ use super::store::JobMeta;
 /// The core's request for a submitted job.
 pub fn job_spec(desc: &JobDesc, uid: u32) -> JobSpec {
     JobSpec {
-        name: desc.name.clone().unwrap_or_else(|| "sbatch".into()),
+        name: desc.name.as_deref().unwrap_or("sbatch").into(),
         user: Uid(uid),
-        account: desc.account.clone(),
+        account: desc.account.as_deref().map(Into::into),
         partitions: desc.partitions.clone(),
-        qos: desc.qos.clone(),
+        qos: desc.qos.as_deref().map(Into::into),
         min_nodes: desc.min_nodes,
         max_nodes: desc.max_nodes,
         ntasks: desc.ntasks,
@@ -40,7 +40,7 @@ pub fn job_spec(desc: &JobDesc, uid: u32) -> JobSpec {
         gpus: desc.gpus,
         gpus_per_node: desc.gpus_per_node,
         gpus_per_task: desc.gpus_per_task,
-        gpu_type: desc.gpu_type.clone(),
+        gpu_type: desc.gpu_type.as_deref().map(Into::into),
         cpus_per_gpu: desc.cpus_per_gpu,
         exclusive: match desc.exclusive {
             ExclusiveMode::No => Exclusive::No,
@@ -59,7 +59,7 @@ pub fn job_spec(desc: &JobDesc, uid: u32) -> JobSpec {
             .map(|(count, max_wait)| SwitchesRequest { count, max_wait }),
         required_nodes: desc.required_nodes.clone(),
         excluded_nodes: desc.excluded_nodes.clone(),
-        constraint: desc.constraint.clone(),
+        constraint: desc.constraint.as_deref().map(Into::into),
         time_limit: desc.time_limit,
         time_unlimited: desc.time_unlimited,
         time_min: desc.time_min,
@@ -70,8 +70,8 @@ pub fn job_spec(desc: &JobDesc, uid: u32) -> JobSpec {
         hold: desc.hold,
         requeue: desc.requeue,
         signal: desc.signal.map(|s| (s.signal, s.before)),
-        array: desc.array.clone(),
-        dependency: desc.dependency.clone(),
+        array: desc.array.as_deref().map(Into::into),
+        dependency: desc.dependency.as_deref().map(Into::into),
         kill_on_invalid_dep: desc.kill_on_invalid_dep,
     }
 }

@@ -267,14 +267,14 @@ fn history_job(row: HistoryRow, q: &HistoryQuery) -> HistoryJob {
             .as_ref()
             .filter(|a| a.is_meta() && !a.pending_tasks().is_empty())
             .map(|a| a.pending_text()),
-        name: record.spec.name.clone(),
+        name: record.spec.name.to_string(),
         user_id: record.spec.user.0,
         user_name: meta.user_name.to_string(),
         group_id: meta.gid,
         group_name: meta.group_name.to_string(),
-        account: record.spec.account.clone(),
+        account: record.spec.account.as_deref().map(str::to_string),
         partition: meta.partition_of(&record).to_string(),
-        qos: record.spec.qos.clone().unwrap_or_else(|| "normal".into()),
+        qos: record.spec.qos.as_deref().unwrap_or("normal").to_string(),
         state: state_word(record.state),
         cancelled_by: (record.state == JobState::Cancelled)
             .then_some(meta.cancelled_by)
@@ -304,7 +304,7 @@ fn history_job(row: HistoryRow, q: &HistoryQuery) -> HistoryJob {
         allocated: meta.allocated.as_ref().map(|a| tres(a.total, true)),
         work_dir: meta.work_dir.to_string(),
         comment: meta.comment.as_deref().map(str::to_string),
-        constraints: record.spec.constraint.clone(),
+        constraints: record.spec.constraint.as_deref().map(str::to_string),
         steps: Vec::new(),
     };
     if q.steps {

@@ -242,7 +242,7 @@ impl Controller {
         }
         Ok(BatchLaunch {
             job_id: id.0,
-            name: job.spec.name.clone(),
+            name: job.spec.name.to_string(),
             uid: job.spec.user.0,
             gid: meta.gid,
             user_name: meta.user_name.to_string(),

@@ -73,7 +73,7 @@ pub(super) fn select(conn: &Connection, q: &HistoryQuery) -> Result<Vec<HistoryR
         let (id, record, meta) = row?;
         let meta: JobMeta = decode(id, &meta)?;
         let record: JobRecord = decode(id, &record)?;
-        if !q.names.is_empty() && !q.names.contains(&record.spec.name) {
+        if !q.names.is_empty() && !q.names.iter().any(|n| **n == *record.spec.name) {
             continue;
         }
         let partition = meta.partition_of(&record);

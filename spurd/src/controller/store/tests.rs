@@ -7,7 +7,7 @@ fn record(id: u32, state: JobState, end: Option<u64>) -> JobRecord {
         id: JobId(id),
         spec: JobSpec {
             user: Uid(1000),
-            name: format!("job{id}"),
+            name: format!("job{id}").into(),
             ..Default::default()
         },
         state,

@@ -10,7 +10,7 @@ fn job(id: u32, submit: u64, start: Option<u64>, end: Option<u64>, state: JobSta
         id: JobId(id),
         spec: JobSpec {
             user: Uid(1000 + id % 2),
-            name: format!("job{id}"),
+            name: format!("job{id}").into(),
             partitions: vec![if id.is_multiple_of(3) {
                 "debug"
             } else {
@@ -466,7 +466,7 @@ fn fill_a_state_database_for_the_sacct_bench() {
             );
             record.spec.user = Uid(1000 + id % 16);
             record.spec.partitions = vec!["batch".into()];
-            record.spec.name = format!("bench{}", id % 100);
+            record.spec.name = format!("bench{}", id % 100).into();
             let meta = JobMeta {
                 user_name: format!("user{}", id % 16).into(),
                 group_name: "bench".into(),
