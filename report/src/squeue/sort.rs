@@ -153,22 +153,39 @@ impl<'s> SortKeys<'s> {
         let at = |row: usize, k: usize| self.keys[row * width + k];
         let mut order: Vec<usize> = (0..rows).collect();
         msort(&mut order, &|&a, &b| by_start(at(a, 0), at(b, 0), true));
-        for (k, step) in self.spec.steps.iter().enumerate() {
-            let signed = |a: &usize, b: &usize| {
-                let d = self.compare(at(*a, k + 1), at(*b, k + 1));
-                if step.reverse {
-                    -d
-                } else {
-                    d
-                }
-            };
-            if step.glibc {
-                msort(&mut order, &signed);
+        let signed = |k: usize, a: usize, b: usize| {
+            let d = self.compare(at(a, k + 1), at(b, k + 1));
+            if self.spec.steps[k].reverse {
+                -d
             } else {
-                // A total order: any stable sort gives the same rows, and
-                // the standard one is fast on nearly sorted lists.
-                order.sort_by(|a, b| signed(a, b).cmp(&0));
+                d
             }
+        };
+        let steps = &self.spec.steps;
+        let mut k = 0;
+        while k < steps.len() {
+            if steps[k].glibc {
+                msort(&mut order, &|&a, &b| signed(k, a, b));
+                k += 1;
+                continue;
+            }
+            // Stable sorts by total orders, one after another, order the
+            // rows as one stable sort by all their keys, the last sorted
+            // by first: one pass instead of one per key (and the
+            // standard sort is fast on nearly sorted lists).
+            let run = k..steps[k..]
+                .iter()
+                .position(|s| s.glibc)
+                .map_or(steps.len(), |end| k + end);
+            order.sort_by(|&a, &b| {
+                run.clone()
+                    .rev()
+                    .map(|k| signed(k, a, b))
+                    .find(|&d| d != 0)
+                    .unwrap_or(0)
+                    .cmp(&0)
+            });
+            k = run.end;
         }
         order
     }
@@ -391,6 +408,43 @@ mod tests {
                     "sorting by {keys} reads more than {fields:?}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn keys_sorted_together_order_rows_as_sorted_one_by_one() {
+        let mut jobs = crate::squeue::field::tests::rich_jobs();
+        let more: Vec<JobInfo> = jobs.iter().rev().cloned().collect();
+        jobs.extend(more);
+        for (i, j) in jobs.iter_mut().enumerate() {
+            j.priority = (i % 3) as u32;
+            j.num_cpus = (i % 2) as u32;
+            j.num_nodes = (i % 5) as u32;
+        }
+        let now = 1_700_000_500;
+        for keys in ["P,t,-p", "-C,D,p,u", "t,S,-C,D", "i", "-D,-C,S,P,p"] {
+            let (spec, _) = SortSpec::parse(keys).expect("valid");
+            let mut sorted = SortKeys::new(&spec, now);
+            jobs.iter().for_each(|job| sorted.push(job));
+            // Each key as a stable sort of its own, the last key first.
+            let width = spec.steps.len() + 1;
+            let at = |row: usize, k: usize| sorted.keys[row * width + k];
+            let mut one_by_one: Vec<usize> = (0..jobs.len()).collect();
+            msort(&mut one_by_one, &|&a, &b| {
+                by_start(at(a, 0), at(b, 0), true)
+            });
+            for (k, step) in spec.steps.iter().enumerate() {
+                let signed = |a: &usize, b: &usize| {
+                    let d = sorted.compare(at(*a, k + 1), at(*b, k + 1));
+                    if step.reverse {
+                        -d
+                    } else {
+                        d
+                    }
+                };
+                msort(&mut one_by_one, &signed);
+            }
+            assert_eq!(sorted.order(), one_by_one, "-S {keys}");
         }
     }
 

@@ -317,21 +317,41 @@ pub fn report(plan: &Plan, now: u64, jobs: &JobList) -> Report {
             .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
         first.into_iter().chain(others).collect::<Vec<_>>()
     });
-    let mut rows = Rows::new(&spec, now, 0);
+    // The parts' sort keys are sorted together; their lines stay where
+    // they were written, each copied once, in order, into the report.
+    let mut keys = SortKeys::new(&spec, now);
+    keys.reserve(each.iter().flatten().map(|part| part.ends.len()).sum());
+    let mut texts = Vec::with_capacity(each.len());
     for part in each {
-        match part {
-            Ok(part) if rows.ends.is_empty() => rows = part,
-            Ok(part) => rows.append(part),
+        let Rows {
+            keys: part_keys,
+            lines,
+            ends,
+        } = match part {
+            Ok(part) => part,
             Err(e) => return failed(e),
-        }
+        };
+        keys.append(part_keys);
+        texts.push((lines, ends));
     }
-    let Rows { keys, lines, ends } = rows;
-    let order = keys.order();
-    let mut out = String::with_capacity(lines.len() + 256);
+    // The listing's row number of each part's first row.
+    let firsts: Vec<usize> = texts
+        .iter()
+        .scan(0, |rows, (_, ends)| {
+            let first = *rows;
+            *rows += ends.len();
+            Some(first)
+        })
+        .collect();
+    let length = texts.iter().map(|(lines, _)| lines.len()).sum::<usize>();
+    let mut out = String::with_capacity(length + 256);
     renderer.header(&mut out);
-    for i in order {
-        let start = if i == 0 { 0 } else { ends[i - 1] };
-        out.push_str(&lines[start..ends[i]]);
+    for i in keys.order() {
+        let part = firsts.partition_point(|&first| first <= i) - 1;
+        let (lines, ends) = &texts[part];
+        let row = i - firsts[part];
+        let start = if row == 0 { 0 } else { ends[row - 1] };
+        out.push_str(&lines[start..ends[row]]);
     }
     let err = notes.iter().map(|n| format!("squeue: {n}\n")).collect();
     done(out, err, true)
@@ -355,14 +375,6 @@ impl<'s> Rows<'s> {
             lines: String::new(),
             ends: Vec::with_capacity(rows),
         }
-    }
-
-    /// Takes `other`'s rows after these.
-    fn append(&mut self, other: Rows<'_>) {
-        let shift = self.lines.len();
-        self.keys.append(other.keys);
-        self.lines.push_str(&other.lines);
-        self.ends.extend(other.ends.iter().map(|e| e + shift));
     }
 }
 
