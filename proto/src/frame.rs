@@ -392,7 +392,8 @@ mod tests {
                     assert_eq!(runs, 2);
                 }
                 // Items left out by `fill` are not listed, in either run.
-                let chosen = |j: &JobInfo| j.job_id % 3 != 0 && j.job_id < 3 * count as u32 / 4;
+                let chosen =
+                    |j: &JobInfo| !j.job_id.is_multiple_of(3) && j.job_id < 3 * count as u32 / 4;
                 let some_listed = encode_jobs(
                     42,
                     fields,
