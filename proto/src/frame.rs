@@ -100,8 +100,9 @@ pub fn encode_jobs<T: Sync>(
     buf.resize(block_start + header_len(parts.len()), 0);
     let jobs_start = buf.len();
     let writer = BlockWriter::new(fields);
-    // Writes the listed items of `part`, and says how many there were.
-    let write = |part: &[T], out: &mut Vec<u8>| {
+    // Writes the listed items of `part`, and says how many there were;
+    // `later` more items' bytes will be added to `out` after them.
+    let write = |part: &[T], out: &mut Vec<u8>, later: usize| {
         let mut job = crate::job::JobInfo::default();
         let mut count = 0;
         for (i, item) in part.iter().enumerate() {
@@ -117,7 +118,7 @@ pub fn encode_jobs<T: Sync>(
                 // Room for every job left the size of the first, so the
                 // buffer is not copied as it grows.
                 let each = out.len() - before;
-                out.reserve((part.len() - i).saturating_mul(each + each / 4));
+                out.reserve((part.len() - i + later).saturating_mul(each + each / 4));
             }
             count += 1;
         }
@@ -130,16 +131,16 @@ pub fn encode_jobs<T: Sync>(
                     .name("listing".into())
                     .spawn_scoped(scope, || {
                         let mut tail = Vec::new();
-                        let count = write(second, &mut tail);
+                        let count = write(second, &mut tail, 0);
                         (tail, count)
                     });
-                let count = write(first, &mut buf);
+                let count = write(first, &mut buf, second.len());
                 let tail = match helper {
                     Ok(helper) => helper.join().map_err(std::panic::resume_unwind),
                     // No thread to be had: the second half here too.
                     Err(_) => {
                         let mut tail = Vec::new();
-                        let count = write(second, &mut tail);
+                        let count = write(second, &mut tail, 0);
                         Ok((tail, count))
                     }
                 };
@@ -160,7 +161,7 @@ pub fn encode_jobs<T: Sync>(
             ]
         }
         _ => {
-            let count = write(items, &mut buf);
+            let count = write(items, &mut buf, 0);
             vec![Run {
                 count,
                 len: buf.len() - jobs_start,
