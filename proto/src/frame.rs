@@ -364,17 +364,21 @@ mod tests {
                 })
                 .collect();
             for fields in [crate::JobFields::ALL, some] {
-                let streamed = encode_jobs(
-                    42,
-                    fields,
-                    &jobs,
-                    |_| {},
-                    |j, out| {
-                        out.clone_from(j);
-                        true
-                    },
-                )
-                .expect("encodes");
+                // The jobs `listed` keeps, encoded as the controller does.
+                let listing = |listed: &(dyn Fn(&JobInfo) -> bool + Sync)| {
+                    encode_jobs(
+                        42,
+                        fields,
+                        &jobs,
+                        |_| {},
+                        |j, out| {
+                            out.clone_from(j);
+                            listed(j)
+                        },
+                    )
+                    .expect("encodes")
+                };
+                let streamed = listing(&|_| true);
                 let held = crate::JobList::new(fields, jobs.clone());
                 let collected = encode(&ClientResponse::Jobs {
                     now: 42,
@@ -395,17 +399,7 @@ mod tests {
                 // Items left out by `fill` are not listed, in either run.
                 let chosen =
                     |j: &JobInfo| !j.job_id.is_multiple_of(3) && j.job_id < 3 * count as u32 / 4;
-                let some_listed = encode_jobs(
-                    42,
-                    fields,
-                    &jobs,
-                    |_| {},
-                    |j, out| {
-                        out.clone_from(j);
-                        chosen(j)
-                    },
-                )
-                .expect("encodes");
+                let some_listed = listing(&chosen);
                 let Ok(ClientResponse::Jobs { jobs: got, .. }) = decode(&some_listed[4..]) else {
                     panic!("{count} jobs, some listed, do not decode as a listing");
                 };

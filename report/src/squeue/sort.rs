@@ -388,16 +388,22 @@ mod tests {
         Ok((sorted.order(), notes))
     }
 
-    #[test]
-    fn each_key_reads_only_what_it_asks_for() {
+    /// Jobs with ties and differences in every key, in both orders.
+    fn tied_jobs() -> Vec<JobInfo> {
         let mut jobs = crate::squeue::field::tests::rich_jobs();
-        // Ties and differences in every key, in both orders.
         let more: Vec<JobInfo> = jobs.iter().rev().cloned().collect();
         jobs.extend(more);
         for (i, j) in jobs.iter_mut().enumerate() {
             j.priority = (i % 3) as u32;
             j.num_cpus = (i % 2) as u32;
+            j.num_nodes = (i % 5) as u32;
         }
+        jobs
+    }
+
+    #[test]
+    fn each_key_reads_only_what_it_asks_for() {
+        let jobs = tied_jobs();
         for key in "BCDegGijlLmMNpQPStTuUVbcfhnOdHIJvz".chars() {
             for keys in [key.to_string(), format!("-{key}")] {
                 let fields = reads(&keys);
@@ -413,14 +419,7 @@ mod tests {
 
     #[test]
     fn keys_sorted_together_order_rows_as_sorted_one_by_one() {
-        let mut jobs = crate::squeue::field::tests::rich_jobs();
-        let more: Vec<JobInfo> = jobs.iter().rev().cloned().collect();
-        jobs.extend(more);
-        for (i, j) in jobs.iter_mut().enumerate() {
-            j.priority = (i % 3) as u32;
-            j.num_cpus = (i % 2) as u32;
-            j.num_nodes = (i % 5) as u32;
-        }
+        let jobs = tied_jobs();
         let now = 1_700_000_500;
         for keys in ["P,t,-p", "-C,D,p,u", "t,S,-C,D", "i", "-D,-C,S,P,p"] {
             let (spec, _) = SortSpec::parse(keys).expect("valid");
