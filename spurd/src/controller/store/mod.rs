@@ -394,8 +394,8 @@ impl Drop for Store {
 /// SQLite's page cache per connection (`PRAGMA cache_size`: negative is
 /// KiB). The kernel's page cache holds the file already; SQLite's own only
 /// needs the pages a turn or a query walks more than once (the b-trees'
-/// upper levels and their right edges, where new rows go), and its default
-/// of 2 MiB per connection was a seventh of the controller's memory with
+/// upper levels and their right edges, where new rows go). Its default, up
+/// to 2 MiB per connection, held 2.2 MB of the controller's 29 MB with
 /// 10,000 jobs.
 pub(super) const CACHE_SIZE: i64 = -512;
 
