@@ -26,10 +26,14 @@ pub trait ConfFile: Sized {
 
     /// Reads and parses the file at `path`.
     fn load(path: &Path) -> Result<Parsed<Self>, ConfError> {
-        let text = fs::read_to_string(path).map_err(|source| ConfError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Self::parse(&text, path)
+        Self::parse(&read(path)?, path)
     }
+}
+
+/// The text of the file at `path`.
+pub(crate) fn read(path: &Path) -> Result<String, ConfError> {
+    fs::read_to_string(path).map_err(|source| ConfError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
 }

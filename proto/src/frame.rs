@@ -101,13 +101,13 @@ pub fn encode_jobs<T: Sync>(
     let jobs_start = buf.len();
     let writer = BlockWriter::new(fields);
     // Writes the listed items of `part`, and says how many there were;
-    // `later` more items' bytes will be added to `out` after them.
-    let write = |part: &[T], out: &mut Vec<u8>, later: usize| {
+    // `then` more items' bytes will be added to `out` after them.
+    let write = |part: &[T], out: &mut Vec<u8>, then: usize| {
         let mut job = crate::job::JobInfo::default();
         let mut count = 0;
         for (i, item) in part.iter().enumerate() {
-            if let Some(later) = part.get(i + LOOK_AHEAD) {
-                ahead(later);
+            if let Some(next) = part.get(i + LOOK_AHEAD) {
+                ahead(next);
             }
             if !fill(item, &mut job) {
                 continue;
@@ -118,7 +118,7 @@ pub fn encode_jobs<T: Sync>(
                 // Room for every job left the size of the first, so the
                 // buffer is not copied as it grows.
                 let each = out.len() - before;
-                out.reserve((part.len() - i + later).saturating_mul(each + each / 4));
+                out.reserve((part.len() - i + then).saturating_mul(each + each / 4));
             }
             count += 1;
         }
@@ -126,39 +126,36 @@ pub fn encode_jobs<T: Sync>(
     };
     let runs = match parts[..] {
         [first, second] => {
-            let written = std::thread::scope(|scope| {
+            // The second half into a buffer of its own, then after the first.
+            let write_second = || {
+                let mut tail = Vec::new();
+                let count = write(second, &mut tail, 0);
+                (count, tail)
+            };
+            let (first_count, (second_count, tail)) = std::thread::scope(|scope| {
                 let helper = std::thread::Builder::new()
                     .name("listing".into())
-                    .spawn_scoped(scope, || {
-                        let mut tail = Vec::new();
-                        let count = write(second, &mut tail, 0);
-                        (tail, count)
-                    });
+                    .spawn_scoped(scope, write_second);
                 let count = write(first, &mut buf, second.len());
-                let tail = match helper {
-                    Ok(helper) => helper.join().map_err(std::panic::resume_unwind),
+                let second = match helper {
+                    Ok(helper) => helper
+                        .join()
+                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
                     // No thread to be had: the second half here too.
-                    Err(_) => {
-                        let mut tail = Vec::new();
-                        let count = write(second, &mut tail, 0);
-                        Ok((tail, count))
-                    }
+                    Err(_) => write_second(),
                 };
-                tail.map(|tail| (count, tail))
+                (count, second)
             });
-            let Ok((first_count, (tail, tail_count))) = written;
             let first = Run {
                 count: first_count,
                 len: buf.len() - jobs_start,
             };
             buf.extend_from_slice(&tail);
-            vec![
-                first,
-                Run {
-                    count: tail_count,
-                    len: tail.len(),
-                },
-            ]
+            let second = Run {
+                count: second_count,
+                len: tail.len(),
+            };
+            vec![first, second]
         }
         _ => {
             let count = write(items, &mut buf, 0);

@@ -36,18 +36,21 @@ pub fn random_bytes(buf: &mut [u8]) -> std::io::Result<()> {
 /// that bound to the largest block freed, after which large short-lived
 /// blocks (a listing of 10,000 jobs is a megabyte) come from, and stay in,
 /// the heap of the thread that made them: a daemon's memory grows by its
-/// largest answer per thread. Setting the bound keeps it fixed. Without
-/// glibc (musl), nothing to do.
-pub fn unmap_blocks_from(bytes: usize) {
+/// largest answer per thread. Setting the bound keeps it fixed. False
+/// when the allocator refused it; without glibc (musl), nothing to do.
+pub fn unmap_blocks_from(bytes: usize) -> bool {
     #[cfg(target_env = "gnu")]
     {
         let bytes = libc::c_int::try_from(bytes).unwrap_or(libc::c_int::MAX);
-        // SAFETY: mallopt only sets the allocator's parameter; any value
-        // is accepted or refused by its return.
-        unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, bytes) };
+        // SAFETY: mallopt only sets the allocator's parameter; a value it
+        // does not take is refused by its return (0).
+        unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, bytes) == 1 }
     }
     #[cfg(not(target_env = "gnu"))]
-    let _ = bytes;
+    {
+        let _ = bytes;
+        true
+    }
 }
 
 /// Asks the CPU to bring `value` into its caches, every cache line of it,

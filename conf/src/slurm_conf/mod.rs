@@ -250,10 +250,7 @@ impl SlurmConf {
     /// empty. What a command needs to reach the controller, read in time
     /// that does not grow with the cluster.
     pub fn load_settings(path: &Path) -> Result<Parsed<SlurmConf>, ConfError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = crate::file::read(path)?;
         let builder = Builder {
             settings_only: true,
             ..Builder::default()

@@ -320,7 +320,9 @@ pub fn copy_state(conf: &Path, backup: Option<PathBuf>, restore: Option<PathBuf>
 pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) -> Result<()> {
     // Listings and history answers are megabytes, made and freed on
     // several threads: they go back to the kernel once sent.
-    spur_sys::unmap_blocks_from(128 << 10);
+    if !spur_sys::unmap_blocks_from(128 << 10) {
+        warn!("the C allocator refused a fixed bound for unmapping large blocks; listings may stay in memory once freed");
+    }
     let state_dir = PathBuf::from(&site.conf.state_save_location);
     std::fs::create_dir_all(&state_dir)
         .with_context(|| format!("while creating {}", state_dir.display()))?;

@@ -373,14 +373,16 @@ impl Controller {
                 spur_sys::prefetch(&**meta);
             }
         };
-        let fill = |j: &spur_core::Job, info: &mut spur_proto::JobInfo| {
+        // Fills the job in and lists it (encode_jobs' `fill`).
+        let fill = |j: &&spur_core::Job, info: &mut spur_proto::JobInfo| {
             let meta = metas.get(&j.id).map_or(&none, |m| &**m);
             let host = j
                 .allocation()
                 .first()
                 .map(|a| core.nodes()[a.node.index()].config.name.as_str())
                 .unwrap_or("");
-            convert::fill_job_info(info, core, j, meta, host, fields)
+            convert::fill_job_info(info, core, j, meta, host, fields);
+            true
         };
         let encoded = if ids.is_empty() {
             let listed = |j: &spur_core::Job| {
@@ -397,10 +399,7 @@ impl Controller {
             // choose it is most of the work, and the writers share it.
             let jobs: Vec<&spur_core::Job> = self.core.jobs().collect();
             spur_proto::frame::encode_jobs(now(), fields, &jobs, ahead, |j, info| {
-                listed(j) && {
-                    fill(j, info);
-                    true
-                }
+                listed(j) && fill(j, info)
             })
         } else {
             // The id of an array names every job of it.
@@ -413,10 +412,7 @@ impl Controller {
             if found.is_empty() {
                 return Err(ErrorCode::InvalidJobId.into());
             }
-            spur_proto::frame::encode_jobs(now(), fields, &found, ahead, |j, info| {
-                fill(j, info);
-                true
-            })
+            spur_proto::frame::encode_jobs(now(), fields, &found, ahead, fill)
         };
         encoded.map_err(|_| ErrorCode::Malformed.into())
     }
