@@ -291,6 +291,11 @@ pub trait Api: Controller {
         }
     }
 
+    /// `sdiag -r` (operators only): the counters begin again.
+    fn reset_diag(&mut self) -> Result<(), RequestError> {
+        done(self.request(&ClientRequest::ResetDiag)?)
+    }
+
     /// `sshare`: every user's fair-share.
     fn shares(&mut self) -> Result<spur_proto::Shares, RequestError> {
         match self.request(&ClientRequest::Shares)? {

@@ -413,6 +413,8 @@ pub struct Core {
     pub(crate) arrays: BTreeMap<JobId, BTreeSet<JobId>>,
     /// What changed the state since [`Core::start_journal`], if asked.
     journal: Option<Vec<Entry>>,
+    /// What the last scheduling pass did.
+    pub(crate) last_pass: crate::sched::PassSummary,
 }
 
 /// One change of a core's state, as [`Core::replay`] takes it: the core is
@@ -604,6 +606,7 @@ impl Core {
             workload: Default::default(),
             arrays: BTreeMap::new(),
             journal: None,
+            last_pass: crate::sched::PassSummary::default(),
         })
     }
 
@@ -1351,6 +1354,11 @@ impl Core {
     /// How many jobs are running.
     pub fn running_count(&self) -> usize {
         self.running.len()
+    }
+
+    /// What the last [`Core::schedule`] did.
+    pub fn last_pass(&self) -> crate::sched::PassSummary {
+        self.last_pass
     }
 
     /// Running jobs, by id.

@@ -54,6 +54,7 @@ pub use reconfig::Reconfiguration;
 pub use record::{JobRecord, RestoreError};
 pub use resources::{GpuSet, Resources, Time};
 pub use sanity::SanityError;
+pub use sched::PassSummary;
 pub use spec::{Exclusive, JobSpec, MemRequest, SegmentLayout, SubmitError, SwitchesRequest};
 pub use step::{StepError, StepHold, StepPart, StepShape};
 pub use topology::{BaseBlock, BlockTopology, SwitchSpec, Topology, TreeTopology};

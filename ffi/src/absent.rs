@@ -158,16 +158,6 @@ pub extern "C" fn slurm_print_slurmd_status(_: *mut FILE, _: *mut slurmd_status_
 }
 
 #[no_mangle]
-pub extern "C" fn slurm_get_statistics(_: *mut *mut stats_info_response_msg_t, _: *mut stats_info_request_msg_t) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
-pub extern "C" fn slurm_reset_statistics(_: *mut stats_info_request_msg_t) -> ::std::os::raw::c_int {
-    unsupported()
-}
-
-#[no_mangle]
 pub extern "C" fn slurm_job_cpus_allocated_on_node_id(_: *mut job_resources_t, _: ::std::os::raw::c_int) -> ::std::os::raw::c_int {
     unsupported()
 }

@@ -35,6 +35,7 @@ pub mod memory;
 pub mod nodes;
 pub mod session;
 pub mod show;
+pub mod stats;
 pub mod steps;
 pub mod submit;
 pub mod times;

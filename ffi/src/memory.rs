@@ -97,9 +97,9 @@ pub unsafe extern "C" fn slurm_free_return_code_msg(msg: *mut c_void) {
     unsafe { libc::free(msg) }
 }
 
-/// `slurm_free_stats_response_msg`: frees a statistics answer and its
-/// arrays. This library makes none (`slurm_get_statistics` is not
-/// supported); pyslurm frees what it was given, NULL included.
+/// `slurm_free_stats_response_msg`: frees a statistics answer (as
+/// `slurm_get_statistics` makes them) and its arrays; NULL is nothing to
+/// free.
 ///
 /// # Safety
 /// `msg` is NULL or an answer whose arrays are the C allocator's.

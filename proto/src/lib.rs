@@ -39,14 +39,14 @@ pub use message::{
 pub use node::{ConfigInfo, NodeBaseState, NodeInfo, PartitionInfo};
 pub use pattern::PatternValues;
 pub use shares::{Shares, UserShare};
-pub use stats::{RpcCount, SchedCounts, Stats, UserCount};
+pub use stats::{BackfillCounts, RpcCount, SchedCounts, Stats, UserCount};
 pub use step::{
     FromStep, StepGrant, StepInfo, StepNode, StepRequest, StepStdin, TaskLaunch, ToStep, BATCH_STEP,
 };
 
 /// The protocol version spoken by this build. A peer with another version is
 /// refused at the hello.
-pub const PROTOCOL_VERSION: u16 = 11;
+pub const PROTOCOL_VERSION: u16 = 12;
 
 /// The signal an end by the out-of-memory killer reports, in every exit
 /// status on the wire: Slurm's SIG_OOM (253) read as a wait status. No

@@ -202,6 +202,9 @@ pub enum ClientRequest {
         /// The signal.
         signal: i32,
     },
+    /// `sdiag -r` (operators only): the counters start again from now;
+    /// answered with Ok.
+    ResetDiag,
 }
 
 impl ClientRequest {

@@ -46,6 +46,45 @@ pub struct SchedCounts {
     pub last_queue_len: u32,
 }
 
+/// The passes that backfilled: planned for a job that could not start, so
+/// that jobs behind it may start without delaying it. spur's pass starts
+/// jobs in priority order and backfills in one go; these count the passes
+/// that did the latter, with what each took in all.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BackfillCounts {
+    /// Jobs backfilled since the controller started (or sdiag -r).
+    pub jobs_total: u32,
+    /// Jobs backfilled since the counters began (each day at midnight UTC,
+    /// or sdiag -r).
+    pub jobs: u32,
+    /// Passes that backfilled.
+    pub cycles: u32,
+    /// When the last one ran (0: none yet).
+    pub last_when: u64,
+    /// The last one, microseconds.
+    pub last_us: u64,
+    /// The longest one, microseconds.
+    pub max_us: u64,
+    /// All of them, microseconds.
+    pub sum_us: u64,
+    /// Jobs the last one looked at.
+    pub last_depth: u32,
+    /// Jobs the last one planned for.
+    pub last_depth_try: u32,
+    /// Jobs looked at, summed over them.
+    pub depth_sum: u64,
+    /// Jobs planned for, summed over them.
+    pub depth_try_sum: u64,
+    /// Pending jobs at the last one.
+    pub queue_len: u32,
+    /// Pending jobs, summed over them.
+    pub queue_len_sum: u64,
+    /// Start times the last one planned over.
+    pub table_size: u32,
+    /// Start times, summed over them.
+    pub table_size_sum: u64,
+}
+
 /// The counters.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stats {
@@ -75,6 +114,10 @@ pub struct Stats {
     pub jobs_running: u32,
     /// The scheduler's passes.
     pub sched: SchedCounts,
+    /// The passes that backfilled.
+    pub backfill: BackfillCounts,
+    /// Microseconds the controller takes for 1,000 reads of the clock.
+    pub clock_latency_us: u64,
     /// Requests by type, busiest first.
     pub by_type: Vec<RpcCount>,
     /// Requests by user, busiest first.

@@ -5,7 +5,7 @@
 
 use clap::{Command, CommandFactory};
 
-use crate::{sacct, sbatch, scancel, scontrol, sinfo, squeue, srun, unacted};
+use crate::{sacct, sbatch, scancel, scontrol, sdiag, sinfo, squeue, srun, unacted};
 
 /// Where srun's job-level options are acted on.
 const ALLOCATION_ONLY_NOTE: &str = "spur acts on it when srun allocates the job itself; \
@@ -34,6 +34,7 @@ pub fn commands() -> Vec<Command> {
         sinfo::args::SinfoArgs::command(),
         scontrol::args::ScontrolArgs::command().after_long_help(scontrol::args::HELP),
         spur_man::not_acted(sacct::args::SacctArgs::command(), sacct::options::NOT_ACTED),
+        spur_man::not_acted(sdiag::args::SdiagArgs::command(), sdiag::NOT_ACTED),
     ]
 }
 
@@ -95,14 +96,17 @@ mod tests {
     #[test]
     fn completions_offer_every_command_its_options() {
         for cmd in commands() {
+            let longs: Vec<&str> = cmd
+                .get_arguments()
+                .filter(|a| !a.is_hide_set())
+                .filter_map(|a| a.get_long())
+                .collect();
+            assert!(!longs.is_empty(), "{}", cmd.get_name());
             for doc in spur_man::completions(&cmd) {
                 let text = String::from_utf8(doc.bytes).expect("utf-8");
-                assert!(
-                    text.contains("ntasks") || text.contains("format") || text.contains("verbose"),
-                    "{}: {}",
-                    doc.path.display(),
-                    &text[..text.len().min(200)]
-                );
+                for long in &longs {
+                    assert!(text.contains(long), "{}: {long}", doc.path.display());
+                }
             }
         }
     }

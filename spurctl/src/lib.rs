@@ -13,6 +13,7 @@ pub mod salloc;
 pub mod sbatch;
 pub mod scancel;
 pub mod scontrol;
+pub mod sdiag;
 pub mod sinfo;
 pub mod squeue;
 pub mod srun;
@@ -20,7 +21,7 @@ pub use spur_options::{getopt, unacted};
 
 /// The commands this binary answers to.
 pub const COMMANDS: &[&str] = &[
-    "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct",
+    "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag",
 ];
 
 /// The command a program name stands for (`/usr/bin/sbatch` -> `sbatch`).
@@ -42,6 +43,7 @@ pub fn dispatch(name: &str, args: Vec<std::ffi::OsString>) -> Option<ExitCode> {
         "sinfo" => sinfo::run(args),
         "scontrol" => scontrol::run(args),
         "sacct" => sacct::run(args),
+        "sdiag" => sdiag::run(args),
         _ => return None,
     })
 }

@@ -293,7 +293,7 @@ impl Cluster {
         let bin = dir.path().join("bin");
         std::fs::create_dir_all(&bin).expect("bin dir");
         for cmd in [
-            "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct",
+            "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag",
         ] {
             std::os::unix::fs::symlink(bin_dir().join("spurctl"), bin.join(cmd)).expect("link");
         }

@@ -1409,3 +1409,86 @@ fn questions_about_one_job_are_answered_as_slurms_library_answers_them() {
     });
     assert_valgrind_clean(on_cluster(&program, &lib, &c).arg(array.to_string()));
 }
+
+const STATISTICS: &str = r#"
+#include <stdio.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+static int show(const char *when) {
+    stats_info_request_msg_t req = {.command_id = STAT_COMMAND_GET};
+    stats_info_response_msg_t *buf = NULL;
+    if (slurm_get_statistics(&buf, &req) != SLURM_SUCCESS) {
+        slurm_perror("slurm_get_statistics");
+        return 1;
+    }
+    printf("%s submitted %u started %u pending %u running %u backfilled %u\n", when,
+           buf->jobs_submitted, buf->jobs_started, buf->jobs_pending, buf->jobs_running,
+           buf->bf_backfilled_jobs);
+    printf("%s cycles %s since %s\n", when, buf->schedule_cycle_counter > 0 ? "some" : "none",
+           buf->req_time_start <= buf->req_time ? "before" : "after");
+    for (uint32_t i = 0; i < buf->rpc_type_size; i++)
+        if (buf->rpc_type_id[i] == 4003)
+            printf("%s submissions %u\n", when, buf->rpc_type_cnt[i]);
+    for (uint32_t i = 0; i < buf->rpc_user_size; i++)
+        if (buf->rpc_user_id[i] == 0)
+            printf("%s root %s\n", when, buf->rpc_user_cnt[i] > 0 ? "counted" : "none");
+    slurm_free_stats_response_msg(buf);
+    return 0;
+}
+
+int main(void) {
+    slurm_init(NULL);
+    if (show("before"))
+        return 1;
+    stats_info_request_msg_t req = {.command_id = STAT_COMMAND_RESET};
+    if (slurm_reset_statistics(&req) != SLURM_SUCCESS) {
+        printf("reset refused %s\n", slurm_strerror(slurm_get_errno()));
+        return 0;
+    }
+    int rc = show("after");
+    slurm_fini();
+    return rc;
+}
+"#;
+
+#[test]
+fn statistics_read_and_reset_through_the_library_as_sdiag_does() {
+    if !header_installed() {
+        return;
+    }
+    let (c, lib, program) = on_one_node("statistics", STATISTICS);
+    let job = c.submit(&["-t", "5"], "#!/bin/sh\nsleep 60\n");
+    c.wait_state(job, "RUNNING");
+    c.submit(&["--hold"], "#!/bin/sh\ntrue\n");
+    let out = run_ok(&mut on_cluster(&program, &lib, &c));
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        stdout,
+        "before submitted 2 started 1 pending 1 running 1 backfilled 0\n\
+         before cycles some since before\n\
+         before submissions 2\n\
+         before root counted\n\
+         after submitted 0 started 0 pending 1 running 1 backfilled 0\n\
+         after cycles none since before\n\
+         after root counted\n",
+        "{}",
+        text(&out.stderr)
+    );
+    // What sdiag prints of the same counters.
+    let report = text(&c.run("sdiag", &[]).stdout);
+    assert!(report.contains("\nJobs running:   1\n"), "{report}");
+    // A user who is no operator may read them, not reset them.
+    let mut as_nobody = on_cluster(&program, &lib, &c);
+    std::os::unix::process::CommandExt::uid(&mut as_nobody, 65534);
+    std::os::unix::process::CommandExt::gid(&mut as_nobody, 65534);
+    let out = run_ok(as_nobody.current_dir("/"));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.ends_with("reset refused Access/permission denied\n"),
+        "{stdout}"
+    );
+    // Nothing the library handed out is lost once freed.
+    assert_valgrind_clean(&mut on_cluster(&program, &lib, &c));
+    c.run("scancel", &[&job.to_string()]);
+}

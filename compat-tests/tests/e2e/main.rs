@@ -31,6 +31,7 @@ mod state;
 mod steps;
 mod tools;
 mod venv;
+mod why;
 
 use std::time::Duration;
 

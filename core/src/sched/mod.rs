@@ -27,6 +27,32 @@ use crate::spec::{Exclusive, Shape, SubmitError};
 
 use self::pass::{MemoFloor, MemoKey, Pass};
 
+/// What one scheduling pass did: the figures sdiag's main and backfill
+/// statistics show of a cycle.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PassSummary {
+    /// Pending jobs in the queue when the pass began.
+    pub queue: u32,
+    /// Jobs the pass tried to start (the rest waited behind a job that
+    /// stopped it, or their array's throttle).
+    pub depth: u32,
+    /// Jobs that could not start and were planned for: given the earliest
+    /// start that delays no reservation, or found to have none.
+    pub planned: u32,
+    /// Jobs it started.
+    pub started: u32,
+    /// Of those, jobs started while a job of higher priority in their
+    /// partition waited: backfilled.
+    pub backfilled: u32,
+    /// The start times the plans were looked for at (backfill's table).
+    pub table_size: u32,
+}
+
+/// A count of a pass, saturated to its field's width.
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
 /// Per-node buffers reused by every placement of a pass.
 #[derive(Debug, Default)]
 pub(crate) struct Scratch {
@@ -171,6 +197,10 @@ impl Core {
             ..Pass::default()
         };
         pass.array_running = self.running_per_array();
+        let mut summary = PassSummary {
+            queue: count(order.len()),
+            ..PassSummary::default()
+        };
         for id in order {
             // Loops only while a meta record splits tasks off to start them.
             loop {
@@ -182,11 +212,21 @@ impl Core {
                     self.set_reason(id, Reason::JobArrayTaskLimit);
                     break;
                 }
+                summary.depth += 1;
                 if !self.schedule_one(id, now, &mut profile, &mut scratch, &mut pass, effects) {
                     break;
                 }
             }
         }
+        summary.planned = pass.tested;
+        summary.started = pass.started;
+        summary.backfilled = pass.backfilled;
+        summary.table_size = if pass.times_stale {
+            0
+        } else {
+            count(pass.times.len())
+        };
+        self.last_pass = summary;
     }
 
     /// Starts one pending job now if it fits without delaying a
@@ -222,7 +262,13 @@ impl Core {
         };
         match placed {
             Ok((alloc, limit)) => {
+                // A job of higher priority in this partition could not start.
+                let passed = pass.blocked.contains(&self.jobs[&id].partition);
                 let (started, end) = self.start_job(id, alloc, limit, now, profile, effects);
+                if self.running.contains(&started) {
+                    pass.started += 1;
+                    pass.backfilled += u32::from(passed);
+                }
                 let bf = self.config.backfill;
                 pass.add_time(
                     profile.round_time(end, bf.resolution),

@@ -16,6 +16,10 @@ pub(super) struct Pass {
     pub(super) blocked: BTreeSet<PartitionId>,
     pub(super) tested: u32,
     pub(super) reserved: u32,
+    /// Jobs started, and of those, started past a waiting job of their
+    /// partition.
+    pub(super) started: u32,
+    pub(super) backfilled: u32,
     pub(super) times: Vec<Time>,
     pub(super) times_stale: bool,
     pub(super) memo: BTreeMap<MemoKey, Vec<(Shape, u64, Option<Time>)>>,

@@ -30,6 +30,25 @@ fn backfill_starts_a_short_job_that_does_not_delay_the_reservation() {
 }
 
 #[test]
+fn a_pass_counts_what_it_tried_planned_started_and_backfilled() {
+    let mut env = TestEnv::nvl72(1);
+    env.submit(gpu_job(10).time(3600));
+    env.schedule();
+    let first = env.core.last_pass();
+    assert_eq!((first.queue, first.depth, first.started), (1, 1, 1));
+    assert_eq!((first.planned, first.backfilled), (0, 0));
+    env.submit(gpu_job(18).time(3600).name("big"));
+    env.submit(gpu_job(8).time(1800).name("short"));
+    env.submit(gpu_job(8).time(7200).name("long"));
+    env.schedule();
+    let pass = env.core.last_pass();
+    assert_eq!((pass.queue, pass.depth), (3, 3));
+    // big and long could not start and were planned for; short passed big.
+    assert_eq!((pass.planned, pass.started, pass.backfilled), (2, 1, 1));
+    assert!(pass.table_size > 0, "{pass:?}");
+}
+
+#[test]
 fn time_min_lets_a_job_shrink_into_a_backfill_hole() {
     let mut env = TestEnv::nvl72(1);
     env.submit(gpu_job(10).time(3600));

@@ -1161,7 +1161,7 @@ async fn diag(
     Extension(caller): Extension<Caller>,
     Path(tag): Path<String>,
 ) -> Response {
-    use crate::v0038::{clock_latency_us, mean};
+    use crate::v0038::mean;
     let v = version_or_404!(tag);
     let s = match ask!(state.ask(&caller, |c| c.diag()).await) {
         Ok(s) => s,
@@ -1197,6 +1197,8 @@ async fn diag(
     let sched = &s.sched;
     let cycles = u64::from(sched.cycles);
     let minutes = (s.now.saturating_sub(s.since) / 60).max(1);
+    let bf = &s.backfill;
+    let bf_cycles = u64::from(bf.cycles);
     let mut m = Map::new();
     if v <= Version::V0044 {
         m.insert("parts_packed".into(), 1.into());
@@ -1209,7 +1211,7 @@ async fn diag(
         "agent_count": s.agents,
         "agent_thread_count": 0,
         "dbd_agent_queue_size": 0,
-        "gettimeofday_latency": clock_latency_us(),
+        "gettimeofday_latency": s.clock_latency_us,
         "schedule_cycle_max": sched.max_us,
         "schedule_cycle_last": sched.last_us,
         "schedule_cycle_sum": sched.sum_us,
@@ -1229,15 +1231,22 @@ async fn diag(
         "jobs_pending": s.jobs_pending,
         "jobs_running": s.jobs_running,
         "job_states_ts": value::Wrapped::of(s.now),
-        "bf_backfilled_jobs": 0, "bf_last_backfilled_jobs": 0, "bf_backfilled_het_jobs": 0,
-        "bf_cycle_counter": 0, "bf_cycle_mean": 0, "bf_depth_mean": 0, "bf_depth_mean_try": 0,
-        "bf_cycle_sum": 0, "bf_cycle_last": 0, "bf_cycle_max": 0,
-        "bf_exit": {"end_job_queue": 0, "bf_max_job_start": 0, "bf_max_job_test": 0,
+        "bf_backfilled_jobs": bf.jobs_total, "bf_last_backfilled_jobs": bf.jobs,
+        "bf_backfilled_het_jobs": 0,
+        "bf_cycle_counter": bf.cycles, "bf_cycle_mean": mean(bf.sum_us, bf_cycles),
+        "bf_depth_mean": mean(bf.depth_sum, bf_cycles),
+        "bf_depth_mean_try": mean(bf.depth_try_sum, bf_cycles),
+        "bf_cycle_sum": bf.sum_us, "bf_cycle_last": bf.last_us, "bf_cycle_max": bf.max_us,
+        // A pass walks the whole queue.
+        "bf_exit": {"end_job_queue": bf.cycles, "bf_max_job_start": 0, "bf_max_job_test": 0,
                     "bf_max_time": 0, "bf_node_space_size": 0, "state_changed": 0},
-        "bf_last_depth": 0, "bf_last_depth_try": 0, "bf_depth_sum": 0, "bf_depth_try_sum": 0,
-        "bf_queue_len": 0, "bf_queue_len_mean": 0, "bf_queue_len_sum": 0,
-        "bf_table_size": 0, "bf_table_size_sum": 0, "bf_table_size_mean": 0,
-        "bf_when_last_cycle": value::Wrapped::of(0),
+        "bf_last_depth": bf.last_depth, "bf_last_depth_try": bf.last_depth_try,
+        "bf_depth_sum": bf.depth_sum, "bf_depth_try_sum": bf.depth_try_sum,
+        "bf_queue_len": bf.queue_len, "bf_queue_len_mean": mean(bf.queue_len_sum, bf_cycles),
+        "bf_queue_len_sum": bf.queue_len_sum,
+        "bf_table_size": bf.table_size, "bf_table_size_sum": bf.table_size_sum,
+        "bf_table_size_mean": mean(bf.table_size_sum, bf_cycles),
+        "bf_when_last_cycle": value::Wrapped::of(bf.last_when),
         "bf_active": false,
         "rpcs_by_message_type": by_type,
         "rpcs_by_user": by_user,

@@ -626,15 +626,6 @@ async fn reservation(AxState(state): AxState<Arc<State>>, Path(name): Path<Strin
     )
 }
 
-/// Microseconds 1,000 reads of the clock take (sdiag's gettimeofday line).
-pub(crate) fn clock_latency_us() -> u64 {
-    let began = std::time::Instant::now();
-    for _ in 0..1000 {
-        std::hint::black_box(std::time::SystemTime::now());
-    }
-    began.elapsed().as_micros() as u64
-}
-
 /// The mean of `total` over `count` (0 when nothing was counted).
 pub(crate) fn mean(total: u64, count: u64) -> u64 {
     total.checked_div(count).unwrap_or(0)
@@ -677,6 +668,8 @@ async fn diag(
     let sched = &s.sched;
     let cycles = u64::from(sched.cycles);
     let minutes = (s.now.saturating_sub(s.since) / 60).max(1);
+    let bf = &s.backfill;
+    let bf_cycles = u64::from(bf.cycles);
     let statistics = json!({
         "rpcs_by_message_type": by_type,
         "rpcs_by_user": by_user,
@@ -688,7 +681,7 @@ async fn diag(
         "agent_count": s.agents,
         "agent_thread_count": 0,
         "dbd_agent_queue_size": 0,
-        "gettimeofday_latency": clock_latency_us(),
+        "gettimeofday_latency": s.clock_latency_us,
         "schedule_cycle_max": sched.max_us,
         "schedule_cycle_last": sched.last_us,
         "schedule_cycle_total": sched.cycles,
@@ -704,20 +697,20 @@ async fn diag(
         "jobs_pending": s.jobs_pending,
         "jobs_running": s.jobs_running,
         "job_states_ts": s.now,
-        "bf_backfilled_jobs": 0,
-        "bf_last_backfilled_jobs": 0,
+        "bf_backfilled_jobs": bf.jobs_total,
+        "bf_last_backfilled_jobs": bf.jobs,
         "bf_backfilled_het_jobs": 0,
-        "bf_cycle_counter": 0,
-        "bf_cycle_mean": 0,
-        "bf_depth_mean": 0,
-        "bf_depth_mean_try": 0,
-        "bf_cycle_last": 0,
-        "bf_cycle_max": 0,
-        "bf_queue_len": 0,
-        "bf_queue_len_mean": 0,
-        "bf_table_size": 0,
-        "bf_table_size_mean": 0,
-        "bf_when_last_cycle": 0,
+        "bf_cycle_counter": bf.cycles,
+        "bf_cycle_mean": mean(bf.sum_us, bf_cycles),
+        "bf_depth_mean": mean(bf.depth_sum, bf_cycles),
+        "bf_depth_mean_try": mean(bf.depth_try_sum, bf_cycles),
+        "bf_cycle_last": bf.last_us,
+        "bf_cycle_max": bf.max_us,
+        "bf_queue_len": bf.queue_len,
+        "bf_queue_len_mean": mean(bf.queue_len_sum, bf_cycles),
+        "bf_table_size": bf.table_size,
+        "bf_table_size_mean": mean(bf.table_size_sum, bf_cycles),
+        "bf_when_last_cycle": bf.last_when,
         "bf_active": false,
     });
     ok(&state, keys(vec![("statistics", statistics)]))

@@ -531,6 +531,7 @@ impl Controller {
             self.check_node_timeouts(now_s);
             self.check_inactive_holders(now_s);
             self.purge(now_s);
+            self.counters.roll_day(now_s);
             if now_s.is_multiple_of(60) {
                 let core = &self.core;
                 self.counters.forget_gone(|id| core.job(id).is_some());
@@ -549,7 +550,7 @@ impl Controller {
             self.turn.effects = effects;
             self.last_pass_cost = started.elapsed();
             self.counters
-                .note_pass(self.last_pass_cost, self.core.pending_count());
+                .note_pass(now_s, self.last_pass_cost, self.core.last_pass());
             self.last_pass = Some(Instant::now());
             self.sched_due = false;
             // The next time the core must look again without an input;

@@ -125,6 +125,15 @@ impl Controller {
             } => self
                 .signal_step(uid, JobId(job_id), step_id, signal)
                 .map(|()| ClientResponse::Done),
+            ClientRequest::ResetDiag if !self.is_operator(uid) => {
+                tracing::error!(uid, "Security violation: REQUEST_STATS_INFO reset");
+                Err(ErrorCode::AccessDenied.into())
+            }
+            ClientRequest::ResetDiag => {
+                self.counters.reset(now(), true);
+                self.rpcs.clear();
+                Ok(ClientResponse::Done)
+            }
             ClientRequest::Reconfigure if !self.is_operator(uid) => {
                 Err(ErrorCode::AccessDenied.into())
             }
@@ -176,6 +185,8 @@ impl Controller {
             jobs_pending: self.core.pending_count() as u32,
             jobs_running: self.core.running_count() as u32,
             sched: c.sched.clone(),
+            backfill: c.backfill.clone(),
+            clock_latency_us: super::stats::clock_latency_us(),
             by_type,
             by_user,
         }
