@@ -7,9 +7,9 @@ use spur_proto::frame::FrameError;
 use spur_proto::history::{HistoryJob, HistoryQuery};
 use spur_proto::step::{StepGrant, StepInfo, StepRequest};
 use spur_proto::{
-    ArrayTasks, ClientRequest, ClientResponse, ConfigInfo, ErrorCode, JobDesc, JobFields, JobInfo,
-    JobList, JobUpdate, NodeInfo, NodeUpdate, PartitionInfo, ProtoError, RequeueHold, SignalTarget,
-    TokenRequest, WillRun,
+    ArrayTasks, ClientRequest, ClientResponse, ConfigInfo, ErrorCode, JobDesc, JobField, JobFields,
+    JobInfo, JobList, JobUpdate, NodeInfo, NodeUpdate, PartitionInfo, ProtoError, RequeueHold,
+    SignalTarget, TokenRequest, WillRun,
 };
 
 use crate::{ClientError, Controller, RequestError};
@@ -113,6 +113,35 @@ pub trait Api: Controller {
             .map_err(FrameError::from)
             .map_err(ClientError::from)?;
         Ok(Listing { now, items })
+    }
+
+    /// The job id that `text` names, as libslurm's `slurm_xlate_job_id`
+    /// reads it: `N`, `N+o` (a heterogeneous offset, added) or `N_i` (array
+    /// task `i`'s own job, asked of the controller); None when it names
+    /// none (a task still pending in its array's record has no job of its
+    /// own).
+    fn xlate_job_id(&mut self, text: &str) -> Option<u32> {
+        let digits = text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let id = text[..digits].parse::<u32>().ok()?;
+        let rest = &text[digits..];
+        if rest.is_empty() {
+            return Some(id);
+        }
+        if let Some(offset) = rest.strip_prefix('+') {
+            return offset.parse::<u32>().ok().map(|o| id.saturating_add(o));
+        }
+        let task = rest.strip_prefix('_')?.parse::<u32>().ok()?;
+        self.task_job_id(id, task)
+    }
+
+    /// The job id of task `task` of array `array`; None if it has none
+    /// (not there, or still pending in the array's record).
+    fn task_job_id(&mut self, array: u32, task: u32) -> Option<u32> {
+        let fields = JobFields::of(&[JobField::JobId, JobField::ArrayJobId, JobField::ArrayTaskId]);
+        let listing = self.jobs(vec![array], fields, false).ok()?;
+        (listing.items.iter())
+            .find(|j| j.array_job_id == Some(array) && j.array_task_id == Some(task))
+            .map(|j| j.job_id)
     }
 
     /// [`Api::jobs`] as they came, decoded as they are read: for a caller
@@ -294,6 +323,17 @@ pub trait Api: Controller {
     /// `sdiag -r` (operators only): the counters begin again.
     fn reset_diag(&mut self) -> Result<(), RequestError> {
         done(self.request(&ClientRequest::ResetDiag)?)
+    }
+
+    /// `sprio`: pending jobs' priority terms.
+    fn priorities(
+        &mut self,
+        query: spur_proto::PriorityQuery,
+    ) -> Result<spur_proto::Priorities, RequestError> {
+        match self.request(&ClientRequest::Priorities(query))? {
+            ClientResponse::Priorities(answer) => Ok(answer),
+            _ => Err(unexpected()),
+        }
     }
 
     /// `sshare`: every user's fair-share.

@@ -1356,6 +1356,23 @@ impl Core {
         self.running.len()
     }
 
+    /// The terms of pending job `id`'s priority as the last pass computed
+    /// it (None under priority/basic, or for a job not pending).
+    pub fn priority_factors(&self, id: JobId) -> Option<crate::queue::PriorityFactors> {
+        let PriorityType::Multifactor(w) = self.config.priority else {
+            return None;
+        };
+        let job = self.jobs.get(&id).filter(|_| self.pending.contains(&id))?;
+        let ctx = crate::queue::PriorityContext {
+            now: self.last_pass.at,
+            total_nodes: self.nodes.len() as u32,
+            partitions: &self.partitions,
+            qos: &self.qos,
+            fairshare: &self.fairshare,
+        };
+        Some(crate::queue::PriorityFactors::of(&w, job, &ctx))
+    }
+
     /// What the last [`Core::schedule`] did.
     pub fn last_pass(&self) -> crate::sched::PassSummary {
         self.last_pass

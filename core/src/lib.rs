@@ -48,7 +48,7 @@ pub use id::{BlockId, JobId, NodeId, PartitionId, QosId, SwitchId, Uid};
 pub use job::{ExitStatus, Hold, Job, JobState, KillCause};
 pub use node::{NodeAlloc, NodeConfig, NodeState};
 pub use partition::{Partition, PartitionState, PreemptMode, Qos};
-pub use queue::{PriorityType, PriorityWeights};
+pub use queue::{PriorityFactors, PriorityType, PriorityWeights};
 pub use reason::Reason;
 pub use reconfig::Reconfiguration;
 pub use record::{JobRecord, RestoreError};

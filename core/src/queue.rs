@@ -176,40 +176,78 @@ impl QueuePolicy for PriorityType {
     }
 }
 
+/// The weighted terms of a job's multifactor priority, each its factor in
+/// [0, 1] times its weight: what sprio shows of a pending job.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PriorityFactors {
+    /// Time waited since the job became eligible, up to PriorityMaxAge.
+    pub age: f64,
+    /// The user's fair-share.
+    pub fairshare: f64,
+    /// The job's size against the cluster's.
+    pub job_size: f64,
+    /// The partition's PriorityJobFactor against the highest.
+    pub partition: f64,
+    /// The QOS's priority against the highest.
+    pub qos: f64,
+    /// The job's nice, taken off the sum.
+    pub nice: i32,
+}
+
+impl PriorityFactors {
+    /// `job`'s terms under weights `w`.
+    pub fn of(w: &PriorityWeights, job: &Job, ctx: &PriorityContext<'_>) -> PriorityFactors {
+        let age = ctx.now.saturating_sub(job.eligible_time).min(w.max_age) as f64
+            / w.max_age.max(1) as f64;
+        let nodes = f64::from(job.shape.nodes_min);
+        let total = f64::from(ctx.total_nodes.max(1));
+        let size = if w.favor_small {
+            1.0 - (nodes - 1.0) / total
+        } else {
+            nodes / total
+        };
+        let max_part = ctx
+            .partitions
+            .iter()
+            .map(|p| p.priority_job_factor)
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let part = f64::from(ctx.partitions[job.partition.index()].priority_job_factor)
+            / f64::from(max_part);
+        let max_qos = ctx.qos.iter().map(|q| q.priority).max().unwrap_or(0);
+        let qos = match job.qos {
+            Some(q) if max_qos > 0 => f64::from(ctx.qos[q.index()].priority) / f64::from(max_qos),
+            _ => 0.0,
+        };
+        let fs = ctx
+            .fairshare
+            .factor(job.spec.user, ctx.now, w.decay_half_life);
+        PriorityFactors {
+            age: f64::from(w.age) * age,
+            fairshare: f64::from(w.fairshare) * fs,
+            job_size: f64::from(w.job_size) * size,
+            partition: f64::from(w.partition) * part,
+            qos: f64::from(w.qos) * qos,
+            nice: job.spec.nice,
+        }
+    }
+
+    /// Their sum less the nice, as slurmctld adds them.
+    pub fn sum(&self) -> f64 {
+        self.age + self.fairshare + self.job_size + self.partition + self.qos - f64::from(self.nice)
+    }
+
+    /// The priority the terms give: their sum, at least 1 (0 is a held
+    /// job's), its fraction dropped, as slurmctld's multifactor plugin
+    /// makes it.
+    pub fn priority(&self) -> u32 {
+        self.sum().clamp(1.0, f64::from(u32::MAX)) as u32
+    }
+}
+
 fn multifactor(w: &PriorityWeights, job: &Job, ctx: &PriorityContext<'_>) -> u32 {
-    let age =
-        ctx.now.saturating_sub(job.eligible_time).min(w.max_age) as f64 / w.max_age.max(1) as f64;
-    let nodes = f64::from(job.shape.nodes_min);
-    let total = f64::from(ctx.total_nodes.max(1));
-    let size = if w.favor_small {
-        1.0 - (nodes - 1.0) / total
-    } else {
-        nodes / total
-    };
-    let max_part = ctx
-        .partitions
-        .iter()
-        .map(|p| p.priority_job_factor)
-        .max()
-        .unwrap_or(1)
-        .max(1);
-    let part =
-        f64::from(ctx.partitions[job.partition.index()].priority_job_factor) / f64::from(max_part);
-    let max_qos = ctx.qos.iter().map(|q| q.priority).max().unwrap_or(0);
-    let qos = match job.qos {
-        Some(q) if max_qos > 0 => f64::from(ctx.qos[q.index()].priority) / f64::from(max_qos),
-        _ => 0.0,
-    };
-    let fs = ctx
-        .fairshare
-        .factor(job.spec.user, ctx.now, w.decay_half_life);
-    let sum = f64::from(w.age) * age
-        + f64::from(w.fairshare) * fs
-        + f64::from(w.job_size) * size
-        + f64::from(w.partition) * part
-        + f64::from(w.qos) * qos
-        - f64::from(job.spec.nice);
-    sum.round().clamp(1.0, f64::from(u32::MAX)) as u32
+    PriorityFactors::of(w, job, ctx).priority()
 }
 
 #[cfg(test)]

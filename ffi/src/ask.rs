@@ -7,7 +7,7 @@
 use std::os::raw::{c_char, c_int, c_long};
 
 use spur_client::{Api, Process};
-use spur_proto::{JobField, JobFields, JobInfo, JobStateName};
+use spur_proto::{JobFields, JobInfo, JobStateName};
 
 use crate::bindings::{job_info, time_t, ESLURM_INVALID_JOB_ID, SLURM_ERROR, SLURM_SUCCESS};
 use crate::call::{guarded, now, set_errno};
@@ -54,38 +54,7 @@ pub unsafe extern "C" fn slurm_xlate_job_id(text: *mut c_char) -> u32 {
     let Some(text) = (unsafe { read_opt(text) }) else {
         return 0;
     };
-    guarded(|| {
-        let digits = text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        let Ok(id) = text[..digits].parse::<u32>() else {
-            return 0;
-        };
-        let rest = &text[digits..];
-        if rest.is_empty() {
-            return id;
-        }
-        if let Some(offset) = rest.strip_prefix('+') {
-            return offset.parse::<u32>().map_or(0, |o| id.saturating_add(o));
-        }
-        rest.strip_prefix('_')
-            .and_then(|t| t.parse::<u32>().ok())
-            .map_or(0, |task| task_job_id(id, task))
-    })
-}
-
-/// The job id of task `task` of array `array`; 0 if it has none (not
-/// there, or still pending in the array's record).
-pub(crate) fn task_job_id(array: u32, task: u32) -> u32 {
-    Process
-        .jobs(
-            vec![array],
-            JobFields::of(&[JobField::JobId, JobField::ArrayJobId, JobField::ArrayTaskId]),
-            false,
-        )
-        .map_or(0, |listing| {
-            (listing.items.iter())
-                .find(|j| j.array_job_id == Some(array) && j.array_task_id == Some(task))
-                .map_or(0, |j| j.job_id)
-        })
+    guarded(|| Process.xlate_job_id(&text).unwrap_or(0))
 }
 
 /// `slurm_get_end_time`: when job `id` (0: `SLURM_JOB_ID`'s) ends or

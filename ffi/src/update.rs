@@ -129,7 +129,7 @@ pub unsafe extern "C" fn slurm_requeue2(
     let text = unsafe { read_opt(job_id) }.unwrap_or_default();
     let id = guarded(|| match spur_client::target::job_ref(&text) {
         Some((job, None)) => job,
-        Some((array, Some(task))) => crate::ask::task_job_id(array, task),
+        Some((array, Some(task))) => Process.task_job_id(array, task).unwrap_or(0),
         None => 0,
     });
     if id == 0 {

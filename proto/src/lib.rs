@@ -18,6 +18,7 @@ pub mod listing;
 pub mod message;
 pub mod node;
 pub mod pattern;
+pub mod priority;
 pub mod shares;
 pub mod stats;
 pub mod step;
@@ -38,6 +39,7 @@ pub use message::{
 };
 pub use node::{ConfigInfo, NodeBaseState, NodeInfo, PartitionInfo};
 pub use pattern::PatternValues;
+pub use priority::{JobPriority, Priorities, PriorityQuery, PriorityWeights};
 pub use shares::{Shares, UserShare};
 pub use stats::{BackfillCounts, RpcCount, SchedCounts, Stats, UserCount};
 pub use step::{

@@ -205,6 +205,8 @@ pub enum ClientRequest {
     /// `sdiag -r` (operators only): the counters start again from now;
     /// answered with Ok.
     ResetDiag,
+    /// `sprio`: pending jobs' priority terms.
+    Priorities(crate::priority::PriorityQuery),
 }
 
 impl ClientRequest {
@@ -253,6 +255,7 @@ impl ClientRequest {
             | ClientRequest::History(_)
             | ClientRequest::Diag
             | ClientRequest::Shares
+            | ClientRequest::Priorities(_)
             | ClientRequest::Token(_)
             | ClientRequest::Backup { .. } => true,
             ClientRequest::Authenticated(a) => a.request.only_reads(),
@@ -443,6 +446,8 @@ pub enum ClientResponse {
     /// Answer to Shares (after Error: variants are only ever appended, so
     /// that what a peer of this protocol version sends keeps its meaning).
     Shares(crate::shares::Shares),
+    /// Answer to Priorities.
+    Priorities(crate::priority::Priorities),
 }
 
 /// How a job's batch script ended, as its node reports it.

@@ -15,13 +15,14 @@ pub mod scancel;
 pub mod scontrol;
 pub mod sdiag;
 pub mod sinfo;
+pub mod sprio;
 pub mod squeue;
 pub mod srun;
 pub use spur_options::{getopt, unacted};
 
 /// The commands this binary answers to.
 pub const COMMANDS: &[&str] = &[
-    "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag",
+    "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag", "sprio",
 ];
 
 /// The command a program name stands for (`/usr/bin/sbatch` -> `sbatch`).
@@ -44,6 +45,7 @@ pub fn dispatch(name: &str, args: Vec<std::ffi::OsString>) -> Option<ExitCode> {
         "scontrol" => scontrol::run(args),
         "sacct" => sacct::run(args),
         "sdiag" => sdiag::run(args),
+        "sprio" => sprio::run(args),
         _ => return None,
     })
 }

@@ -35,7 +35,7 @@ const DAEMONS: &[&str] = &["spurd", "slurmrestd"];
 
 /// The Slurm commands spurctl answers to.
 const COMMANDS: &[&str] = &[
-    "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag",
+    "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag", "sprio",
 ];
 
 /// Runs the dev cluster until `shutdown` resolves.

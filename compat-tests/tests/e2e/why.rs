@@ -1,5 +1,6 @@
 //! The commands admins ask "why" with, against a running cluster: sdiag's
-//! counters of jobs, passes, backfill and requests, and who may reset them.
+//! counters of jobs, passes, backfill and requests, and who may reset
+//! them; sprio's priority terms of the jobs that wait.
 
 use std::os::unix::process::CommandExt;
 
@@ -83,7 +84,82 @@ fn sdiag_counts_jobs_passes_backfill_and_requests() {
         &report,
         "\tREQUEST_STATS_INFO                      ( 2035) count:",
     );
+    // This cluster has no multifactor priority: sprio has nothing to show.
+    let out = c.run("sprio", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "You are not running a supported priority plugin\n(priority/basic).\n\
+         Only 'priority/multifactor' is supported.\n"
+    );
     for job in [first, whole, short] {
+        c.run("scancel", &[&job.to_string()]);
+    }
+}
+
+#[test]
+fn sprio_shows_the_terms_of_the_jobs_that_wait() {
+    let c = Cluster::start(Options {
+        nodes: 1,
+        extra_conf: "PriorityType=priority/multifactor\nPriorityWeightAge=1000\n\
+                     PriorityWeightJobSize=1000\n",
+        ..Options::default()
+    });
+    let sleeper = "#!/bin/sh\nsleep 300\n";
+    let whole = c.submit(&["--exclusive", "-t", "10"], sleeper);
+    c.wait_state(whole, "RUNNING");
+    let plain = c.submit(&["-n1", "-t", "5"], sleeper);
+    let nice = c.submit(&["-n1", "-t", "5", "--nice=100"], sleeper);
+    let held = c.submit(&["-n1", "--hold"], sleeper);
+    let row = |id: u32, prio: u32, nice: i32| {
+        format!(
+            "{id:>15} batch     {prio:>10} {:>10} {:>10} {:>10} {:>10}",
+            0, 0, 1000, nice
+        )
+    };
+    // Seconds of age out of PriorityMaxAge's week are worth nothing yet;
+    // a one-node job on a one-node cluster is worth all of its weight.
+    let out = c.run("sprio", &["-o", "%.15i %9r %.10Y %.10S %.10A %.10J %.10N"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "          JOBID PARTITION   PRIORITY       SITE        AGE    JOBSIZE       NICE\n\
+             {}\n{}\n",
+            row(plain, 1000, 0),
+            row(nice, 900, 100)
+        ),
+        "the running and the held job are not listed"
+    );
+    // The default columns are the terms that weigh something.
+    let out = text(&c.run("sprio", &["-S", "-y,i"]).stdout);
+    let header = out.lines().next().unwrap_or_default();
+    assert_eq!(
+        header,
+        "          JOBID PARTITION   PRIORITY       SITE        AGE    JOBSIZE"
+    );
+    // squeue agrees on each job's priority.
+    let queue = text(&c.run("squeue", &["-h", "-t", "PD", "-o", "%i %Q"]).stdout);
+    assert!(queue.contains(&format!("{plain} 1000\n")), "{queue}");
+    assert!(queue.contains(&format!("{nice} 900\n")), "{queue}");
+    let weights = text(&c.run("sprio", &["-w", "-n"]).stdout);
+    assert_eq!(
+        weights.lines().nth(1),
+        Some("        Weights                      1000       1000      ")
+    );
+    let one = text(
+        &c.run("sprio", &["-h", "-j", &nice.to_string(), "-o", "%i %u %r"])
+            .stdout,
+    );
+    assert_eq!(one, format!("{nice} root batch\n"));
+    let held_only = c.run("sprio", &["-j", &held.to_string()]);
+    assert_eq!(
+        text(&held_only.stdout),
+        "Unable to find jobs matching user/id(s) specified\n"
+    );
+    let out = c.run("sprio", &["-u", "nobody", "-h"]);
+    assert_eq!(text(&out.stdout), "", "root's jobs only");
+    for job in [whole, plain, nice, held] {
         c.run("scancel", &[&job.to_string()]);
     }
 }

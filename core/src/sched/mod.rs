@@ -31,6 +31,8 @@ use self::pass::{MemoFloor, MemoKey, Pass};
 /// statistics show of a cycle.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PassSummary {
+    /// When it ran.
+    pub at: Time,
     /// Pending jobs in the queue when the pass began.
     pub queue: u32,
     /// Jobs the pass tried to start (the rest waited behind a job that
@@ -198,6 +200,7 @@ impl Core {
         };
         pass.array_running = self.running_per_array();
         let mut summary = PassSummary {
+            at: now,
             queue: count(order.len()),
             ..PassSummary::default()
         };

@@ -144,6 +144,39 @@ fn multifactor_age_and_nice_order_the_queue() {
 }
 
 #[test]
+fn priority_factors_are_the_terms_the_last_pass_summed() {
+    let weights = PriorityWeights {
+        age: 1000,
+        job_size: 500,
+        max_age: 4 * 86_400,
+        ..Default::default()
+    };
+    let config = SchedConfig {
+        priority: PriorityType::Multifactor(weights),
+        ..Default::default()
+    };
+    let mut env = TestEnv::new(cluster(18, nvl72_topology(1, None)), config);
+    let running = env.submit(gpu_job(18));
+    env.schedule();
+    let waiting = env.submit(gpu_job(9));
+    env.advance(86_400);
+    env.schedule();
+    env.advance(600);
+    let f = env.core.priority_factors(waiting).expect("pending");
+    // A day of the four counted, as at the pass (not ten minutes later).
+    assert_eq!(f.age, 250.0);
+    assert_eq!(f.job_size, 250.0);
+    assert_eq!(
+        (f.fairshare, f.partition, f.qos, f.nice),
+        (0.0, 0.0, 0.0, 0)
+    );
+    assert_eq!(f.priority(), env.core.job(waiting).unwrap().priority());
+    assert_eq!(env.core.priority_factors(running), None, "not pending");
+    let basic = TestEnv::nvl72(1);
+    assert_eq!(basic.core.priority_factors(waiting), None);
+}
+
+#[test]
 fn preemption_requeues_the_victim_that_loses_least_work() {
     let mut cl = cluster(18, nvl72_topology(1, None));
     cl.partitions[0].preempt_mode = PreemptMode::Requeue;

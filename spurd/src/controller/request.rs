@@ -125,6 +125,9 @@ impl Controller {
             } => self
                 .signal_step(uid, JobId(job_id), step_id, signal)
                 .map(|()| ClientResponse::Done),
+            ClientRequest::Priorities(query) => Ok(ClientResponse::Priorities(
+                self.priorities(&query, self.private_viewer(uid, PrivateData::JOBS)),
+            )),
             ClientRequest::ResetDiag if !self.is_operator(uid) => {
                 tracing::error!(uid, "Security violation: REQUEST_STATS_INFO reset");
                 Err(ErrorCode::AccessDenied.into())
@@ -146,6 +149,62 @@ impl Controller {
             _ => Err(ErrorCode::Malformed.into()),
         };
         Reply::Response(result.unwrap_or_else(ClientResponse::Error))
+    }
+
+    /// The priority terms of the pending jobs `query` asks for, as
+    /// slurmctld's multifactor plugin lists them: eligible now and not
+    /// held; only `viewer`'s, when one is given.
+    fn priorities(
+        &self,
+        query: &spur_proto::PriorityQuery,
+        viewer: Option<u32>,
+    ) -> spur_proto::Priorities {
+        let spur_core::PriorityType::Multifactor(w) = self.core.config().priority else {
+            return spur_proto::Priorities::default();
+        };
+        let at = now();
+        let partitions = self.core.partitions();
+        let wanted = |job: &spur_core::Job| {
+            let id = job.id.0;
+            let user = job.spec.user.0;
+            let part = &partitions[job.partition().index()].name;
+            viewer.is_none_or(|v| v == user)
+                && (query.jobs.is_empty() || query.jobs.contains(&id))
+                && (query.users.is_empty() || query.users.contains(&user))
+                && (query.partitions.is_empty() || query.partitions.contains(part))
+        };
+        let jobs = self
+            .core
+            .pending_jobs()
+            .filter(|job| job.hold().is_none() && job.spec.begin.is_none_or(|t| t <= at))
+            .filter(|job| wanted(job))
+            .filter_map(|job| {
+                let f = self.core.priority_factors(job.id)?;
+                Some(spur_proto::JobPriority {
+                    job_id: job.id.0,
+                    user_id: job.spec.user.0,
+                    partition: partitions[job.partition().index()].name.clone(),
+                    priority: job.priority(),
+                    fixed: job.spec.priority.is_some(),
+                    age: f.age,
+                    fairshare: f.fairshare,
+                    job_size: f.job_size,
+                    partition_term: f.partition,
+                    qos: f.qos,
+                    nice: f.nice,
+                })
+            })
+            .collect();
+        spur_proto::Priorities {
+            weights: Some(spur_proto::PriorityWeights {
+                age: w.age,
+                fairshare: w.fairshare,
+                job_size: w.job_size,
+                partition: w.partition,
+                qos: w.qos,
+            }),
+            jobs,
+        }
     }
 
     /// Every user's fair-share, as `sshare` shows it.

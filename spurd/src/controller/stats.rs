@@ -44,6 +44,7 @@ pub(super) fn message_type(req: &ClientRequest) -> MessageType {
         ClientRequest::Partitions => (2009, "REQUEST_PARTITION_INFO"),
         ClientRequest::Diag | ClientRequest::ResetDiag => (2035, "REQUEST_STATS_INFO"),
         ClientRequest::Shares => (2022, "REQUEST_SHARE_INFO"),
+        ClientRequest::Priorities(_) => (2026, "REQUEST_PRIORITY_FACTORS"),
         ClientRequest::UpdateJob(_)
         | ClientRequest::Hold { .. }
         | ClientRequest::Release { .. }
@@ -288,6 +289,7 @@ mod tests {
 
     fn pass(planned: u32, backfilled: u32) -> PassSummary {
         PassSummary {
+            at: 0,
             queue: 5,
             depth: 4,
             planned,
