@@ -15,6 +15,7 @@ mod idempotency;
 mod libslurm;
 mod lossy;
 mod memory;
+mod metrics;
 mod openapi;
 mod partition;
 mod patterns;

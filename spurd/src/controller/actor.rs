@@ -117,6 +117,13 @@ pub enum Command {
         /// The connection.
         conn: u64,
     },
+    /// An HTTP client asks for one metrics endpoint's text.
+    Metrics {
+        /// Which.
+        endpoint: super::metrics::Endpoint,
+        /// Where the text goes.
+        reply: oneshot::Sender<String>,
+    },
 }
 
 /// Hashes a job id with one multiplication: ids are unique integers, and
@@ -444,6 +451,9 @@ impl Controller {
     fn handle_now(&mut self, cmd: Command) -> bool {
         match cmd {
             Command::Shutdown => return true,
+            Command::Metrics { endpoint, reply } => {
+                let _ = reply.send(self.metrics(endpoint));
+            }
             Command::Client { uid, req, reply } => {
                 // What may let a job start calls for a pass. A held job's
                 // submission starts nothing and is in no other job's way;

@@ -9,6 +9,7 @@ mod convert;
 pub mod env;
 mod history;
 pub mod jwt;
+mod metrics;
 mod node_link;
 mod reconfig;
 mod registry;

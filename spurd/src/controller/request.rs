@@ -151,6 +151,21 @@ impl Controller {
         Reply::Response(result.unwrap_or_else(ClientResponse::Error))
     }
 
+    /// One metrics endpoint's text (empty when it has nothing to show).
+    pub(super) fn metrics(&self, endpoint: super::metrics::Endpoint) -> String {
+        use super::metrics::{families, Endpoint};
+        let shown = match endpoint {
+            Endpoint::Jobs => families::jobs(&self.core),
+            Endpoint::Nodes => families::nodes(&self.core, &self.live),
+            Endpoint::UsersAccounts => families::users_accounts(&self.core, &users::name_of),
+        };
+        if shown.is_empty() {
+            String::new()
+        } else {
+            shown.text()
+        }
+    }
+
     /// The priority terms of the pending jobs `query` asks for, as
     /// slurmctld's multifactor plugin lists them: eligible now and not
     /// held; only `viewer`'s, when one is given.

@@ -81,6 +81,7 @@ pub(super) async fn serve(
         uids: Mutex::new(HashMap::new()),
         rpcs: shared.rpcs,
         private_data: shared.private_data,
+        metrics: super::metrics::MetricsConf::of(&site.conf),
     });
     tokio::pin!(shutdown);
     loop {
@@ -166,14 +167,22 @@ async fn client_requests<S: AsyncRead + AsyncWrite + Unpin>(
     }
 }
 
-/// A connection on SlurmctldPort: an agent, a relay, or a client that
-/// proves nothing (every request of it must carry a token).
+/// A connection on SlurmctldPort: an agent, a relay, a client that
+/// proves nothing (every request of it must carry a token), or an HTTP
+/// client of the metrics and health endpoints.
 async fn tcp_conn(
     mut stream: TcpStream,
     conn: u64,
     gateway: Arc<Gateway>,
     key: &[u8],
 ) -> Result<()> {
+    let mut first = [0u8; 1];
+    let peeked = tokio::time::timeout(crate::handshake::OPENING_WAIT, stream.peek(&mut first));
+    if let Ok(Ok(1)) = peeked.await {
+        if super::metrics::is_http(first[0]) {
+            return super::metrics::serve(stream, gateway).await;
+        }
+    }
     let theirs: Hello = crate::handshake::opening(&mut stream).await?;
     let agent = match theirs.role {
         Role::Agent(agent) => agent,
@@ -277,7 +286,7 @@ const UID_CACHE_TTL: Duration = Duration::from_secs(60);
 /// actor (accounting history, read from the store beside it; tokens), and
 /// hands the rest to the actor.
 pub(super) struct Gateway {
-    actor: Sender<Command>,
+    pub(super) actor: Sender<Command>,
     history: Arc<History>,
     jwt: Option<JwtKeys>,
     slurm_user_uid: Option<u32>,
@@ -286,7 +295,9 @@ pub(super) struct Gateway {
     /// Requests served, for sdiag (the actor counts its own).
     rpcs: super::stats::Rpcs,
     /// slurm.conf's PrivateData bits.
-    private_data: Arc<AtomicU16>,
+    pub(super) private_data: Arc<AtomicU16>,
+    /// slurm.conf's metrics settings, for the HTTP endpoints.
+    pub(super) metrics: super::metrics::MetricsConf,
 }
 
 impl Gateway {
@@ -356,7 +367,7 @@ impl Gateway {
         }
     }
 
-    fn is_operator(&self, uid: u32) -> bool {
+    pub(super) fn is_operator(&self, uid: u32) -> bool {
         uid == 0 || Some(uid) == self.slurm_user_uid
     }
 
@@ -409,7 +420,7 @@ impl Gateway {
 
     /// The uid a token makes a request as: its user, or, for a token of
     /// root or SlurmUser, the user named beside it (auth/jwt's rule).
-    fn token_user(&self, token: &str, named: Option<&str>) -> Result<u32, ProtoError> {
+    pub(super) fn token_user(&self, token: &str, named: Option<&str>) -> Result<u32, ProtoError> {
         let Some(keys) = &self.jwt else {
             return Err(ProtoError::with_detail(
                 ErrorCode::AuthCredInvalid,
