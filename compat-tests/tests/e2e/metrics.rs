@@ -1,5 +1,6 @@
 //! slurmctld's HTTP endpoints on SlurmctldPort, as Slurm 26.05 serves
-//! them: the OpenMetrics families of jobs, nodes, users and accounts with
+//! them: the OpenMetrics families of jobs, nodes, partitions, the
+//! scheduler, users and accounts with
 //! Slurm's names and help texts (checked by `promtool check metrics` where
 //! Debian's prometheus package is installed), the indexes and health
 //! probes, and who may read them.
@@ -156,6 +157,60 @@ fn metrics_show_jobs_nodes_users_and_accounts_as_slurm_names_them() {
     assert_eq!(
         a.body.lines().filter(|l| l.starts_with("# TYPE")).count(),
         60
+    );
+    families_are_whole(&a.body);
+    promtool_passes(&a.body);
+
+    let a = get(&t, "/metrics/partitions", &[]);
+    assert_eq!(a.status, 200);
+    assert!(a.body.starts_with(
+        "# HELP slurm_partitions Total number of partitions\n\
+         # TYPE slurm_partitions gauge\n\
+         slurm_partitions 2\n\
+         # HELP slurm_partition_jobs Number of jobs in this partition\n\
+         # TYPE slurm_partition_jobs gauge\n\
+         slurm_partition_jobs{partition=\"batch\"} 2\n\
+         slurm_partition_jobs{partition=\"short\"} 0\n"
+    ));
+    for line in [
+        "slurm_partition_jobs_running{partition=\"batch\"} 1",
+        "slurm_partition_jobs_hold{partition=\"batch\"} 1",
+        "slurm_partition_jobs_cpus_alloc{partition=\"batch\"} 4",
+        "slurm_partition_nodes_cpus_alloc{partition=\"batch\"} 4",
+        "slurm_partition_cpus{partition=\"batch\"} 16",
+        "slurm_partition_gpus{partition=\"batch\"} 8",
+        "slurm_partition_nodes{partition=\"short\"} 1",
+    ] {
+        assert!(a.body.lines().any(|l| l == line), "{line} in {}", a.body);
+    }
+    assert_eq!(
+        a.body.lines().filter(|l| l.starts_with("# TYPE")).count(),
+        73
+    );
+    families_are_whole(&a.body);
+    promtool_passes(&a.body);
+
+    let a = get(&t, "/metrics/scheduler", &[]);
+    assert_eq!(a.status, 200);
+    for line in [
+        "slurm_sdiag_jobs_submitted 2",
+        "slurm_sdiag_jobs_started 1",
+        "slurm_sdiag_jobs_running 1",
+        "slurm_sdiag_jobs_pending 1",
+        "# HELP slurm_bf_exit_end End of job queue",
+    ] {
+        assert!(a.body.lines().any(|l| l == line), "{line} in {}", a.body);
+    }
+    let cycles = a
+        .body
+        .lines()
+        .find_map(|l| l.strip_prefix("slurm_schedule_cycle_cnt "))
+        .and_then(|v| v.parse::<u64>().ok())
+        .expect("a cycle count");
+    assert!(cycles >= 1, "{}", a.body);
+    assert_eq!(
+        a.body.lines().filter(|l| l.starts_with("# TYPE")).count(),
+        58
     );
     families_are_whole(&a.body);
     promtool_passes(&a.body);

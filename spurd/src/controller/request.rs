@@ -158,6 +158,8 @@ impl Controller {
             Endpoint::Jobs => families::jobs(&self.core),
             Endpoint::Nodes => families::nodes(&self.core, &self.live),
             Endpoint::UsersAccounts => families::users_accounts(&self.core, &users::name_of),
+            Endpoint::Scheduler => families::scheduler(&self.diag()),
+            Endpoint::Partitions => families::partitions(&self.core, &self.live),
         };
         if shown.is_empty() {
             String::new()

@@ -610,6 +610,473 @@ fn base_state(n: &NodeFigures<'_>) -> Base {
     }
 }
 
+/// What Slurm's partition statistics count of a partition's pending jobs
+/// besides their states.
+#[derive(Debug, Clone, Default)]
+struct PendingShape {
+    /// Jobs not ended (pending, running, completing).
+    active: u64,
+    max_nodes: u64,
+    max_nodes_nohold: u64,
+    min_nodes: u64,
+    min_nodes_nohold: u64,
+    /// Jobs waiting on the partition's node limits.
+    wait_part_node_limit: u64,
+}
+
+impl PendingShape {
+    fn add(&mut self, job: &Job) {
+        let state = job.state();
+        if !state.is_finished() {
+            self.active += 1;
+        }
+        if state != JobState::Pending {
+            return;
+        }
+        let min = u64::from(job.shape().nodes_min);
+        let max = u64::from(job.shape().nodes_max).max(min);
+        self.max_nodes = self.max_nodes.max(max);
+        self.min_nodes = self.min_nodes.max(min);
+        if job.hold().is_none() {
+            self.max_nodes_nohold = self.max_nodes_nohold.max(max);
+            self.min_nodes_nohold = self.min_nodes_nohold.max(min);
+        }
+        if job.reason() == spur_core::Reason::PartitionNodeLimit {
+            self.wait_part_node_limit += 1;
+        }
+    }
+}
+
+/// `/metrics/partitions`: the count, then 72 families per partition.
+pub fn partitions(core: &Core, live: &[NodeLive]) -> Exposition {
+    let parts = core.partitions();
+    let mut jobs = vec![JobCounts::default(); parts.len()];
+    let mut shapes = vec![PendingShape::default(); parts.len()];
+    for job in core.jobs() {
+        let p = job.partition().index();
+        jobs[p].add(job, weight(job), 1);
+        shapes[p].add(job);
+    }
+    let nodes: Vec<NodeFigures<'_>> = core
+        .nodes()
+        .iter()
+        .zip(live)
+        .map(|(n, l)| figures(core, n, l))
+        .collect();
+    let mut out = Exposition::default();
+    out.gauge(
+        "slurm_partitions",
+        "Total number of partitions",
+        parts.len() as u64,
+    );
+    if parts.is_empty() {
+        return out;
+    }
+    // Each partition's row of 72 values, in Slurm's order.
+    let rows: Vec<[(&'static str, &'static str, u64); 72]> = parts
+        .iter()
+        .zip(jobs.iter().zip(&shapes))
+        .map(|(part, (c, shape))| {
+            let members: Vec<&NodeFigures<'_>> =
+                part.nodes.iter().map(|n| &nodes[n.index()]).collect();
+            let count = |pred: &dyn Fn(&NodeFigures<'_>) -> bool| {
+                members.iter().filter(|n| pred(n)).count() as u64
+            };
+            let sum = |get: &dyn Fn(&NodeFigures<'_>) -> u64| members.iter().map(|n| get(n)).sum();
+            let busy = |n: &NodeFigures<'_>| matches!(base_state(n), Base::Allocated | Base::Mixed);
+            partition_row(c, shape, &count, &sum, &busy, part.nodes.len() as u64)
+        })
+        .collect();
+    for i in 0..72 {
+        let (name, help, _) = rows[0][i];
+        let series = parts
+            .iter()
+            .zip(&rows)
+            .map(|(part, row)| (Some(part.name.clone()), row[i].2))
+            .collect();
+        out.labelled(format!("slurm_partition_{name}"), help, "partition", series);
+    }
+    out
+}
+
+/// A counter of a partition's nodes.
+type NodeCount<'a> = dyn Fn(&dyn Fn(&NodeFigures<'_>) -> bool) -> u64 + 'a;
+/// A sum over a partition's nodes.
+type NodeSum<'a> = dyn Fn(&dyn Fn(&NodeFigures<'_>) -> u64) -> u64 + 'a;
+
+/// One partition's 72 families: name (after `slurm_partition_`), help
+/// text and value.
+fn partition_row(
+    c: &JobCounts,
+    shape: &PendingShape,
+    count: &NodeCount<'_>,
+    sum: &NodeSum<'_>,
+    busy: &dyn Fn(&NodeFigures<'_>) -> bool,
+    total_nodes: u64,
+) -> [(&'static str, &'static str, u64); 72] {
+    let base = |b: Base| move |n: &NodeFigures<'_>| base_state(n) == b;
+    [
+        ("jobs", "Number of jobs in this partition", shape.active),
+        ("jobs_bootfail", "Number of jobs in BootFail state", c.bootfail),
+        ("jobs_cancelled", "Number of jobs in Cancelled state", c.cancelled),
+        ("jobs_completed", "Number of jobs in Completed state", c.completed),
+        ("jobs_completing", "Number of jobs in Completing state", c.completing),
+        ("jobs_configuring", "Number of jobs in Configuring state", 0),
+        ("jobs_cpus_alloc", "Total number of Cpus allocated by jobs", c.cpus_alloc),
+        ("jobs_gpus_alloc", "Total number of GPUs allocated by jobs", c.gpus_alloc),
+        ("jobs_deadline", "Number of jobs in Deadline state", c.deadline),
+        ("jobs_expediting", "Number of jobs in Expediting state", 0),
+        ("jobs_failed", "Number of jobs in Failed state", c.failed),
+        ("jobs_fed_requeued", "Number of jobs requeued in a federation", 0),
+        ("jobs_finished", "Number of jobs in Finished", c.finished),
+        ("jobs_hold", "Number of jobs in Hold state", c.hold),
+        (
+            "jobs_max_job_nodes",
+            "Max of the max_nodes required of all pending jobs in that partition",
+            shape.max_nodes,
+        ),
+        (
+            "jobs_max_job_nodes_nohold",
+            "Max of the max_nodes required of all pending jobs in that partition excluding Held jobs",
+            shape.max_nodes_nohold,
+        ),
+        ("jobs_memory_alloc", "Total memory bytes allocated by jobs", c.memory_alloc),
+        (
+            "jobs_min_job_nodes",
+            "Max of the min_nodes required of all pending jobs in that partition",
+            shape.min_nodes,
+        ),
+        (
+            "jobs_min_job_nodes_nohold",
+            "Max of the min_nodes required of all pending jobs in that partition excluding Held jobs",
+            shape.min_nodes_nohold,
+        ),
+        ("jobs_node_failed", "Number of jobs in Node Failed state", c.node_failed),
+        ("jobs_outofmemory", "Number of jobs in Out of Memory state", c.oom),
+        ("jobs_pending", "Number of jobs in Pending state", c.pending),
+        ("jobs_powerup_node", "Number of jobs in PowerUp Node state", 0),
+        ("jobs_preempted", "Number of jobs in Preempted state", c.preempted),
+        ("jobs_requeued", "Number of jobs in Requeued state", c.requeued),
+        ("jobs_resizing", "Number of jobs in Resizing state", 0),
+        ("jobs_revoked", "Number of revoked jobs", 0),
+        ("jobs_running", "Number of jobs in Running state", c.running),
+        ("jobs_signaling", "Number of jobs in Signaling state", 0),
+        ("jobs_stageout", "Number of jobs in StageOut state", 0),
+        ("jobs_started", "Number of jobs started", c.started),
+        ("jobs_suspended", "Number of jobs in Suspended state", 0),
+        ("jobs_timeout", "Number of jobs in Timeout state", c.timeout),
+        (
+            "jobs_wait_part_node_limit",
+            "Jobs wait partition node limit",
+            shape.wait_part_node_limit,
+        ),
+        ("nodes_alloc", "Nodes allocated", count(&base(Base::Allocated))),
+        ("nodes_blocked", "Nodes blocked", 0),
+        ("nodes_cg", "Nodes in completing state", count(&|n| n.completing)),
+        ("nodes_cloud", "Cloud nodes", 0),
+        (
+            "nodes_cpus_efctv",
+            "Number of effective CPUs on all nodes, excludes CoreSpec",
+            sum(&|n| n.cpus),
+        ),
+        (
+            "nodes_cpus_idle",
+            "Number of idle CPUs on all nodes",
+            sum(&|n| n.cpus.saturating_sub(n.cpus_alloc)),
+        ),
+        ("nodes_cpus_alloc", "Number of allocated cpus", sum(&|n| n.cpus_alloc)),
+        ("nodes_down", "Nodes in Down state", count(&base(Base::Down))),
+        ("nodes_drain", "Nodes in Drain state", count(&|n| n.drain && !busy(n))),
+        ("nodes_drained", "Nodes in Drained state", count(&|n| n.drain && !busy(n))),
+        (
+            "nodes_draining",
+            "Number of nodes in draining condition (Drain state with active jobs)",
+            count(&|n| n.drain && busy(n)),
+        ),
+        ("nodes_dyn_future", "Dynamic nodes in Future state", 0),
+        ("nodes_dyn_normal", "Dynamic nodes", 0),
+        ("nodes_external", "External nodes", 0),
+        ("nodes_fail", "Nodes in Fail state", 0),
+        ("nodes_future", "Nodes in Future state", 0),
+        ("nodes_idle", "Nodes in Idle state", count(&base(Base::Idle))),
+        ("nodes_invalid_reg", "Number of nodes with Invalid Registration flag", 0),
+        ("nodes_maint", "Nodes in maintenance state", 0),
+        ("nodes_mem_alloc", "Amount of allocated memory of all nodes", sum(&|n| n.mem_alloc)),
+        ("nodes_mem_avail", "Amount of available memory of all nodes", sum(&|n| n.mem)),
+        ("nodes_mem_free", "Amount of free memory in all nodes", sum(&|n| n.mem_free)),
+        ("nodes_mem_tot", "Total amount of memory of all nodes", sum(&|n| n.mem)),
+        ("nodes_mixed", "Nodes in Mixed state", count(&base(Base::Mixed))),
+        ("nodes_no_resp", "Nodes in Not Responding state", count(&|n| n.not_responding)),
+        ("nodes_planned", "Nodes in Planned state", 0),
+        ("nodes_power_down", "Nodes marked to Power Down", 0),
+        ("nodes_power_up", "Nodes marked to Power Up", 0),
+        ("nodes_powered_down", "Powered down nodes", 0),
+        ("nodes_powering_down", "Powering down nodes", 0),
+        ("nodes_powering_up", "Powering up nodes", 0),
+        ("nodes_reboot_issued", "Nodes which initiated reboot", 0),
+        ("nodes_reboot_requested", "Nodes with Reboot Requested flag", 0),
+        ("nodes_resv", "Nodes with Reserved flag", 0),
+        ("nodes_unknown", "Nodes in Unknown state", count(&base(Base::Unknown))),
+        ("cpus", "Partition total cpus", sum(&|n| n.cpus)),
+        ("gpus", "Partition total gpus", sum(&|n| n.gpus)),
+        ("nodes", "Partition total nodes", total_nodes),
+    ]
+}
+
+/// `/metrics/scheduler`: the sdiag counters (`stats`), under Slurm's names.
+/// spur's one scheduling pass walks the whole queue: every pass ends at
+/// the end of it, and each backfill cycle too.
+pub fn scheduler(s: &spur_proto::Stats) -> Exposition {
+    let (m, b) = (&s.sched, &s.backfill);
+    let mean = |sum: u64, n: u32| sum.checked_div(u64::from(n)).unwrap_or(0);
+    let rows: [(&str, &'static str, u64); 58] = [
+        (
+            "slurm_agent_cnt",
+            "Number of agent threads",
+            u64::from(s.agents),
+        ),
+        (
+            "slurm_agent_queue_size",
+            "Outgoing RPC retry queue length",
+            u64::from(s.agent_queue),
+        ),
+        (
+            "slurm_agent_thread_cnt",
+            "Total active agent-created threads",
+            0,
+        ),
+        (
+            "slurm_bf_depth_mean",
+            "Mean backfill cycle depth",
+            mean(b.depth_sum, b.cycles),
+        ),
+        (
+            "slurm_bf_mean_cycle",
+            "Mean backfill cycle time",
+            mean(b.sum_us, b.cycles),
+        ),
+        (
+            "slurm_bf_mean_table_sz",
+            "Mean backfill table size",
+            mean(b.table_size_sum, b.cycles),
+        ),
+        (
+            "slurm_bf_queue_len_mean",
+            "Mean backfill queue length",
+            mean(b.queue_len_sum, b.cycles),
+        ),
+        (
+            "slurm_bf_try_depth_mean",
+            "Mean depth attempts in backfill",
+            mean(b.depth_try_sum, b.cycles),
+        ),
+        (
+            "slurm_backfilled_het_jobs",
+            "Heterogeneous components backfilled",
+            0,
+        ),
+        (
+            "slurm_backfilled_jobs",
+            "Total backfilled jobs since reset",
+            u64::from(b.jobs_total),
+        ),
+        // The pass runs inside the actor's turn: never while a scrape is answered.
+        ("slurm_bf_active", "Backfill scheduler active jobs", 0),
+        (
+            "slurm_bf_cycle_cnt",
+            "Backfill cycle count",
+            u64::from(b.cycles),
+        ),
+        ("slurm_bf_cycle_last", "Last backfill cycle time", b.last_us),
+        ("slurm_bf_cycle_max", "Max backfill cycle time", b.max_us),
+        (
+            "slurm_bf_cycle_tot",
+            "Sum of backfill cycle times",
+            b.sum_us,
+        ),
+        (
+            "slurm_bf_depth_tot",
+            "Sum of backfill job depths",
+            b.depth_sum,
+        ),
+        (
+            "slurm_bf_depth_try_tot",
+            "Sum of backfill depth attempts",
+            b.depth_try_sum,
+        ),
+        (
+            "slurm_bf_last_depth",
+            "Last backfill depth",
+            u64::from(b.last_depth),
+        ),
+        (
+            "slurm_bf_last_depth_try",
+            "Last backfill depth attempts",
+            u64::from(b.last_depth_try),
+        ),
+        (
+            "slurm_bf_queue_len",
+            "Backfill queue length",
+            u64::from(b.queue_len),
+        ),
+        (
+            "slurm_bf_queue_len_tot",
+            "Sum of backfill queue lengths",
+            b.queue_len_sum,
+        ),
+        (
+            "slurm_bf_table_size",
+            "Backfill table size",
+            u64::from(b.table_size),
+        ),
+        (
+            "slurm_bf_table_size_tot",
+            "Sum of backfill table sizes",
+            b.table_size_sum,
+        ),
+        (
+            "slurm_bf_when_last_cycle",
+            "Timestamp of last backfill cycle",
+            b.last_when,
+        ),
+        (
+            "slurm_sdiag_jobs_canceled",
+            "Jobs canceled since reset",
+            u64::from(s.jobs_canceled),
+        ),
+        (
+            "slurm_sdiag_jobs_completed",
+            "Jobs completed since reset",
+            u64::from(s.jobs_completed),
+        ),
+        (
+            "slurm_sdiag_jobs_failed",
+            "Jobs failed since reset",
+            u64::from(s.jobs_failed),
+        ),
+        (
+            "slurm_sdiag_jobs_pending",
+            "Jobs pending at timestamp",
+            u64::from(s.jobs_pending),
+        ),
+        (
+            "slurm_sdiag_jobs_running",
+            "Jobs running at timestamp",
+            u64::from(s.jobs_running),
+        ),
+        (
+            "slurm_sdiag_jobs_started",
+            "Jobs started since reset",
+            u64::from(s.jobs_started),
+        ),
+        (
+            "slurm_sdiag_jobs_submitted",
+            "Jobs submitted since reset",
+            u64::from(s.jobs_submitted),
+        ),
+        ("slurm_sdiag_job_states_ts", "Job states timestamp", s.now),
+        (
+            "slurm_last_backfilled_jobs",
+            "Backfilled jobs since last cycle",
+            u64::from(b.jobs),
+        ),
+        (
+            "slurm_sdiag_latency",
+            "Measurement latency",
+            s.clock_latency_us,
+        ),
+        (
+            "slurm_schedule_cycle_cnt",
+            "Scheduling cycle count",
+            u64::from(m.cycles),
+        ),
+        (
+            "slurm_schedule_cycle_depth",
+            "Processed jobs depth total",
+            m.depth_sum,
+        ),
+        (
+            "slurm_schedule_cycle_last",
+            "Last scheduling cycle time",
+            m.last_us,
+        ),
+        (
+            "slurm_schedule_cycle_max",
+            "Max scheduling cycle time",
+            m.max_us,
+        ),
+        (
+            "slurm_schedule_cycle_tot",
+            "Sum of scheduling cycle times",
+            m.sum_us,
+        ),
+        (
+            "slurm_schedule_queue_len",
+            "Jobs pending queue length",
+            u64::from(m.last_queue_len),
+        ),
+        (
+            "slurm_sched_exit_end",
+            "End of job queue",
+            u64::from(m.cycles),
+        ),
+        ("slurm_sched_exit_max_depth", "Hit default_queue_depth", 0),
+        (
+            "slurm_sched_exit_max_job_start",
+            "Hit sched_max_job_start",
+            0,
+        ),
+        ("slurm_sched_exit_lic", "Blocked on licenses", 0),
+        ("slurm_sched_exit_rpc_cnt", "Hit max_rpc_cnt", 0),
+        ("slurm_sched_exit_timeout", "Timeout (max_sched_time)", 0),
+        ("slurm_bf_exit_end", "End of job queue", u64::from(b.cycles)),
+        ("slurm_bf_exit_max_job_start", "Hit bf_max_job_start", 0),
+        ("slurm_bf_exit_max_job_test", "Hit bf_max_job_test", 0),
+        ("slurm_bf_exit_state_changed", "System state changed", 0),
+        (
+            "slurm_bf_exit_table_limit",
+            "Hit table size limit (bf_node_space_size)",
+            0,
+        ),
+        ("slurm_bf_exit_timeout", "Timeout (bf_max_time)", 0),
+        (
+            "slurm_sched_mean_cycle",
+            "Mean scheduling cycle time",
+            mean(m.sum_us, m.cycles),
+        ),
+        (
+            "slurm_sched_mean_depth_cycle",
+            "Mean depth of scheduling cycles",
+            mean(m.depth_sum, m.cycles),
+        ),
+        (
+            "slurm_server_thread_cnt",
+            "Active slurmctld threads count",
+            u64::from(s.server_threads),
+        ),
+        (
+            "slurm_slurmdbd_queue_size",
+            "Queued messages to SlurmDBD",
+            0,
+        ),
+        (
+            "slurm_last_proc_req_start",
+            "Timestamp of last process request start",
+            s.since,
+        ),
+        (
+            "slurm_sched_stats_timestamp",
+            "Statistics snapshot timestamp",
+            s.now,
+        ),
+    ];
+    let mut out = Exposition::default();
+    for (name, help, value) in rows {
+        out.gauge(name, help, value);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

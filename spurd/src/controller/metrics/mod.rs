@@ -1,10 +1,11 @@
 //! slurmctld's HTTP endpoints on SlurmctldPort, as Slurm 26.05 serves them:
 //! `/` and `/metrics` (indexes), `/livez`, `/healthz` and `/readyz`, and
-//! the OpenMetrics families of `/metrics/jobs`, `/metrics/nodes` and
-//! `/metrics/jobs-users-accts` (slurm.conf `MetricsType=metrics/openmetrics`;
-//! without it they answer with no body, as Slurm's do). A connection whose
-//! first byte is an ASCII capital is HTTP: spur's frames start with a
-//! length far below any such byte.
+//! the OpenMetrics families of `/metrics/jobs`, `/metrics/nodes`,
+//! `/metrics/partitions`, `/metrics/jobs-users-accts` and
+//! `/metrics/scheduler` (slurm.conf
+//! `MetricsType=metrics/openmetrics`; without it they answer with no
+//! body, as Slurm's do). A connection whose first byte is an ASCII capital
+//! is HTTP: spur's frames start with a length far below any such byte.
 //!
 //! Access follows slurm.conf as slurmctld's does: open to all, unless
 //! `MetricsAuthUsers` is set or PrivateData hides anything (and
@@ -42,6 +43,10 @@ pub enum Endpoint {
     Nodes,
     /// `/metrics/jobs-users-accts`.
     UsersAccounts,
+    /// `/metrics/scheduler`.
+    Scheduler,
+    /// `/metrics/partitions`.
+    Partitions,
 }
 
 /// slurm.conf's metrics settings.
@@ -155,6 +160,8 @@ async fn answer(
         "/metrics/jobs" => Some(Endpoint::Jobs),
         "/metrics/nodes" => Some(Endpoint::Nodes),
         "/metrics/jobs-users-accts" => Some(Endpoint::UsersAccounts),
+        "/metrics/scheduler" => Some(Endpoint::Scheduler),
+        "/metrics/partitions" => Some(Endpoint::Partitions),
         _ => return not_found(),
     };
     if let Err(denied) = authorize(gateway, headers) {
