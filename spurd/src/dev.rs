@@ -92,6 +92,12 @@ pub async fn run(opts: DevOpts, shutdown: impl std::future::Future<Output = ()>)
     } else {
         println!("REST API at {rest_url}/slurm/v0.0.44/ (this slurm.conf has no auth/jwt; delete it to regenerate)");
     }
+    if site.conf.other.contains_key("metricstype") {
+        println!(
+            "OpenMetrics at http://127.0.0.1:{}/metrics (MetricsType in slurm.conf)",
+            site.conf.slurmctld_port.first
+        );
+    }
     println!("Press Ctrl-C to stop.");
     let mut rx = stop_rx.clone();
     let rest = tokio::spawn(crate::rest::serve(rest_opts, rest_listeners, async move {
@@ -174,6 +180,7 @@ fn write_config(dir: &Path, nodes: u32) -> Result<()> {
         "SlurmdTimeout=60\nReturnToService=1\nMinJobAge=300\nKillWait=30\nMaxJobCount=200000\nMaxArraySize=100001"
     )?;
     writeln!(conf, "SchedulerType=sched/backfill\nSelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory")?;
+    writeln!(conf, "MetricsType=metrics/openmetrics")?;
     writeln!(
         conf,
         "DefMemPerCPU=4096\nGresTypes=gpu\nTopologyPlugin=topology/block"

@@ -54,6 +54,7 @@ fn the_dev_cluster_prints_its_exports_runs_a_job_and_serves_man_pages() {
         }
     });
     let mut exports = Vec::new();
+    let mut metrics = None;
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -62,10 +63,19 @@ fn the_dev_cluster_prints_its_exports_runs_a_job_and_serves_man_pages() {
             let (name, value) = export.split_once('=').expect("NAME=value");
             exports.push((name.to_string(), value.to_string()));
         }
+        if let Some(rest) = line.strip_prefix("OpenMetrics at http://") {
+            let addr = rest.split_once("/metrics").expect("an address").0;
+            metrics = Some(crate::http::Target::Tcp(addr.to_string()));
+        }
         if line.starts_with("Press Ctrl-C") {
             break;
         }
     }
+    // Its controller serves metrics of its nodes.
+    let metrics = metrics.expect("spurd dev prints where its metrics are");
+    let nodes = crate::http::request(&metrics, "GET", "/metrics/nodes", &[], None);
+    assert_eq!(nodes.status, 200);
+    assert!(nodes.body.contains("\nslurm_nodes 2\n"), "{}", nodes.body);
     let names: Vec<&str> = exports.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["PATH", "SLURM_CONF", "MANPATH"]);
     // What the shell makes of each line ($VAR left empty here).
