@@ -71,8 +71,17 @@ fn the_dev_cluster_prints_its_exports_runs_a_job_and_serves_man_pages() {
             break;
         }
     }
-    // Its controller serves metrics of its nodes.
+    // Its controller serves metrics of its nodes, once it listens (the
+    // banner comes first; the commands wait for it as this does).
     let metrics = metrics.expect("spurd dev prints where its metrics are");
+    let crate::http::Target::Tcp(addr) = &metrics else {
+        unreachable!("a TCP address")
+    };
+    let listening = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(addr).is_err() {
+        assert!(Instant::now() < listening, "the controller never listened");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let nodes = crate::http::request(&metrics, "GET", "/metrics/nodes", &[], None);
     assert_eq!(nodes.status, 200);
     assert!(nodes.body.contains("\nslurm_nodes 2\n"), "{}", nodes.body);
