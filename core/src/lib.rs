@@ -15,6 +15,7 @@ pub mod backfill;
 pub mod constraint;
 mod core;
 pub mod dependency;
+pub mod domains;
 pub mod effects;
 pub mod id;
 pub mod job;
@@ -43,6 +44,7 @@ pub use dependency::{
     parse_dependency, Dependency, DependencyError, DependencyItem, DependencyKind, DependencyState,
     DependencyStatus, DependencyTarget,
 };
+pub use domains::DomainGpus;
 pub use effects::{Discard, Effect, Effects};
 pub use id::{BlockId, JobId, NodeId, PartitionId, QosId, SwitchId, Uid};
 pub use job::{ExitStatus, Hold, Job, JobState, KillCause};

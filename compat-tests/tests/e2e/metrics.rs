@@ -108,10 +108,18 @@ fn metrics_show_jobs_nodes_users_and_accounts_as_slurm_names_them() {
     ] {
         assert!(a.body.lines().any(|l| l == line), "{line} in {}", a.body);
     }
-    assert_eq!(
-        a.body.lines().filter(|l| l.starts_with("# TYPE")).count(),
-        30
-    );
+    // Slurm's 30 families, then spur's: the domains running jobs span.
+    assert!(a.body.ends_with(
+        "# HELP spur_jobs_domains_spanned Running jobs by the number of NVLink domains they span\n\
+         # TYPE spur_jobs_domains_spanned gauge\n\
+         spur_jobs_domains_spanned{domains=\"1\"} 1\n"
+    ));
+    let slurms = |body: &str| {
+        body.lines()
+            .filter(|l| l.starts_with("# TYPE slurm_"))
+            .count()
+    };
+    assert_eq!(slurms(&a.body), 30);
     families_are_whole(&a.body);
     promtool_passes(&a.body);
 
@@ -137,10 +145,17 @@ fn metrics_show_jobs_nodes_users_and_accounts_as_slurm_names_them() {
         .map(|l| l.rsplit(' ').next().unwrap_or_default())
         .collect::<Vec<_>>();
     assert_eq!(busy.iter().filter(|v| **v == "4").count(), 1, "{busy:?}");
-    assert_eq!(
-        a.body.lines().filter(|l| l.starts_with("# TYPE")).count(),
-        38
-    );
+    // The one NVLink domain: no job holds its GPUs, and none waits for
+    // resources (the held job waits for its release): nothing stranded.
+    for line in [
+        "spur_domain_gpus{domain=\"nvl01\"} 8",
+        "spur_domain_gpus_alloc{domain=\"nvl01\"} 0",
+        "spur_domain_gpus_idle{domain=\"nvl01\"} 8",
+        "spur_domain_gpus_stranded{domain=\"nvl01\"} 0",
+    ] {
+        assert!(a.body.lines().any(|l| l == line), "{line} in {}", a.body);
+    }
+    assert_eq!(slurms(&a.body), 38);
     families_are_whole(&a.body);
     promtool_passes(&a.body);
 

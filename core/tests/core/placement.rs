@@ -335,3 +335,50 @@ fn multi_domain_job_waits_for_the_fewest_domains_then_takes_more() {
     assert_eq!(started[0].0, job);
     assert_eq!(domains(&started[0].1).len(), 3);
 }
+
+#[test]
+fn domains_report_their_gpus_stranded_where_no_waiting_job_fits() {
+    let mut env = TestEnv::nvl72(2);
+    let whole = env.submit(gpu_job(18));
+    let part = env.submit(gpu_job(10));
+    env.schedule();
+    // Nothing waits: idle GPUs are idle, not stranded.
+    let domains = env.core.domain_gpus();
+    assert_eq!(
+        domains
+            .iter()
+            .map(|d| (d.idle, d.stranded))
+            .collect::<Vec<_>>(),
+        [(0, 0), (32, 0)]
+    );
+    let big = env.submit(gpu_job(18));
+    env.schedule();
+    assert_eq!(env.core.job(big).unwrap().reason(), Reason::Resources);
+    let domains = env.core.domain_gpus();
+    let full = domains
+        .iter()
+        .find(|d| d.alloc == 72)
+        .expect("the whole job's domain");
+    let other = domains
+        .iter()
+        .find(|d| d.alloc == 40)
+        .expect("the other domain");
+    assert_eq!((full.total, full.idle, full.stranded), (72, 0, 0));
+    // Eight free nodes cannot hold the waiting job's eighteen.
+    assert_eq!((other.total, other.idle, other.stranded), (72, 32, 32));
+    assert_eq!(env.core.domain_spans(), [(1, 2)]);
+    // A waiting job that fits eight nodes could use them: nothing there
+    // is stranded.
+    let mut effects = Vec::new();
+    env.core.cancel_job(big, env.now, &mut effects).unwrap();
+    env.submit(gpu_job(8));
+    let domains = env.core.domain_gpus();
+    let other = domains
+        .iter()
+        .find(|d| d.alloc == 40)
+        .expect("the other domain");
+    assert_eq!((other.idle, other.stranded), (32, 0));
+    for job in [whole, part] {
+        assert_eq!(env.core.job(job).unwrap().state(), JobState::Running);
+    }
+}

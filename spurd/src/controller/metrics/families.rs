@@ -1,8 +1,10 @@
 //! The metric families of slurmctld's OpenMetrics endpoints (Slurm 26.05's
 //! metrics/openmetrics plugin): their names, help texts and labels, in the
-//! order Slurm writes them, filled from the core's jobs and nodes. Every
-//! family is a gauge. As in Slurm, memory is in megabytes whatever a name
-//! says; unlike Slurm's, no count wraps at 16 or 32 bits.
+//! order Slurm writes them, filled from the core's jobs and nodes, and
+//! after them spur's own (`spur_*`: NVLink domains' GPUs and the domains
+//! jobs span). Every family is a gauge. As in Slurm, memory is in
+//! megabytes whatever a name says; unlike Slurm's, no count wraps at 16
+//! or 32 bits.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -298,6 +300,20 @@ pub fn jobs(core: &Core) -> Exposition {
     for (name, help, value) in job_families(&c, "Number of jobs in Rvoked state") {
         out.gauge(&format!("slurm_{name}"), help, value);
     }
+    // spur's own: how many NVLink domains running jobs span.
+    let spans = core.domain_spans();
+    if !spans.is_empty() {
+        let series = spans
+            .into_iter()
+            .map(|(domains, jobs)| (Some(domains.to_string()), u64::from(jobs)))
+            .collect();
+        out.labelled(
+            "spur_jobs_domains_spanned".to_string(),
+            "Running jobs by the number of NVLink domains they span",
+            "domains",
+            series,
+        );
+    }
     out
 }
 
@@ -587,8 +603,49 @@ pub fn nodes(core: &Core, live: &[NodeLive]) -> Exposition {
     for (name, help, value) in totals {
         out.gauge(name, help, value);
     }
+    domains(core, &mut out);
     out
 }
+
+/// spur's own families after Slurm's: each NVLink domain's GPUs.
+fn domains(core: &Core, out: &mut Exposition) {
+    let domains = core.domain_gpus();
+    if domains.is_empty() {
+        return;
+    }
+    let rows: [(&str, &'static str, DomainFigure); 4] = [
+        (
+            "spur_domain_gpus",
+            "GPUs of the NVLink domain's nodes",
+            |d| d.total,
+        ),
+        (
+            "spur_domain_gpus_alloc",
+            "GPUs of the NVLink domain held by jobs",
+            |d| d.alloc,
+        ),
+        (
+            "spur_domain_gpus_idle",
+            "Free GPUs of the NVLink domain on nodes that take work",
+            |d| d.idle,
+        ),
+        (
+            "spur_domain_gpus_stranded",
+            "Free GPUs of the NVLink domain that no job waiting for resources could use now",
+            |d| d.stranded,
+        ),
+    ];
+    for (name, help, value) in rows {
+        let series = domains
+            .iter()
+            .map(|d| (Some(d.name.clone()), u64::from(value(d))))
+            .collect();
+        out.labelled(name.to_string(), help, "domain", series);
+    }
+}
+
+/// One figure of a domain.
+type DomainFigure = fn(&spur_core::DomainGpus) -> u32;
 
 /// A node's base state, as Slurm's statistics chain decides it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
