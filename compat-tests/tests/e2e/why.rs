@@ -30,6 +30,19 @@ fn sdiag_counts_jobs_passes_backfill_and_requests() {
     let short = c.submit(&["-n1", "-t", "1"], sleeper);
     c.wait_state(short, "RUNNING");
 
+    // squeue --start shows the whole-node job's start from the plan: when
+    // the first job's limit is up.
+    let start = text(
+        &c.run(
+            "squeue",
+            &["--start", "-h", "-j", &whole.to_string(), "-o", "%S %r"],
+        )
+        .stdout,
+    );
+    let (when, reason) = start.trim().split_once(' ').expect("a start and a reason");
+    assert_eq!(reason, "Resources");
+    assert!(when.contains('T'), "a planned start: {start}");
+
     let out = c.run("sdiag", &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let report = text(&out.stdout);
