@@ -1,13 +1,17 @@
 //! spur-report: Slurm's reports of spur's wire types, pure and shared by
 //! every front end. `scontrol show` records (which libslurm's
 //! `slurm_sprint_*` print too), squeue's, sinfo's and sacct's fields,
-//! formats and tables, sdiag's counters, sprio's priority terms, and the `--json` documents that
-//! slurmrestd's v0.0.38 answers share. Records and the clock in, text or
-//! serde shapes out: no I/O, no requests.
+//! formats and tables, sdiag's counters, sprio's priority terms, sshare's
+//! fair-share tree, and the `--json` documents that slurmrestd's v0.0.38
+//! answers share. Records and the clock in, text or serde shapes out: no
+//! I/O, no requests.
 
+pub mod print_fields;
 pub mod sacct;
 pub mod sdiag;
+pub mod shares;
 pub mod show;
 pub mod sinfo;
 pub mod sprio;
 pub mod squeue;
+pub mod sshare;

@@ -5,7 +5,7 @@
 
 use clap::{Command, CommandFactory};
 
-use crate::{sacct, sbatch, scancel, scontrol, sdiag, sinfo, sprio, squeue, srun, unacted};
+use crate::{sacct, sbatch, scancel, scontrol, sdiag, sinfo, sprio, squeue, srun, sshare, unacted};
 
 /// Where srun's job-level options are acted on.
 const ALLOCATION_ONLY_NOTE: &str = "spur acts on it when srun allocates the job itself; \
@@ -36,6 +36,7 @@ pub fn commands() -> Vec<Command> {
         spur_man::not_acted(sacct::args::SacctArgs::command(), sacct::options::NOT_ACTED),
         spur_man::not_acted(sdiag::args::SdiagArgs::command(), sdiag::NOT_ACTED),
         spur_man::not_acted(sprio::args::SprioArgs::command(), sprio::NOT_ACTED),
+        spur_man::not_acted(sshare::args::SshareArgs::command(), sshare::NOT_ACTED),
     ]
 }
 

@@ -18,11 +18,13 @@ pub mod sinfo;
 pub mod sprio;
 pub mod squeue;
 pub mod srun;
+pub mod sshare;
 pub use spur_options::{getopt, unacted};
 
 /// The commands this binary answers to.
 pub const COMMANDS: &[&str] = &[
-    "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag", "sprio",
+    "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag",
+    "sprio", "sshare",
 ];
 
 /// The command a program name stands for (`/usr/bin/sbatch` -> `sbatch`).
@@ -46,6 +48,7 @@ pub fn dispatch(name: &str, args: Vec<std::ffi::OsString>) -> Option<ExitCode> {
         "sacct" => sacct::run(args),
         "sdiag" => sdiag::run(args),
         "sprio" => sprio::run(args),
+        "sshare" => sshare::run(args),
         _ => return None,
     })
 }

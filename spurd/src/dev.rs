@@ -35,7 +35,8 @@ const DAEMONS: &[&str] = &["spurd", "slurmrestd"];
 
 /// The Slurm commands spurctl answers to.
 const COMMANDS: &[&str] = &[
-    "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag", "sprio",
+    "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag",
+    "sprio", "sshare",
 ];
 
 /// Runs the dev cluster until `shutdown` resolves.

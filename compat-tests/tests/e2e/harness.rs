@@ -294,7 +294,7 @@ impl Cluster {
         std::fs::create_dir_all(&bin).expect("bin dir");
         for cmd in [
             "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag",
-            "sprio",
+            "sprio", "sshare",
         ] {
             std::os::unix::fs::symlink(bin_dir().join("spurctl"), bin.join(cmd)).expect("link");
         }

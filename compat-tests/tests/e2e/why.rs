@@ -1,6 +1,7 @@
 //! The commands admins ask "why" with, against a running cluster: sdiag's
 //! counters of jobs, passes, backfill and requests, and who may reset
-//! them; sprio's priority terms of the jobs that wait.
+//! them; sprio's priority terms of the jobs that wait; sshare's
+//! fair-share tree.
 
 use std::os::unix::process::CommandExt;
 
@@ -175,4 +176,52 @@ fn sprio_shows_the_terms_of_the_jobs_that_wait() {
     for job in [whole, plain, nice, held] {
         c.run("scancel", &[&job.to_string()]);
     }
+}
+
+#[test]
+fn sshare_lists_the_root_and_each_user_who_ran() {
+    let c = Cluster::start(Options {
+        nodes: 1,
+        extra_conf: "PriorityType=priority/multifactor\nPriorityWeightFairshare=1000\n",
+        ..Options::default()
+    });
+    let job = c.submit(&["-n1"], "#!/bin/sh\nsleep 1\n");
+    c.wait_state(job, "COMPLETED");
+    let out = c.run("sshare", &["-a", "-P"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    let lines: Vec<&str> = report.lines().collect();
+    assert_eq!(
+        lines[0],
+        "Account|User|RawShares|NormShares|RawUsage|EffectvUsage|FairShare"
+    );
+    assert!(lines[1].starts_with("root|||1.000000|"), "{report}");
+    assert!(lines[1].ends_with("|1.000000|"), "{report}");
+    // The one user who ran holds all of the usage and the only share.
+    assert!(lines[2].starts_with(" root|root|1|1.000000|"), "{report}");
+    assert!(lines[2].contains("|1.000000|0."), "{report}");
+    assert_eq!(lines.len(), 3, "{report}");
+    // Columns, as root sees its own rows by default.
+    let columns = text(&c.run("sshare", &[]).stdout);
+    assert!(columns.starts_with(
+        "Account                    User  RawShares  NormShares    RawUsage  EffectvUsage  FairShare \n\
+         -------------------- ---------- ---------- ----------- ----------- ------------- ---------- \n\
+         root                                          1.000000"
+    ));
+    let only = text(
+        &c.run("sshare", &["-U", "-P", "-n", "-o", "User,RawSh"])
+            .stdout,
+    );
+    assert_eq!(only, "root|1\n");
+    let none = text(
+        &c.run("sshare", &["-u", "nobody", "-P", "-n", "-o", "Account"])
+            .stdout,
+    );
+    assert_eq!(none, "root\n", "the root's row only");
+    let bad = c.run("sshare", &["-o", "nosuch"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(
+        text(&bad.stderr),
+        "sshare: error: Invalid field requested: \"nosuch\"\n"
+    );
 }

@@ -5,16 +5,7 @@
 
 use super::field::{self, FieldDef};
 
-/// `-p` and `-P`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Parsable {
-    /// Fixed-width columns.
-    No,
-    /// `-p`: a delimiter after every field.
-    Ending,
-    /// `-P`: a delimiter between fields.
-    NoEnding,
-}
+pub use crate::print_fields::Parsable;
 
 /// One output column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

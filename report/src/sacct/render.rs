@@ -3,10 +3,9 @@
 //! field in its column (text cut with `+`, numbers right-aligned unless the
 //! width is negative), or `-p`/`-P` delimited fields. Pure.
 
-use std::fmt::Write as _;
-
 use super::field::{self, Cell, Ctx, Line, Stamp};
 use super::format::{Column, Layout, Parsable};
+use crate::print_fields::{aligned, Style};
 
 /// The report: header (unless `-n`) and `lines`.
 pub fn render(lines: &[Line<'_>], layout: &Layout, ctx: &Ctx) -> String {
@@ -25,54 +24,17 @@ pub fn render(lines: &[Line<'_>], layout: &Layout, ctx: &Ctx) -> String {
     out
 }
 
-/// The delimiter after a parsable field (None: nothing, the last of -P).
-fn delimiter(layout: &Layout, last: bool) -> Option<&str> {
-    match layout.parsable {
-        Parsable::NoEnding if last => None,
-        _ => Some(layout.delimiter.as_deref().unwrap_or("|")),
+/// How the layout's fields are written.
+fn style(layout: &Layout) -> Style<'_> {
+    Style {
+        parsable: layout.parsable,
+        delimiter: layout.delimiter.as_deref(),
     }
 }
 
 fn header(out: &mut String, layout: &Layout) {
-    let count = layout.columns.len();
-    if layout.parsable != Parsable::No {
-        for (i, col) in layout.columns.iter().enumerate() {
-            out.push_str(col.field.name);
-            if let Some(d) = delimiter(layout, i + 1 == count) {
-                out.push_str(d);
-            }
-        }
-        out.push('\n');
-        return;
-    }
-    for col in &layout.columns {
-        let cut: String = col
-            .field
-            .name
-            .chars()
-            .take(col.width.unsigned_abs() as usize)
-            .collect();
-        aligned(out, col.width, &cut);
-        out.push(' ');
-    }
-    out.push('\n');
-    for col in &layout.columns {
-        for _ in 0..col.width.unsigned_abs() {
-            out.push('-');
-        }
-        out.push(' ');
-    }
-    out.push('\n');
-}
-
-/// `text` padded to the column: right-aligned for a positive width.
-fn aligned(out: &mut String, width: i32, text: &str) {
-    let w = width.unsigned_abs() as usize;
-    if width >= 0 {
-        let _ = write!(out, "{text:>w$}");
-    } else {
-        let _ = write!(out, "{text:<w$}");
-    }
+    let columns = layout.columns.iter().map(|c| (c.field.name, c.width));
+    style(layout).header(out, columns);
 }
 
 /// The text of a cell: Unknown/None for times, "" when unset.
@@ -90,7 +52,7 @@ fn plain(cell: &Cell) -> String {
 fn put(out: &mut String, col: &Column, cell: &Cell, last: bool, layout: &Layout) {
     if layout.parsable != Parsable::No {
         out.push_str(&plain(cell));
-        if let Some(d) = delimiter(layout, last) {
+        if let Some(d) = style(layout).delimiter(last) {
             out.push_str(d);
         }
         return;

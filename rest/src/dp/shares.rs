@@ -1,9 +1,6 @@
-//! `GET shares`: fair-share as sshare shows it (`shares_resp_msg`). spur
-//! keeps no accounts or associations; every user has an equal share, so
-//! the tree is the root with each user who has past usage under it. A
-//! user's entry carries its uid as `id`; usage is what spur charges
-//! (GPU-seconds, or CPU-seconds for jobs without GPUs), decayed by
-//! PriorityDecayHalfLife, and the factor is the one the priority uses.
+//! `GET shares`: fair-share as sshare shows it (`shares_resp_msg`), the
+//! rows spur-report's shares module makes (the root, then each user with
+//! past usage; a user's entry carries its uid as `id`).
 
 use std::sync::Arc;
 
@@ -64,55 +61,33 @@ impl Entry<'_> {
 /// The `shares` object of `all`, keeping the users `wanted` names (all
 /// when None).
 pub(super) fn shares_msg(all: &Shares, cluster: &str, wanted: Option<&[String]>) -> Value {
-    let total = all.total_usage();
-    let n = all.users.len();
     // spur keeps no per-TRES usage or limits: the lists are empty.
     let tres = json!({"run_seconds": [], "group_minutes": [], "usage": []});
-    let root = Entry {
-        id: 0,
-        cluster,
-        name: "root",
-        parent: "",
-        partition: "",
-        shares_normalized: W::float(1.0),
-        shares: W::unset(),
-        tres: tres.clone(),
-        effective_usage: W::float(1.0),
-        usage_normalized: W::float(1.0),
-        usage: total.round() as u64,
-        fairshare: Fairshare {
-            factor: W::unset_float(),
-            level: W::unset_float(),
-        },
-        kind: ["ASSOCIATION"],
-    };
-    let mut list = vec![root.to_value()];
-    for u in &all.users {
-        if wanted.is_some_and(|w| !w.contains(&u.name)) {
-            continue;
-        }
-        let normalized = if total > 0.0 { u.usage / total } else { 0.0 };
-        let entry = Entry {
-            id: u.uid,
-            cluster,
-            name: &u.name,
-            parent: "root",
-            partition: "",
-            shares_normalized: W::float(1.0 / n as f64),
-            shares: W::of(1),
-            tres: tres.clone(),
-            effective_usage: W::float(normalized),
-            usage_normalized: W::float(normalized),
-            usage: u.usage.round() as u64,
-            fairshare: Fairshare {
-                factor: W::float(u.factor),
-                level: W::unset_float(),
-            },
-            kind: ["USER"],
-        };
-        list.push(entry.to_value());
-    }
-    json!({"shares": list, "total_shares": n})
+    let list: Vec<Value> = spur_report::shares::rows(all, wanted)
+        .iter()
+        .map(|row| {
+            Entry {
+                id: row.id,
+                cluster,
+                name: &row.name,
+                parent: row.parent,
+                partition: "",
+                shares_normalized: W::float(row.shares_norm),
+                shares: row.shares_raw.map_or_else(W::unset, W::of),
+                tres: tres.clone(),
+                effective_usage: W::float(row.usage_efctv),
+                usage_normalized: W::float(row.usage_norm),
+                usage: row.usage_raw.round() as u64,
+                fairshare: Fairshare {
+                    factor: row.fs_factor.map_or_else(W::unset_float, W::float),
+                    level: W::unset_float(),
+                },
+                kind: [if row.user { "USER" } else { "ASSOCIATION" }],
+            }
+            .to_value()
+        })
+        .collect();
+    json!({"shares": list, "total_shares": all.users.len()})
 }
 
 pub(super) async fn shares(
