@@ -25,6 +25,6 @@ pub use slurm_conf::{slurm_conf_path, NodeConf, PartitionConf, PrivateData, Slur
 pub use slurmdbd_conf::{PurgeAfter, PurgeUnit, SlurmdbdConf};
 pub use topology_conf::{BlockConf, SwitchConf, TopologyConf};
 pub use value::{
-    parse_bool, parse_count, parse_memory_mb, parse_time_limit, parse_time_minutes,
+    comma_list, parse_bool, parse_count, parse_memory_mb, parse_time_limit, parse_time_minutes,
     MemoryFormatError, TimeFormatError, MAX_TIME_LIMIT_SECS,
 };

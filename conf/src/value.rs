@@ -204,6 +204,17 @@ pub fn parse_bool(value: &str) -> Option<bool> {
     }
 }
 
+/// A comma list (`a,b,,c`), each item trimmed, empty ones dropped: how
+/// slurm.conf's lists and the commands' `-u`, `-p`, `-A` lists read.
+pub fn comma_list(value: &str) -> Vec<String> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;

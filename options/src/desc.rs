@@ -254,9 +254,7 @@ impl Builder {
         d.partitions = a
             .partition
             .iter()
-            .flat_map(|p| p.split(','))
-            .filter(|p| !p.is_empty())
-            .map(str::to_string)
+            .flat_map(|p| spur_conf::comma_list(p))
             .collect();
         d.qos = a.qos.clone();
         d.comment = a.comment.clone();

@@ -72,12 +72,4 @@ impl<'a> Record<'a> {
     }
 }
 
-/// A comma list with blanks dropped.
-pub(crate) fn comma_list(value: &str) -> Vec<String> {
-    value
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect()
-}
+pub(crate) use crate::value::comma_list;

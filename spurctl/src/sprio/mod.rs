@@ -77,13 +77,8 @@ pub fn plan(
         }
     }
     let mut errors = Vec::new();
-    for name in a
-        .user
-        .iter()
-        .flat_map(|u| u.split(','))
-        .filter(|n| !n.is_empty())
-    {
-        match uid_of(name) {
+    for name in a.user.iter().flat_map(|u| spur_conf::comma_list(u)) {
+        match uid_of(&name) {
             Some(uid) => query.users.push(uid),
             // Slurm's message ends in a newline of its own.
             None => errors.push(format!("sprio: error: Invalid user: {name}\n\n")),
@@ -92,9 +87,7 @@ pub fn plan(
     query.partitions = a
         .partition
         .iter()
-        .flat_map(|p| p.split(','))
-        .filter(|p| !p.is_empty())
-        .map(str::to_string)
+        .flat_map(|p| spur_conf::comma_list(p))
         .collect();
     let format = match (&a.format, a.long) {
         (Some(f), _) => Some(f.clone()),

@@ -26,9 +26,7 @@ pub fn wanted_users(a: &SshareArgs, me: &dyn Fn() -> String) -> Option<Vec<Strin
     let named: Vec<String> = a
         .users
         .iter()
-        .flat_map(|u| u.split(','))
-        .filter(|u| !u.is_empty())
-        .map(str::to_string)
+        .flat_map(|u| spur_conf::comma_list(u))
         .collect();
     Some(if named.is_empty() { vec![me()] } else { named })
 }

@@ -64,17 +64,12 @@ impl MetricsConf {
     /// The settings of `conf`.
     pub fn of(conf: &spur_conf::SlurmConf) -> MetricsConf {
         let get = |key: &str| conf.other.get(key).map(String::as_str);
-        let list = |v: &str| -> Vec<String> {
-            v.split(',')
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-                .collect()
-        };
         MetricsConf {
             enabled: get("metricstype").is_some_and(|t| t == "metrics/openmetrics"),
-            auth_users: get("metricsauthusers").map(list),
+            auth_users: get("metricsauthusers").map(spur_conf::comma_list),
             ignore_private_data: get("metricsparameters").is_some_and(|p| {
-                p.split(',')
+                spur_conf::comma_list(p)
+                    .iter()
                     .any(|w| w.eq_ignore_ascii_case("ignore_private_data"))
             }),
         }
