@@ -1356,8 +1356,9 @@ impl Core {
         self.running.len()
     }
 
-    /// The terms of pending job `id`'s priority as the last pass computed
-    /// it (None under priority/basic, or for a job not pending).
+    /// The terms of pending job `id`'s priority, aged to the last pass's
+    /// time, with its user's usage, QOS, partition and nice as they are
+    /// now (None under priority/basic, or for a job not pending).
     pub fn priority_factors(&self, id: JobId) -> Option<crate::queue::PriorityFactors> {
         let PriorityType::Multifactor(w) = self.config.priority else {
             return None;

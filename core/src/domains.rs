@@ -32,7 +32,9 @@ impl Core {
         let crate::topology::Topology::Block(topo) = &self.topology else {
             return Vec::new();
         };
-        let waiting: Vec<&Job> = self
+        // What each waiting job needs of the nodes of one domain; jobs
+        // alike need alike, so each demand is tried once per domain.
+        let mut waiting: Vec<Demand> = self
             .pending
             .iter()
             .filter_map(|id| self.jobs.get(id).map(|j| &**j))
@@ -42,24 +44,35 @@ impl Core {
                     Reason::Resources | Reason::Priority | Reason::None
                 )
             })
-            .filter(|j| j.hold().is_none())
+            .filter(|j| j.hold().is_none() && j.state() == JobState::Pending)
+            .map(|j| Demand::of(j, j.partition().index()))
             .collect();
+        waiting.sort_unstable();
+        waiting.dedup();
         topo.blocks()
             .iter()
             .map(|block| {
-                let nodes: Vec<&Node> =
-                    block.nodes.iter().map(|n| &self.nodes[n.index()]).collect();
-                let total = nodes.iter().map(|n| n.config.gpus).sum();
-                let alloc = nodes.iter().map(|n| n.used().gpus).sum();
-                let open: Vec<&Node> = nodes.iter().copied().filter(|n| takes_work(n)).collect();
+                let nodes: Vec<(usize, &Node)> = block
+                    .nodes
+                    .iter()
+                    .map(|n| (n.index(), &self.nodes[n.index()]))
+                    .collect();
+                let total = nodes.iter().map(|(_, n)| n.config.gpus).sum();
+                let alloc = nodes.iter().map(|(_, n)| n.used().gpus).sum();
+                let open: Vec<(usize, &Node)> = nodes
+                    .iter()
+                    .copied()
+                    .filter(|(_, n)| takes_work(n))
+                    .collect();
                 let idle = open
                     .iter()
-                    .map(|n| n.config.gpus.saturating_sub(n.used().gpus))
+                    .map(|(_, n)| n.config.gpus.saturating_sub(n.used().gpus))
                     .sum();
+                let members = &self.part_member;
                 let unused = !waiting.is_empty()
                     && !waiting
                         .iter()
-                        .any(|j| could_take_part(j, &open, nodes.len()));
+                        .any(|d| d.fits(&open, nodes.len(), &members[d.partition]));
                 DomainGpus {
                     name: block.name.clone(),
                     total,
@@ -103,33 +116,63 @@ fn takes_work(node: &Node) -> bool {
     )
 }
 
-/// Whether `job` could run part of itself on the free resources of `open`
-/// (nodes of a domain of `size` nodes): as many nodes as it needs in one
-/// domain (its segment, else all of its nodes, at most the domain's size)
-/// each have what one of its nodes needs free.
-fn could_take_part(job: &Job, open: &[&Node], size: usize) -> bool {
-    if job.state() != JobState::Pending {
-        return false;
-    }
-    let shape = job.shape();
-    let here = shape.segment.unwrap_or(shape.nodes_min).max(1) as usize;
-    let need = here.min(size);
-    let tasks = shape
-        .tasks_per_node
-        .unwrap_or_else(|| shape.tasks.div_ceil(shape.nodes_min.max(1)))
-        .max(1);
-    let fits = |n: &Node| {
-        let used = n.used();
-        let cfg = &n.config;
-        if shape.is_whole_node() {
-            return n.jobs().is_empty();
+/// What a job needs of the nodes of one domain to run part of itself
+/// there: as many nodes of its partition as it needs in one domain (its
+/// segment, else all of its nodes, at most the domain's size), each with
+/// one of its nodes' share free, or wholly free for a job that takes whole
+/// nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Demand {
+    /// The job's partition, by index: only its nodes count.
+    partition: usize,
+    nodes: u32,
+    whole: bool,
+    cpus: u32,
+    gpus: u32,
+    /// Memory per node, MiB (None: all of the node's).
+    mem: Option<u64>,
+}
+
+impl Demand {
+    fn of(job: &Job, partition: usize) -> Demand {
+        let shape = job.shape();
+        let tasks = shape
+            .tasks_per_node
+            .unwrap_or_else(|| shape.tasks.div_ceil(shape.nodes_min.max(1)))
+            .max(1);
+        let mem = match shape.mem {
+            crate::spec::MemDemand::WholeNode => None,
+            _ => Some(shape.mem_on_node(tasks, 0)),
+        };
+        Demand {
+            partition,
+            nodes: shape.segment.unwrap_or(shape.nodes_min).max(1),
+            whole: shape.is_whole_node(),
+            cpus: shape.cpus_on_node(tasks),
+            gpus: shape.gpus_on_node(tasks),
+            mem,
         }
-        let cpus = shape.cpus_on_node(tasks);
-        let gpus = shape.gpus_on_node(tasks);
-        let mem = shape.mem_on_node(tasks, cfg.mem_mb);
-        cfg.cpus.saturating_sub(used.cpus) >= cpus
-            && cfg.gpus.saturating_sub(used.gpus) >= gpus
-            && cfg.mem_mb.saturating_sub(used.mem_mb) >= mem
-    };
-    open.iter().filter(|n| fits(n)).count() >= need
+    }
+
+    /// Whether `open` (the nodes of a domain of `size` nodes that take
+    /// work, by index) have it free on nodes of the job's partition
+    /// (`member`, by node index).
+    fn fits(&self, open: &[(usize, &Node)], size: usize, member: &[bool]) -> bool {
+        let need = (self.nodes as usize).min(size);
+        let free = |n: &Node| {
+            if self.whole {
+                return n.jobs().is_empty();
+            }
+            let used = n.used();
+            let cfg = &n.config;
+            let mem = self.mem.unwrap_or(cfg.mem_mb);
+            cfg.cpus.saturating_sub(used.cpus) >= self.cpus
+                && cfg.gpus.saturating_sub(used.gpus) >= self.gpus
+                && cfg.mem_mb.saturating_sub(used.mem_mb) >= mem
+        };
+        open.iter()
+            .filter(|(i, n)| member.get(*i).copied().unwrap_or(false) && free(n))
+            .count()
+            >= need
+    }
 }

@@ -16,8 +16,9 @@ use crate::call::{guarded, hand_out, refused, set_errno};
 use crate::memory::{c_records, slurm_free_stats_response_msg};
 
 /// `slurm_get_statistics`: the counters into `*buf`; with `req`'s command
-/// STAT_COMMAND_RESET, begun again first (operators only), as slurmctld
-/// answers a reset.
+/// STAT_COMMAND_RESET, begun again first (operators only). slurmctld
+/// answers a reset with an empty message; this gives the counters as they
+/// stand after it.
 ///
 /// # Safety
 /// `buf` is writable; `req` is NULL (a plain get) or readable.
@@ -45,18 +46,27 @@ pub unsafe extern "C" fn slurm_get_statistics(
     })
 }
 
-/// `slurm_reset_statistics`: the counters begin again (operators only;
-/// others get ESLURM_ACCESS_DENIED). Any command resets, as in Slurm's
-/// library, which sends the request as the caller made it: sdiag sets
-/// STAT_COMMAND_RESET.
+/// `slurm_reset_statistics`: with `req`'s command STAT_COMMAND_RESET (as
+/// sdiag -r sends it), the counters begin again (operators only; others
+/// get ESLURM_ACCESS_DENIED); any other command is a read that changes
+/// nothing, as slurmctld answers it.
 ///
 /// # Safety
 /// `req` is NULL or readable.
 #[no_mangle]
-pub unsafe extern "C" fn slurm_reset_statistics(_req: *mut stats_info_request_msg_t) -> c_int {
-    guarded(|| match Process.reset_diag() {
-        Ok(()) => SLURM_SUCCESS as c_int,
-        Err(e) => refused(&e),
+pub unsafe extern "C" fn slurm_reset_statistics(req: *mut stats_info_request_msg_t) -> c_int {
+    guarded(|| {
+        // SAFETY: as the caller promises.
+        let reset = unsafe { is_reset(req) };
+        let done = if reset {
+            Process.reset_diag()
+        } else {
+            Process.diag().map(drop)
+        };
+        match done {
+            Ok(()) => SLURM_SUCCESS as c_int,
+            Err(e) => refused(&e),
+        }
     })
 }
 

@@ -4,15 +4,16 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Which jobs' terms are asked for; an empty list asks for all.
+/// Which jobs' terms are asked for.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PriorityQuery {
-    /// Only these jobs.
+    /// Only these jobs (empty: every job).
     pub jobs: Vec<u32>,
-    /// Only jobs of these uids.
-    pub users: Vec<u32>,
-    /// Only jobs in these partitions.
-    pub partitions: Vec<String>,
+    /// Only jobs of these uids (None: every user's; an empty list, as
+    /// `-u` naming no user this host knows, selects none).
+    pub users: Option<Vec<u32>>,
+    /// Only jobs in these partitions (None: every partition's).
+    pub partitions: Option<Vec<String>>,
 }
 
 /// slurm.conf's `PriorityWeight*` that spur acts on.
@@ -30,7 +31,8 @@ pub struct PriorityWeights {
     pub qos: u32,
 }
 
-/// One pending job's terms.
+/// One pending job's terms: each 0 for a job whose priority an operator
+/// set, as slurmctld sends them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobPriority {
     /// The job.
@@ -39,7 +41,7 @@ pub struct JobPriority {
     pub user_id: u32,
     /// Its partition.
     pub partition: String,
-    /// Its priority.
+    /// Its priority: the sum of its terms less its nice, or the one set.
     pub priority: u32,
     /// The priority was set by an operator, not computed.
     pub fixed: bool,

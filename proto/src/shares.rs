@@ -8,10 +8,15 @@ use serde::{Deserialize, Serialize};
 /// Every user's share.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Shares {
-    /// The users with past usage, by uid.
+    /// The users with past usage, by uid (under PrivateData=usage, only
+    /// the asker's).
     pub users: Vec<UserShare>,
     /// When the usage was decayed to (Unix seconds).
     pub now: u64,
+    /// The usage of all users together, those not shown included.
+    pub usage_total: f64,
+    /// How many users have past usage, those not shown included.
+    pub user_count: u32,
 }
 
 /// One user's share.
@@ -29,8 +34,13 @@ pub struct UserShare {
 }
 
 impl Shares {
-    /// The usage of all users together.
-    pub fn total_usage(&self) -> f64 {
-        self.users.iter().map(|u| u.usage).sum()
+    /// `users`, every one of them shown.
+    pub fn of_all(users: Vec<UserShare>, now: u64) -> Shares {
+        Shares {
+            usage_total: users.iter().map(|u| u.usage).sum(),
+            user_count: u32::try_from(users.len()).unwrap_or(u32::MAX),
+            users,
+            now,
+        }
     }
 }

@@ -90,7 +90,8 @@ pub struct BackfillCounts {
 pub struct Stats {
     /// The controller's clock.
     pub now: u64,
-    /// When the counters began (the controller's start).
+    /// When the counters began: the controller's start, the last midnight
+    /// (UTC) or the last `sdiag -r`.
     pub since: u64,
     /// Connections being served.
     pub server_threads: u32,
@@ -118,8 +119,8 @@ pub struct Stats {
     pub backfill: BackfillCounts,
     /// Microseconds the controller takes for 1,000 reads of the clock.
     pub clock_latency_us: u64,
-    /// Requests by type, busiest first.
+    /// Requests by type, each in the order it was first seen.
     pub by_type: Vec<RpcCount>,
-    /// Requests by user, busiest first.
+    /// Requests by user, each in the order they were first seen.
     pub by_user: Vec<UserCount>,
 }

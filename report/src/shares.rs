@@ -35,8 +35,9 @@ pub struct ShareRow {
 /// The rows of `all`: the root, then each user `wanted` names (all when
 /// None), by uid.
 pub fn rows(all: &Shares, wanted: Option<&[String]>) -> Vec<ShareRow> {
-    let total = all.total_usage();
-    let n = all.users.len();
+    // The whole cluster's figures, whichever users are shown.
+    let total = all.usage_total;
+    let n = all.user_count.max(1);
     let mut rows = vec![ShareRow {
         id: 0,
         name: "root".into(),
@@ -60,7 +61,7 @@ pub fn rows(all: &Shares, wanted: Option<&[String]>) -> Vec<ShareRow> {
             parent: "root",
             user: true,
             shares_raw: Some(1),
-            shares_norm: 1.0 / n as f64,
+            shares_norm: 1.0 / f64::from(n),
             usage_raw: u.usage,
             usage_norm: normalized,
             usage_efctv: normalized,

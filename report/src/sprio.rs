@@ -293,8 +293,9 @@ fn sort(
     Ok(())
 }
 
-/// How sprio's sort letter `letter` orders two jobs; terms within
-/// 0.00001 of each other are equal, as Slurm's fuzzy_equal has them.
+/// How sprio's sort letter `letter` orders two jobs; terms are compared
+/// to 0.00001, as Slurm's fuzzy_equal has them (rounded to it, so that the
+/// order stays total).
 fn compare(
     letter: char,
     a: &JobPriority,
@@ -302,12 +303,8 @@ fn compare(
     user_name: &dyn Fn(u32) -> String,
 ) -> Ordering {
     let term = |get: fn(&JobPriority) -> f64| {
-        let (x, y) = (get(a), get(b));
-        if (x - y).abs() < 0.00001 {
-            Ordering::Equal
-        } else {
-            x.total_cmp(&y)
-        }
+        let key = |j: &JobPriority| (get(j) * 100_000.0).round();
+        key(a).total_cmp(&key(b))
     };
     match letter {
         'i' => a.job_id.cmp(&b.job_id),

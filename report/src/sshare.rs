@@ -211,8 +211,8 @@ mod tests {
     use spur_proto::{Shares, UserShare};
 
     fn tree() -> Vec<ShareRow> {
-        let shares = Shares {
-            users: vec![
+        let shares = Shares::of_all(
+            vec![
                 UserShare {
                     uid: 0,
                     name: "root".into(),
@@ -226,8 +226,8 @@ mod tests {
                     factor: 0.75,
                 },
             ],
-            now: 0,
-        };
+            0,
+        );
         crate::shares::rows(&shares, None)
     }
 

@@ -173,6 +173,13 @@ fn sprio_shows_the_terms_of_the_jobs_that_wait() {
     );
     let out = c.run("sprio", &["-u", "nobody", "-h"]);
     assert_eq!(text(&out.stdout), "", "root's jobs only");
+    // A user this host does not know selects no job (and sprio says so).
+    let out = c.run("sprio", &["-u", "no-such-user", "-h"]);
+    assert_eq!(text(&out.stdout), "");
+    assert_eq!(
+        text(&out.stderr),
+        "sprio: error: Invalid user: no-such-user\n\n"
+    );
     for job in [whole, plain, nice, held] {
         c.run("scancel", &[&job.to_string()]);
     }

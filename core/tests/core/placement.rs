@@ -382,3 +382,23 @@ fn domains_report_their_gpus_stranded_where_no_waiting_job_fits() {
         assert_eq!(env.core.job(job).unwrap().state(), JobState::Running);
     }
 }
+
+#[test]
+fn a_job_waiting_in_another_partition_leaves_a_domain_stranded() {
+    let mut cl = cluster(36, nvl72_topology(2, None));
+    cl.partitions.push(spur_core::Partition::new(
+        "left",
+        (0..18).map(spur_core::NodeId).collect(),
+    ));
+    let mut env = TestEnv::new(cl, SchedConfig::default());
+    env.submit(gpu_job(18).partition("left"));
+    env.schedule();
+    let waiting = env.submit(gpu_job(1).partition("left"));
+    env.schedule();
+    assert_eq!(env.core.job(waiting).unwrap().reason(), Reason::Resources);
+    let domains = env.core.domain_gpus();
+    // The second domain's GPUs are all free, and the one job that waits
+    // may not use them.
+    assert_eq!((domains[1].idle, domains[1].stranded), (72, 72));
+    assert_eq!((domains[0].idle, domains[0].stranded), (0, 0));
+}

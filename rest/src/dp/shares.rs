@@ -87,7 +87,7 @@ pub(super) fn shares_msg(all: &Shares, cluster: &str, wanted: Option<&[String]>)
             .to_value()
         })
         .collect();
-    json!({"shares": list, "total_shares": all.users.len()})
+    json!({"shares": list, "total_shares": all.user_count})
 }
 
 pub(super) async fn shares(
@@ -140,8 +140,8 @@ mod tests {
 
     #[test]
     fn each_user_is_an_equal_share_under_the_root() {
-        let all = Shares {
-            users: vec![
+        let all = Shares::of_all(
+            vec![
                 UserShare {
                     uid: 1000,
                     name: "ann".into(),
@@ -155,8 +155,8 @@ mod tests {
                     factor: 0.6,
                 },
             ],
-            now: 0,
-        };
+            0,
+        );
         let msg = shares_msg(&all, "c", None);
         assert_eq!(msg["total_shares"], 2);
         let list = msg["shares"].as_array().expect("a list");

@@ -67,14 +67,16 @@ Help options:
 ";
 
 /// Parses sdiag's command line: the options, and the request tables'
-/// order, which the last of `-i`, `-t` and `-T` given sets.
+/// order, which the last of `-i`, `-t` and `-T` given sets. Of `-a` and
+/// `-r`, the last given decides whether the counters are reset.
 pub fn parse(argv: Vec<OsString>) -> Result<(SdiagArgs, RpcOrder), clap::Error> {
     let matches = SdiagArgs::command().try_get_matches_from(argv)?;
-    let args = SdiagArgs::from_arg_matches(&matches)?;
+    let mut args = SdiagArgs::from_arg_matches(&matches)?;
     let last = |id: &str| {
         let given = matches.value_source(id) == Some(ValueSource::CommandLine);
         given.then(|| matches.indices_of(id)?.max()).flatten()
     };
+    args.reset = last("reset") > last("all");
     let order = [
         ("sort_by_id", RpcOrder::Id),
         ("sort_by_time", RpcOrder::Time),

@@ -223,6 +223,14 @@ fn the_last_sort_letter_given_orders_the_tables() {
         RpcOrder::AverageTime
     );
     assert!(order(&["-x"]).is_err());
+    let reset = |argv: &[&str]| {
+        let argv = std::iter::once("sdiag").chain(argv.iter().copied());
+        parse(argv.map(Into::into).collect())
+            .map(|(a, _)| a.reset)
+            .unwrap()
+    };
+    assert!(reset(&["-r"]) && reset(&["-a", "-r"]));
+    assert!(!reset(&["-r", "-a"]) && !reset(&[]));
 }
 
 #[test]

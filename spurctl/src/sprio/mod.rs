@@ -77,18 +77,16 @@ pub fn plan(
         }
     }
     let mut errors = Vec::new();
+    // Users named and none known: no job is listed, as in Slurm.
+    query.users = a.user.as_ref().map(|_| Vec::new());
     for name in a.user.iter().flat_map(|u| spur_conf::comma_list(u)) {
         match uid_of(&name) {
-            Some(uid) => query.users.push(uid),
+            Some(uid) => query.users.get_or_insert_with(Vec::new).push(uid),
             // Slurm's message ends in a newline of its own.
             None => errors.push(format!("sprio: error: Invalid user: {name}\n\n")),
         }
     }
-    query.partitions = a
-        .partition
-        .iter()
-        .flat_map(|p| spur_conf::comma_list(p))
-        .collect();
+    query.partitions = a.partition.as_ref().map(|p| spur_conf::comma_list(p));
     let format = match (&a.format, a.long) {
         (Some(f), _) => Some(f.clone()),
         (None, true) => None,
@@ -129,7 +127,7 @@ fn options_dump(a: &SprioArgs, plan: &Plan) -> String {
         for (i, id) in plan.query.jobs.iter().enumerate() {
             out.push_str(&format!("job_list[{i}] = {id}\n"));
         }
-        for (i, uid) in plan.query.users.iter().enumerate() {
+        for (i, uid) in plan.query.users.iter().flatten().enumerate() {
             out.push_str(&format!("user_list[{i}] = {uid}\n"));
         }
     }

@@ -51,8 +51,15 @@ fn jobs_come_with_j_or_after_it() {
 #[test]
 fn users_partitions_and_formats() {
     let p = planned(&["-u", "alice,nobody-here,root", "-p", "a,b"], None).unwrap();
-    assert_eq!(p.query.users, [1001, 0]);
-    assert_eq!(p.query.partitions, ["a", "b"]);
+    assert_eq!(p.query.users, Some(vec![1001, 0]));
+    assert_eq!(
+        p.query.partitions,
+        Some(vec!["a".to_string(), "b".to_string()])
+    );
+    // Named users none of whom this host knows select no job.
+    let p = planned(&["-u", "nobody-here"], None).unwrap();
+    assert_eq!(p.query.users, Some(vec![]));
+    assert_eq!(planned(&[], None).unwrap().query.users, None);
     assert_eq!(p.errors, ["sprio: error: Invalid user: nobody-here\n\n"]);
     assert_eq!(p.sort, "i");
     assert_eq!(

@@ -2,6 +2,8 @@
 //! core, and answered; answers leave only after the turn commits. Only root
 //! and SlurmUser may act on other users' jobs or on nodes.
 
+use std::collections::HashSet;
+
 use spur_conf::PrivateData;
 use tracing::{info, warn};
 
@@ -181,28 +183,53 @@ impl Controller {
         };
         let at = now();
         let partitions = self.core.partitions();
+        let named_jobs: HashSet<u32> = query.jobs.iter().copied().collect();
+        let users: Option<HashSet<u32>> = query.users.as_ref().map(|u| u.iter().copied().collect());
+        let parts: Option<HashSet<usize>> = query.partitions.as_ref().map(|names| {
+            partitions
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| names.contains(&p.name))
+                .map(|(i, _)| i)
+                .collect()
+        });
         let wanted = |job: &spur_core::Job| {
-            let id = job.id.0;
             let user = job.spec.user.0;
-            let part = &partitions[job.partition().index()].name;
             viewer.is_none_or(|v| v == user)
-                && (query.jobs.is_empty() || query.jobs.contains(&id))
-                && (query.users.is_empty() || query.users.contains(&user))
-                && (query.partitions.is_empty() || query.partitions.contains(part))
+                && users.as_ref().is_none_or(|u| u.contains(&user))
+                && parts
+                    .as_ref()
+                    .is_none_or(|p| p.contains(&job.partition().index()))
         };
-        let jobs = self
-            .core
-            .pending_jobs()
+        // Named jobs are looked up; otherwise every pending job is read.
+        let candidates: Box<dyn Iterator<Item = &spur_core::Job>> = if named_jobs.is_empty() {
+            Box::new(self.core.pending_jobs())
+        } else {
+            let mut ids: Vec<u32> = named_jobs.into_iter().collect();
+            ids.sort_unstable();
+            Box::new(
+                ids.into_iter()
+                    .filter_map(|id| self.core.job(JobId(id)))
+                    .filter(|j| j.state() == spur_core::JobState::Pending),
+            )
+        };
+        let jobs = candidates
             .filter(|job| job.hold().is_none() && job.spec.begin.is_none_or(|t| t <= at))
             .filter(|job| wanted(job))
             .filter_map(|job| {
-                let f = self.core.priority_factors(job.id)?;
+                let fixed = job.spec.priority.is_some();
+                // A priority an operator set has no terms.
+                let f = if fixed {
+                    spur_core::PriorityFactors::default()
+                } else {
+                    self.core.priority_factors(job.id)?
+                };
                 Some(spur_proto::JobPriority {
                     job_id: job.id.0,
                     user_id: job.spec.user.0,
                     partition: partitions[job.partition().index()].name.clone(),
-                    priority: job.priority(),
-                    fixed: job.spec.priority.is_some(),
+                    priority: if fixed { job.priority() } else { f.priority() },
+                    fixed,
                     age: f.age,
                     fairshare: f.fairshare,
                     job_size: f.job_size,
@@ -224,13 +251,15 @@ impl Controller {
         }
     }
 
-    /// Every user's fair-share, as `sshare` shows it.
-    /// The fair-share rows; only `viewer`'s, when one is given.
+    /// Every user's fair-share, as `sshare` shows it; only `viewer`'s row
+    /// when one is given.
     fn shares(&self, viewer: Option<u32>) -> spur_proto::Shares {
         let at = now();
-        let users = self
-            .core
-            .shares(at)
+        let all = self.core.shares(at);
+        // The cluster's totals, whichever rows the viewer may see.
+        let usage_total = all.iter().map(|(_, usage, _)| usage).sum();
+        let user_count = u32::try_from(all.len()).unwrap_or(u32::MAX);
+        let users = all
             .into_iter()
             .filter(|(uid, _, _)| viewer.is_none_or(|v| v == uid.0))
             .map(|(uid, usage, factor)| spur_proto::UserShare {
@@ -240,7 +269,12 @@ impl Controller {
                 factor,
             })
             .collect();
-        spur_proto::Shares { users, now: at }
+        spur_proto::Shares {
+            users,
+            now: at,
+            usage_total,
+            user_count,
+        }
     }
 
     /// The counters `sdiag` shows.

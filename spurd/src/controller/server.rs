@@ -82,6 +82,9 @@ pub(super) async fn serve(
         rpcs: shared.rpcs,
         private_data: shared.private_data,
         metrics: super::metrics::MetricsConf::of(&site.conf),
+        http_slots: Arc::new(tokio::sync::Semaphore::new(
+            super::metrics::HTTP_CONNECTIONS,
+        )),
     });
     tokio::pin!(shutdown);
     loop {
@@ -298,6 +301,8 @@ pub(super) struct Gateway {
     pub(super) private_data: Arc<AtomicU16>,
     /// slurm.conf's metrics settings, for the HTTP endpoints.
     pub(super) metrics: super::metrics::MetricsConf,
+    /// HTTP connections that may still be taken.
+    pub(super) http_slots: Arc<tokio::sync::Semaphore>,
 }
 
 impl Gateway {

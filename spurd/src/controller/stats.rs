@@ -129,8 +129,9 @@ impl Shared {
                 total_us: 0,
             });
         }
-        t.by_type[row].count += 1;
-        t.by_type[row].total_us += micros;
+        // Slurm's counters wrap; a long-lived table must not panic.
+        t.by_type[row].count = t.by_type[row].count.wrapping_add(1);
+        t.by_type[row].total_us = t.by_type[row].total_us.wrapping_add(micros);
         let next = t.by_user.len();
         let row = *t.user_row.entry(uid).or_insert(next);
         if row == next {
@@ -140,8 +141,8 @@ impl Shared {
                 total_us: 0,
             });
         }
-        t.by_user[row].count += 1;
-        t.by_user[row].total_us += micros;
+        t.by_user[row].count = t.by_user[row].count.wrapping_add(1);
+        t.by_user[row].total_us = t.by_user[row].total_us.wrapping_add(micros);
     }
 
     /// The table's rows, each kind in the order it was first seen.

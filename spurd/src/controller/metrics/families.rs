@@ -46,7 +46,9 @@ impl Exposition {
         });
     }
 
-    /// A family of one series per `label` value.
+    /// A family of one series per `label` value. Values are escaped as the
+    /// text format asks (prometheus-client writes them as given): a user
+    /// names their job's account, and no name may forge a series.
     fn labelled(
         &mut self,
         name: String,
@@ -54,6 +56,10 @@ impl Exposition {
         label: &'static str,
         series: Vec<(Option<String>, u64)>,
     ) {
+        let series = series
+            .into_iter()
+            .map(|(value, n)| (value.map(|v| escape(&v)), n))
+            .collect();
         self.families.push(Family {
             name,
             help,
@@ -97,6 +103,21 @@ impl prometheus_client::collector::Collector for Exposition {
         }
         Ok(())
     }
+}
+
+/// A label value as the text format writes it: `\\`, `\"` and `\n` for
+/// a backslash, a quote and a line break.
+fn escape(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// What Slurm's job statistics count of a set of job records.
@@ -1137,6 +1158,25 @@ pub fn scheduler(s: &spur_proto::Stats) -> Exposition {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn label_values_cannot_forge_series() {
+        let mut e = Exposition::default();
+        let account = "x\"} 1\nslurm_nodes_down 500\n#\\".to_string();
+        e.labelled(
+            "slurm_account_jobs".into(),
+            "Total number of jobs",
+            "account",
+            vec![(Some(account), 1), (Some("b".into()), 2)],
+        );
+        assert_eq!(
+            e.text(),
+            "# HELP slurm_account_jobs Total number of jobs\n\
+             # TYPE slurm_account_jobs gauge\n\
+             slurm_account_jobs{account=\"x\\\"} 1\\nslurm_nodes_down 500\\n#\\\\\"} 1\n\
+             slurm_account_jobs{account=\"b\"} 2\n"
+        );
+    }
 
     #[test]
     fn families_are_written_as_slurms_plugin_writes_them() {

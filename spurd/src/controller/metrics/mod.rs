@@ -18,10 +18,11 @@ pub mod families;
 use std::convert::Infallible;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::{header, HeaderMap, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 use tracing::debug;
@@ -96,19 +97,36 @@ const ROOT_INDEX: &str = "slurmctld index of endpoints:\n  \
 '/healthz': check slurmctld is running\n  \
 '/metrics': print available metric endpoints\n";
 
+/// HTTP connections served at once; more are closed unanswered, so that
+/// clients of the metrics cannot take the sockets agents need.
+pub const HTTP_CONNECTIONS: usize = 64;
+
+/// How long a client may take to send its request's head.
+const HEAD_WAIT: Duration = Duration::from_secs(10);
+
+/// How long one connection may last in all.
+const CONNECTION_WAIT: Duration = Duration::from_secs(30);
+
 /// Serves one HTTP connection (one request, then close, as slurmctld).
 pub async fn serve(stream: TcpStream, gateway: Arc<Gateway>) -> anyhow::Result<()> {
+    let Ok(_slot) = gateway.http_slots.clone().try_acquire_owned() else {
+        anyhow::bail!("{HTTP_CONNECTIONS} HTTP connections are open already");
+    };
     let service = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
         let gateway = gateway.clone();
         async move {
             Ok::<_, Infallible>(answer(&gateway, req.method(), req.uri(), req.headers()).await)
         }
     });
-    hyper::server::conn::http1::Builder::new()
+    let connection = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEAD_WAIT)
         .keep_alive(false)
-        .serve_connection(TokioIo::new(stream), service)
-        .await?;
-    Ok(())
+        .serve_connection(TokioIo::new(stream), service);
+    match tokio::time::timeout(CONNECTION_WAIT, connection).await {
+        Ok(served) => Ok(served?),
+        Err(_) => anyhow::bail!("HTTP connection open over {} s", CONNECTION_WAIT.as_secs()),
+    }
 }
 
 /// A response of `status` with `body` as text/plain (none when empty).
