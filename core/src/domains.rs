@@ -34,21 +34,18 @@ impl Core {
         };
         // What each waiting job needs of the nodes of one domain; jobs
         // alike need alike, so each demand is tried once per domain.
-        let mut waiting: Vec<Demand> = self
-            .pending
-            .iter()
-            .filter_map(|id| self.jobs.get(id).map(|j| &**j))
+        let waiting: std::collections::BTreeSet<Demand> = self
+            .jobs
+            .values()
+            .filter(|j| j.state() == JobState::Pending && j.hold().is_none())
             .filter(|j| {
                 matches!(
                     j.reason(),
                     Reason::Resources | Reason::Priority | Reason::None
                 )
             })
-            .filter(|j| j.hold().is_none() && j.state() == JobState::Pending)
             .map(|j| Demand::of(j, j.partition().index()))
             .collect();
-        waiting.sort_unstable();
-        waiting.dedup();
         topo.blocks()
             .iter()
             .map(|block| {
