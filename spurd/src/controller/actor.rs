@@ -117,12 +117,12 @@ pub enum Command {
         /// The connection.
         conn: u64,
     },
-    /// An HTTP client asks for one metrics endpoint's text.
+    /// An HTTP client asks for one metrics endpoint's families.
     Metrics {
         /// Which.
         endpoint: super::metrics::Endpoint,
-        /// Where the text goes.
-        reply: oneshot::Sender<String>,
+        /// Where they go.
+        reply: oneshot::Sender<super::metrics::families::Exposition>,
     },
 }
 

@@ -153,20 +153,18 @@ impl Controller {
         Reply::Response(result.unwrap_or_else(ClientResponse::Error))
     }
 
-    /// One metrics endpoint's text (empty when it has nothing to show).
-    pub(super) fn metrics(&self, endpoint: super::metrics::Endpoint) -> String {
+    /// One metrics endpoint's families; the HTTP task writes their text.
+    pub(super) fn metrics(
+        &self,
+        endpoint: super::metrics::Endpoint,
+    ) -> super::metrics::families::Exposition {
         use super::metrics::{families, Endpoint};
-        let shown = match endpoint {
+        match endpoint {
             Endpoint::Jobs => families::jobs(&self.core),
             Endpoint::Nodes => families::nodes(&self.core, &self.live),
             Endpoint::UsersAccounts => families::users_accounts(&self.core, &users::name_of),
             Endpoint::Scheduler => families::scheduler(&self.diag()),
             Endpoint::Partitions => families::partitions(&self.core, &self.live),
-        };
-        if shown.is_empty() {
-            String::new()
-        } else {
-            shown.text()
         }
     }
 

@@ -85,6 +85,7 @@ pub(super) async fn serve(
         http_slots: Arc::new(tokio::sync::Semaphore::new(
             super::metrics::HTTP_CONNECTIONS,
         )),
+        scrapes: super::metrics::Scrapes::default(),
     });
     tokio::pin!(shutdown);
     loop {
@@ -303,6 +304,8 @@ pub(super) struct Gateway {
     pub(super) metrics: super::metrics::MetricsConf,
     /// HTTP connections that may still be taken.
     pub(super) http_slots: Arc<tokio::sync::Semaphore>,
+    /// The metrics endpoints' last answers.
+    pub(super) scrapes: super::metrics::Scrapes,
 }
 
 impl Gateway {

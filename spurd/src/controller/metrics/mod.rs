@@ -6,6 +6,9 @@
 //! `MetricsType=metrics/openmetrics`; without it they answer with no
 //! body, as Slurm's do). A connection whose first byte is an ASCII capital
 //! is HTTP: spur's frames start with a length far below any such byte.
+//! The actor gathers an endpoint's families; the text is written here,
+//! and a scrape within a second of the last of its endpoint gets the same
+//! text.
 //!
 //! Access follows slurm.conf as slurmctld's does: open to all, unless
 //! `MetricsAuthUsers` is set or PrivateData hides anything (and
@@ -26,6 +29,8 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 use tracing::debug;
+
+use std::sync::mpsc::Sender;
 
 use super::actor::Command;
 use super::server::Gateway;
@@ -186,20 +191,76 @@ async fn answer(
     if !gateway.metrics.enabled {
         return reply(StatusCode::OK, String::new());
     }
-    let (tx, rx) = oneshot::channel();
-    if gateway
-        .actor
-        .send(Command::Metrics {
-            endpoint,
-            reply: tx,
-        })
-        .is_err()
-    {
-        return reply(StatusCode::SERVICE_UNAVAILABLE, String::new());
+    reply(
+        StatusCode::OK,
+        gateway
+            .scrapes
+            .text(endpoint, &gateway.actor)
+            .await
+            .to_string(),
+    )
+}
+
+/// Each endpoint's last answer: a scrape within [`FRESH`] of the last one
+/// of its endpoint gets the same text, and scrapes of one endpoint wait
+/// for each other, so that clients cannot keep the controller's actor
+/// busy walking its state.
+#[derive(Debug, Default)]
+pub struct Scrapes {
+    last: [tokio::sync::Mutex<Option<Answer>>; ENDPOINTS],
+}
+
+/// A text and when it was made.
+type Answer = (std::time::Instant, Arc<String>);
+
+/// How many data endpoints there are.
+const ENDPOINTS: usize = 5;
+
+/// How long an answer is served again.
+pub const FRESH: Duration = Duration::from_secs(1);
+
+impl Endpoint {
+    fn slot(self) -> usize {
+        match self {
+            Endpoint::Jobs => 0,
+            Endpoint::Nodes => 1,
+            Endpoint::UsersAccounts => 2,
+            Endpoint::Scheduler => 3,
+            Endpoint::Partitions => 4,
+        }
     }
-    match rx.await {
-        Ok(text) => reply(StatusCode::OK, text),
-        Err(_) => reply(StatusCode::SERVICE_UNAVAILABLE, String::new()),
+}
+
+impl Scrapes {
+    /// `endpoint`'s text: the last one if fresh, else the actor's families
+    /// written out here, off the actor (empty when the controller stops).
+    async fn text(&self, endpoint: Endpoint, actor: &Sender<Command>) -> Arc<String> {
+        let mut last = self.last[endpoint.slot()].lock().await;
+        if let Some((at, text)) = last.as_ref() {
+            if at.elapsed() < FRESH {
+                return text.clone();
+            }
+        }
+        let (tx, rx) = oneshot::channel();
+        if actor
+            .send(Command::Metrics {
+                endpoint,
+                reply: tx,
+            })
+            .is_err()
+        {
+            return Arc::default();
+        }
+        let Ok(families) = rx.await else {
+            return Arc::default();
+        };
+        let text = Arc::new(if families.is_empty() {
+            String::new()
+        } else {
+            families.text()
+        });
+        *last = Some((std::time::Instant::now(), text.clone()));
+        text
     }
 }
 
