@@ -29,6 +29,12 @@ pub struct UserCount {
     pub total_us: u64,
 }
 
+/// The mean of `total` over `count`, as slurmctld's statistics divide
+/// (whole numbers; 0 when nothing was counted).
+pub fn mean(total: u64, count: u64) -> u64 {
+    total.checked_div(count).unwrap_or(0)
+}
+
 /// The scheduler's passes.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SchedCounts {

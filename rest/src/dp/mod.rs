@@ -1161,7 +1161,7 @@ async fn diag(
     Extension(caller): Extension<Caller>,
     Path(tag): Path<String>,
 ) -> Response {
-    use crate::v0038::mean;
+    use spur_proto::stats::mean;
     let v = version_or_404!(tag);
     let s = match ask!(state.ask(&caller, |c| c.diag()).await) {
         Ok(s) => s,

@@ -18,6 +18,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use spur_client::{Api, RequestError};
+use spur_proto::stats::mean;
 use spur_proto::{JobFields, JobInfo, JobUpdate, NodeInfo, PartitionInfo, ProtoError};
 use spur_slurm::locale::Locale;
 
@@ -624,11 +625,6 @@ async fn reservation(AxState(state): AxState<Arc<State>>, Path(name): Path<Strin
         )],
         keys(vec![("reservations", json!([]))]),
     )
-}
-
-/// The mean of `total` over `count` (0 when nothing was counted).
-pub(crate) fn mean(total: u64, count: u64) -> u64 {
-    total.checked_div(count).unwrap_or(0)
 }
 
 async fn diag(

@@ -419,6 +419,15 @@ pub fn absolute(dir: &str, name: &str) -> String {
     }
 }
 
+/// Whether `node` runs a job asked to end (not to go back to the queue)
+/// whose processes are not yet gone: Slurm's COMPLETING node flag.
+pub fn completing(core: &Core, node: &Node) -> bool {
+    node.jobs().iter().any(|j| {
+        core.job(*j)
+            .is_some_and(|j| j.kill_cause().is_some_and(|c| !c.is_requeue()))
+    })
+}
+
 /// What sinfo and scontrol show of a node.
 pub fn node_info(
     core: &Core,
@@ -429,10 +438,6 @@ pub fn node_info(
     let state = node.state();
     let cfg = &node.config;
     let used = node.used();
-    let completing = node.jobs().iter().any(|j| {
-        core.job(*j)
-            .is_some_and(|j| j.kill_cause().is_some_and(|c| !c.is_requeue()))
-    });
     NodeInfo {
         name: cfg.name.clone(),
         addr: conf.addr.clone(),
@@ -453,7 +458,7 @@ pub fn node_info(
             NodeState::Unknown => NodeBaseState::Unknown,
         },
         drain: node.is_drain(),
-        completing,
+        completing: completing(core, node),
         not_responding: live.not_responding,
         cpus: cfg.cpus,
         cpus_alloc: used.cpus,

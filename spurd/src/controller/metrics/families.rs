@@ -6,7 +6,7 @@
 //! megabytes whatever a name says; unlike Slurm's, no count wraps at 16
 //! or 32 bits.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
@@ -136,7 +136,8 @@ pub struct JobCounts {
     jobs: u64,
     memory_alloc: u64,
     node_failed: u64,
-    nodes_alloc: u64,
+    /// Nodes the running jobs hold, by index.
+    nodes: HashSet<usize>,
     oom: u64,
     pending: u64,
     preempted: u64,
@@ -214,7 +215,7 @@ fn job_families(
         (
             "jobs_nodes_alloc",
             "Total number of nodes allocated by jobs",
-            c.nodes_alloc,
+            c.nodes.len() as u64,
         ),
         (
             "jobs_outofmemory",
@@ -272,6 +273,7 @@ impl JobCounts {
                     self.requeued += u64::from(cause.is_requeue());
                 }
                 for a in job.allocation() {
+                    self.nodes.insert(a.node.index());
                     self.cpus_alloc += u64::from(a.res.cpus);
                     self.memory_alloc += a.res.mem_mb;
                     self.gpus_alloc += u64::from(a.res.gpus);
@@ -306,17 +308,10 @@ fn weight(job: &Job) -> u64 {
 /// `/metrics/jobs`.
 pub fn jobs(core: &Core) -> Exposition {
     let mut c = JobCounts::default();
-    let mut nodes = vec![false; core.nodes().len()];
     for job in core.jobs() {
         let w = weight(job);
         c.add(job, w, w);
-        if job.state() == JobState::Running {
-            for a in job.allocation() {
-                nodes[a.node.index()] = true;
-            }
-        }
     }
-    c.nodes_alloc = nodes.iter().filter(|&&n| n).count() as u64;
     let mut out = Exposition::default();
     for (name, help, value) in job_families(&c, "Number of jobs in Rvoked state") {
         out.gauge(&format!("slurm_{name}"), help, value);
@@ -342,48 +337,25 @@ pub fn jobs(core: &Core) -> Exposition {
 /// account, each in order of first appearance among the jobs. A record
 /// counts once in the totals here, as in Slurm's.
 pub fn users_accounts(core: &Core, user_name: &dyn Fn(u32) -> String) -> Exposition {
-    /// Counts and allocated nodes of one user or account.
-    #[derive(Default)]
-    struct Group {
-        counts: JobCounts,
-        nodes: Vec<bool>,
-    }
-    let mut users: Vec<(String, Group)> = Vec::new();
+    let mut users: Vec<(Option<String>, JobCounts)> = Vec::new();
     let mut user_at: HashMap<u32, usize> = HashMap::new();
-    let mut accounts: Vec<(Option<String>, Group)> = Vec::new();
+    let mut accounts: Vec<(Option<String>, JobCounts)> = Vec::new();
     let mut account_at: HashMap<Option<&str>, usize> = HashMap::new();
-    let node_count = core.nodes().len();
     for job in core.jobs() {
         let uid = job.spec.user.0;
         let u = *user_at.entry(uid).or_insert_with(|| {
-            users.push((user_name(uid), Group::default()));
+            users.push((Some(user_name(uid)), JobCounts::default()));
             users.len() - 1
         });
         let account = job.spec.account.as_deref();
         let a = *account_at.entry(account).or_insert_with(|| {
-            accounts.push((account.map(str::to_string), Group::default()));
+            accounts.push((account.map(str::to_string), JobCounts::default()));
             accounts.len() - 1
         });
-        for group in [&mut users[u].1, &mut accounts[a].1] {
-            group.counts.add(job, weight(job), 1);
-            if job.state() == JobState::Running {
-                group.nodes.resize(node_count, false);
-                for alloc in job.allocation() {
-                    group.nodes[alloc.node.index()] = true;
-                }
-            }
-        }
+        users[u].1.add(job, weight(job), 1);
+        accounts[a].1.add(job, weight(job), 1);
     }
     let mut out = Exposition::default();
-    let finish = |groups: &mut Vec<(Option<String>, Group)>| {
-        for (_, g) in groups.iter_mut() {
-            g.counts.nodes_alloc = g.nodes.iter().filter(|&&n| n).count() as u64;
-        }
-    };
-    let mut users: Vec<(Option<String>, Group)> =
-        users.into_iter().map(|(n, g)| (Some(n), g)).collect();
-    finish(&mut users);
-    finish(&mut accounts);
     for (prefix, label, groups) in [
         ("user", "username", &users),
         ("account", "account", &accounts),
@@ -393,7 +365,7 @@ pub fn users_accounts(core: &Core, user_name: &dyn Fn(u32) -> String) -> Exposit
         }
         let tables: Vec<_> = groups
             .iter()
-            .map(|(_, g)| job_families(&g.counts, "Number of jobs revoked"))
+            .map(|(_, c)| job_families(c, "Number of jobs revoked"))
             .collect();
         for (i, (name, help, _)) in tables[0].iter().enumerate() {
             let series = groups
@@ -428,10 +400,6 @@ struct NodeFigures<'a> {
 
 fn figures<'a>(core: &Core, node: &'a Node, live: &NodeLive) -> NodeFigures<'a> {
     let used = node.used();
-    let completing = node.jobs().iter().any(|j| {
-        core.job(*j)
-            .is_some_and(|j| j.kill_cause().is_some_and(|c| !c.is_requeue()))
-    });
     NodeFigures {
         name: &node.config.name,
         cpus: u64::from(node.config.cpus),
@@ -444,7 +412,7 @@ fn figures<'a>(core: &Core, node: &'a Node, live: &NodeLive) -> NodeFigures<'a> 
         state: node.state(),
         drain: node.is_drain(),
         not_responding: live.not_responding,
-        completing,
+        completing: crate::controller::convert::completing(core, node),
     }
 }
 
@@ -906,7 +874,7 @@ fn partition_row(
 /// the end of it, and each backfill cycle too.
 pub fn scheduler(s: &spur_proto::Stats) -> Exposition {
     let (m, b) = (&s.sched, &s.backfill);
-    let mean = |sum: u64, n: u32| sum.checked_div(u64::from(n)).unwrap_or(0);
+    let mean = |sum: u64, n: u32| spur_proto::stats::mean(sum, u64::from(n));
     let rows: [(&str, &'static str, u64); 58] = [
         (
             "slurm_agent_cnt",
