@@ -104,7 +104,16 @@ fn every_pattern_expands_as_slurm_expands_it_in_batch_srun_and_arrays() {
     });
     let tasks = task_ids(&c, array);
     assert_eq!(tasks.len(), 2, "{tasks:?}");
-    let direct = plain.max(tasks.iter().map(|t| t.1).max().unwrap_or(0)) + 1;
+    // srun's own job: the one that is neither the batch job nor a task (an
+    // array task takes its id when it starts, which may be after srun's).
+    let ids = c.run("sacct", &["-X", "-n", "-P", "-a", "-o", "JobIDRaw"]);
+    let direct: Vec<u32> = text(&ids.stdout)
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .filter(|id| *id != plain && tasks.iter().all(|t| t.1 != *id))
+        .collect();
+    assert_eq!(direct.len(), 1, "{}", text(&ids.stdout));
+    let direct = direct[0];
     let host = short_hostname();
     let user = "root";
     let mut want = BTreeSet::new();
