@@ -123,6 +123,8 @@ unsafe fn step_of(r: &job_step_info_t) -> StepInfo {
             tres_per_task: read_opt(r.tres_per_task),
             dist: (r.task_dist != 0).then(|| flags::task_dist_name(r.task_dist)),
             srun: read_opt(r.srun_host).map(|h| (h, r.srun_pid)),
+            // job_step_info_t carries no usage.
+            usage: None,
         }
     }
 }

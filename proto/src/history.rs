@@ -350,6 +350,9 @@ pub struct HistoryStep {
     pub user_cpu_us: u64,
     /// System CPU time of its tasks, microseconds (0: not measured).
     pub system_cpu_us: u64,
+    /// What its tasks used, as their nodes measured it (None: nothing
+    /// was gathered).
+    pub usage: Option<crate::usage::Usage>,
 }
 
 #[cfg(test)]

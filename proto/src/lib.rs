@@ -22,6 +22,7 @@ pub mod priority;
 pub mod shares;
 pub mod stats;
 pub mod step;
+pub mod usage;
 
 pub use auth::{Authenticated, Credential, TokenRequest};
 pub use error::{ErrorCode, ExitCode, ProtoError};
@@ -45,10 +46,11 @@ pub use stats::{BackfillCounts, RpcCount, SchedCounts, Stats, UserCount};
 pub use step::{
     FromStep, StepGrant, StepInfo, StepNode, StepRequest, StepStdin, TaskLaunch, ToStep, BATCH_STEP,
 };
+pub use usage::{Extreme, LiveUsage, TresUsage, Usage, UsageTres};
 
 /// The protocol version spoken by this build. A peer with another version is
 /// refused at the hello.
-pub const PROTOCOL_VERSION: u16 = 12;
+pub const PROTOCOL_VERSION: u16 = 13;
 
 /// The signal an end by the out-of-memory killer reports, in every exit
 /// status on the wire: Slurm's SIG_OOM (253) read as a wait status. No

@@ -451,7 +451,7 @@ pub enum ClientResponse {
 }
 
 /// How a job's batch script ended, as its node reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobEnd {
     /// The job.
     pub job_id: u32,
@@ -464,6 +464,9 @@ pub struct JobEnd {
     /// The script never started: its working directory, output files or
     /// user could not be set up (the agent's log says which).
     pub launch_failed: bool,
+    /// What the batch script's processes used (None: usage is not
+    /// gathered).
+    pub usage: Option<Box<crate::usage::Usage>>,
 }
 
 /// What an agent tells the controller when it connects.
@@ -539,7 +542,12 @@ pub enum FromAgent {
         job_id: u32,
         /// The step.
         step_id: u32,
+        /// What its tasks here used (None: usage is not gathered).
+        usage: Option<Box<crate::usage::Usage>>,
     },
+    /// The running steps' usage on this node so far, sampled every
+    /// JobAcctGatherFrequency (for sstat and the metrics).
+    Usage(Vec<crate::usage::LiveUsage>),
 }
 
 /// Why a job or step is being ended, as slurmstepd's

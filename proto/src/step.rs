@@ -160,6 +160,9 @@ pub struct StepInfo {
     /// The host and pid of its srun (None for a batch step, or one taken
     /// over by a restarted controller).
     pub srun: Option<(String, u32)>,
+    /// What its tasks have used so far, over the nodes whose agents have
+    /// sampled them (None: none has yet, or usage is not gathered).
+    pub usage: Option<crate::usage::Usage>,
 }
 
 /// Where a step's tasks read stdin from (srun's `-i`).

@@ -9,9 +9,12 @@
 pub mod print_fields;
 pub mod sacct;
 pub mod sdiag;
+pub mod seff;
 pub mod shares;
 pub mod show;
 pub mod sinfo;
 pub mod sprio;
 pub mod squeue;
 pub mod sshare;
+pub mod sstat;
+pub mod usage;

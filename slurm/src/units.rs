@@ -20,10 +20,16 @@ pub enum Unit {
 /// `value` in `unit`, in the largest exact unit, or as it is with
 /// `no_convert` (`--noconvert`).
 pub fn convert_num_unit(value: u64, unit: Unit, no_convert: bool) -> String {
-    if value == 0 {
+    convert_num_unit_f64(value as f64, unit, no_convert)
+}
+
+/// [`convert_num_unit`] of a fraction (Slurm converts doubles): the
+/// whole part decides whether a step up is exact.
+pub fn convert_num_unit_f64(value: f64, unit: Unit, no_convert: bool) -> String {
+    if value as i64 == 0 {
         return "0".to_string();
     }
-    let mut num = value as f64;
+    let mut num = value;
     let mut at = unit as usize;
     if !no_convert {
         while num >= 1024.0 && (num as u64).is_multiple_of(512) && at + 1 < UNITS.len() {

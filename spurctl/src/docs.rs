@@ -5,7 +5,10 @@
 
 use clap::{Command, CommandFactory};
 
-use crate::{sacct, sbatch, scancel, scontrol, sdiag, sinfo, sprio, squeue, srun, sshare, unacted};
+use crate::{
+    sacct, sbatch, scancel, scontrol, sdiag, seff, sinfo, sprio, squeue, srun, sshare, sstat,
+    unacted,
+};
 
 /// Where srun's job-level options are acted on.
 const ALLOCATION_ONLY_NOTE: &str = "spur acts on it when srun allocates the job itself; \
@@ -37,6 +40,10 @@ pub fn commands() -> Vec<Command> {
         spur_man::not_acted(sdiag::args::SdiagArgs::command(), sdiag::NOT_ACTED),
         spur_man::not_acted(sprio::args::SprioArgs::command(), sprio::NOT_ACTED),
         spur_man::not_acted(sshare::args::SshareArgs::command(), sshare::NOT_ACTED),
+        spur_man::not_acted(sstat::args::SstatArgs::command(), sstat::NOT_ACTED),
+        // seff's one option not acted on (-f) has no long name; its help
+        // says so.
+        seff::args::SeffArgs::command(),
     ]
 }
 

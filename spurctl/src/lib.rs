@@ -14,17 +14,19 @@ pub mod sbatch;
 pub mod scancel;
 pub mod scontrol;
 pub mod sdiag;
+pub mod seff;
 pub mod sinfo;
 pub mod sprio;
 pub mod squeue;
 pub mod srun;
 pub mod sshare;
+pub mod sstat;
 pub use spur_options::{getopt, unacted};
 
 /// The commands this binary answers to.
 pub const COMMANDS: &[&str] = &[
     "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag",
-    "sprio", "sshare",
+    "sprio", "sshare", "sstat", "seff",
 ];
 
 /// The command a program name stands for (`/usr/bin/sbatch` -> `sbatch`).
@@ -49,6 +51,8 @@ pub fn dispatch(name: &str, args: Vec<std::ffi::OsString>) -> Option<ExitCode> {
         "sdiag" => sdiag::run(args),
         "sprio" => sprio::run(args),
         "sshare" => sshare::run(args),
+        "sstat" => sstat::run(args),
+        "seff" => seff::run(args),
         _ => return None,
     })
 }

@@ -36,7 +36,7 @@ const DAEMONS: &[&str] = &["spurd", "slurmrestd"];
 /// The Slurm commands spurctl answers to.
 const COMMANDS: &[&str] = &[
     "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag",
-    "sprio", "sshare",
+    "sprio", "sshare", "sstat", "seff",
 ];
 
 /// Runs the dev cluster until `shutdown` resolves.
@@ -182,6 +182,10 @@ fn write_config(dir: &Path, nodes: u32) -> Result<()> {
     )?;
     writeln!(conf, "SchedulerType=sched/backfill\nSelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory")?;
     writeln!(conf, "MetricsType=metrics/openmetrics")?;
+    writeln!(
+        conf,
+        "JobAcctGatherType=jobacct_gather/linux\nJobAcctGatherFrequency=task=30"
+    )?;
     writeln!(
         conf,
         "DefMemPerCPU=4096\nGresTypes=gpu\nTopologyPlugin=topology/block"

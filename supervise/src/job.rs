@@ -17,6 +17,7 @@ use spur_proto::{BatchLaunch, OpenMode, PatternValues};
 
 use crate::cgroup;
 use crate::exec::{apply_umask, become_user, last_wins};
+use crate::rusage::{self, TaskRusage};
 
 /// What the agent leaves for the supervisor in the control folder: the
 /// job and the groups it runs with ([`launch_bytes`]). It is also the
@@ -25,7 +26,8 @@ use crate::exec::{apply_umask, become_user, last_wins};
 pub const LAUNCH_FILE: &str = "launch.bin";
 /// The supervisor's record, in the control folder: the script's pid (its
 /// process group) once forked, then `end CODE SIGNAL END_TIME` once it has
-/// ended (or could not start). Opened while still root, so the agent may
+/// ended (or could not start), followed by what it used
+/// ([`TaskRusage::words`]). Opened while still root, so the agent may
 /// believe it.
 pub const PID_FILE: &str = "pid";
 /// Why the script could not be started, in the job's folder.
@@ -110,25 +112,25 @@ pub fn run(dir: &Path) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let status = match launch(dir, &ctl, &record) {
+    let (status, usage) = match launch(dir, &ctl, &record) {
         Ok(started) => {
             let mut told = false;
-            let status = wait(started.pid, || {
+            let (status, usage) = wait(started.pid, || {
                 take_notice(&ctl, &started.stderr, &mut told)
             });
             take_notice(&ctl, &started.stderr, &mut told);
-            out_of_memory(&started).unwrap_or(status)
+            (out_of_memory(&started).unwrap_or(status), usage)
         }
         Err(e) => {
             let _ = write_unfollowed(&dir.join(ERROR_FILE), &format!("{e}\n"));
-            (1, 0)
+            ((1, 0), TaskRusage::default())
         }
     };
     let end = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     // One write of one short line: a reader sees all of it or none.
-    let line = format!("end {} {} {end}\n", status.0, status.1);
+    let line = format!("end {} {} {end} {}\n", status.0, status.1, usage.words());
     match record.write_all(line.as_bytes()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(_) => ExitCode::FAILURE,
@@ -165,6 +167,14 @@ pub fn read_status(dir: &Path) -> Option<(i32, i32, u64)> {
         it.next()?.parse().ok()?,
         it.next()?.parse().ok()?,
     ))
+}
+
+/// What the script of the job in `dir` used, once it has ended (None
+/// from a supervisor that did not record it).
+pub fn read_rusage(dir: &Path) -> Option<TaskRusage> {
+    let text = fs::read_to_string(control_dir(dir).join(PID_FILE)).ok()?;
+    let line = text.lines().find_map(|l| l.strip_prefix("end "))?;
+    TaskRusage::parse(&mut line.split_whitespace().skip(3))
 }
 
 /// The script's pid (its process group) the supervisor of the job in
@@ -382,9 +392,9 @@ fn spawn(
 }
 
 /// Waits for the script, calling `tick` at least four times a second
-/// meanwhile (SIGCHLD, blocked, ends each nap at once).
-fn wait(pid: libc::pid_t, mut tick: impl FnMut()) -> (i32, i32) {
-    let mut status = 0;
+/// meanwhile (SIGCHLD, blocked, ends each nap at once); its status and
+/// what it used.
+fn wait(pid: libc::pid_t, mut tick: impl FnMut()) -> ((i32, i32), TaskRusage) {
     // SAFETY: an all-zero sigset_t is valid for sigemptyset to fill.
     let mut chld: libc::sigset_t = unsafe { std::mem::zeroed() };
     // SAFETY: initialising our own set.
@@ -396,24 +406,22 @@ fn wait(pid: libc::pid_t, mut tick: impl FnMut()) -> (i32, i32) {
         tv_sec: 0,
         tv_nsec: 250_000_000,
     };
-    loop {
-        // SAFETY: waiting for our own child.
-        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        if r == pid {
-            break;
-        }
-        if r < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-            return (1, 0);
+    let (status, usage) = loop {
+        match rusage::reap(pid) {
+            Ok(Some((_, status, usage))) => break (status, usage),
+            Ok(None) => {}
+            Err(_) => return ((1, 0), TaskRusage::default()),
         }
         tick();
         // SAFETY: the set is initialised; the info pointer may be null.
         unsafe { libc::sigtimedwait(&chld, std::ptr::null_mut(), &nap) };
-    }
-    if libc::WIFEXITED(status) {
+    };
+    let status = if libc::WIFEXITED(status) {
         (libc::WEXITSTATUS(status), 0)
     } else if libc::WIFSIGNALED(status) {
         (0, libc::WTERMSIG(status))
     } else {
         (1, 0)
-    }
+    };
+    (status, usage)
 }

@@ -13,10 +13,11 @@
 pub mod cgroup;
 pub mod exec;
 pub mod job;
+pub mod rusage;
 
 pub use job::{
-    control_dir, launch_bytes, post_notice, read_status, run, script_pid, ERROR_FILE, LAUNCH_FILE,
-    NOTICE_FILE, PID_FILE,
+    control_dir, launch_bytes, post_notice, read_rusage, read_status, run, script_pid, ERROR_FILE,
+    LAUNCH_FILE, NOTICE_FILE, PID_FILE,
 };
 
 /// The supervisor's binary, looked for beside spurd.

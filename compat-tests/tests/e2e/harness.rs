@@ -294,7 +294,7 @@ impl Cluster {
         std::fs::create_dir_all(&bin).expect("bin dir");
         for cmd in [
             "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag",
-            "sprio", "sshare",
+            "sprio", "sshare", "sstat", "seff",
         ] {
             std::os::unix::fs::symlink(bin_dir().join("spurctl"), bin.join(cmd)).expect("link");
         }
@@ -573,7 +573,7 @@ impl Cluster {
     }
 
     /// Starts (or restarts) agent `i` with `env` added to its environment.
-    fn start_agent_with_env(&mut self, i: usize, env: &[(&str, &str)]) {
+    pub fn start_agent_with_env(&mut self, i: usize, env: &[(&str, &str)]) {
         let name = self.agents[i].0.clone();
         let ns = self.netns.as_ref().map(|n| n.ns(i + 1));
         let args = ["agent", "--node", &name];
@@ -754,7 +754,7 @@ impl Cluster {
     }
 
     /// Waits until `check` holds, failing with `what` after `limit`.
-    pub fn wait_for(&self, limit: Duration, what: &str, check: impl Fn(&Cluster) -> bool) {
+    pub fn wait_for(&self, limit: Duration, what: &str, mut check: impl FnMut(&Cluster) -> bool) {
         let start = Instant::now();
         while start.elapsed() < limit {
             if check(self) {

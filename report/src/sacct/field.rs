@@ -4,7 +4,9 @@
 //! or a step line. Fields spur keeps no data for print what Slurm prints
 //! for a record without that data. Pure.
 
-use spur_proto::{HistoryJob, HistoryStep, JobStateName, StepId};
+use spur_proto::{HistoryJob, HistoryStep, JobStateName, StepId, UsageTres};
+
+use crate::usage::{DiskUnit, Figure, Part, Pick, View};
 
 /// How a field prints (Slurm's print_fields_* routine).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,20 +36,8 @@ pub enum F {
     AllocTres,
     /// AssocID.
     AssocId,
-    /// AveCPU.
-    AveCpu,
     /// AveCPUFreq.
     AveCpuFreq,
-    /// AveDiskRead.
-    AveDiskRead,
-    /// AveDiskWrite.
-    AveDiskWrite,
-    /// AvePages.
-    AvePages,
-    /// AveRSS.
-    AveRss,
-    /// AveVMSize.
-    AveVmSize,
     /// BlockID.
     BlockId,
     /// Cluster.
@@ -94,12 +84,8 @@ pub enum F {
     JobName,
     /// Layout.
     Layout,
-    /// A step usage statistic spur does not gather (MaxRSS, MinCPU, ...).
-    Usage,
-    /// A usage field naming a node (MaxRSSNode, ...).
-    UsageAt,
-    /// A usage field naming a task (MaxRSSTask, ...).
-    UsageTask,
+    /// One figure of a step's usage (MaxRSS, MaxRSSNode, AveCPU, ...).
+    Figure(Figure),
     /// McsLabel.
     McsLabel,
     /// NCPUS.
@@ -160,10 +146,16 @@ pub enum F {
     TimelimitRaw,
     /// TotalCPU.
     TotalCpu,
-    /// TRESUsageInAve, ...InTot, ...OutAve, ...OutTot: energy only.
-    TresEnergy,
-    /// The other TRESUsage fields.
-    TresUsage,
+    /// A TRES usage string: TRESUsageInMax (`output` false, Max, Value),
+    /// TRESUsageOutMinNode, ...
+    TresUsage {
+        /// Written rather than read.
+        output: bool,
+        /// Which figure.
+        pick: Pick,
+        /// Which part of it.
+        part: Part,
+    },
     /// UID.
     Uid,
     /// User.
@@ -210,13 +202,43 @@ pub const FIELDS: &[FieldDef] = &[
     f(10, "AllocNodes", Str, F::AllocNodes),
     f(10, "AllocTRES", Str, F::AllocTres),
     f(7, "AssocID", Num, F::AssocId),
-    f(10, "AveCPU", Str, F::AveCpu),
+    f(
+        10,
+        "AveCPU",
+        Str,
+        F::Figure(Figure::input(UsageTres::Cpu, Pick::Ave, Part::Value)),
+    ),
     f(10, "AveCPUFreq", Str, F::AveCpuFreq),
-    f(14, "AveDiskRead", Str, F::AveDiskRead),
-    f(14, "AveDiskWrite", Str, F::AveDiskWrite),
-    f(10, "AvePages", Str, F::AvePages),
-    f(10, "AveRSS", Str, F::AveRss),
-    f(10, "AveVMSize", Str, F::AveVmSize),
+    f(
+        14,
+        "AveDiskRead",
+        Str,
+        F::Figure(Figure::input(UsageTres::FsDisk, Pick::Ave, Part::Value)),
+    ),
+    f(
+        14,
+        "AveDiskWrite",
+        Str,
+        F::Figure(Figure::output(UsageTres::FsDisk, Pick::Ave, Part::Value)),
+    ),
+    f(
+        10,
+        "AvePages",
+        Str,
+        F::Figure(Figure::input(UsageTres::Pages, Pick::Ave, Part::Value)),
+    ),
+    f(
+        10,
+        "AveRSS",
+        Str,
+        F::Figure(Figure::input(UsageTres::Mem, Pick::Ave, Part::Value)),
+    ),
+    f(
+        10,
+        "AveVMSize",
+        Str,
+        F::Figure(Figure::input(UsageTres::Vmem, Pick::Ave, Part::Value)),
+    ),
     f(16, "BlockID", Str, F::BlockId),
     f(10, "Cluster", Str, F::Cluster),
     f(14, "Comment", Str, F::Comment),
@@ -240,25 +262,115 @@ pub const FIELDS: &[FieldDef] = &[
     f(-12, "JobIDRaw", Str, F::JobIdRaw),
     f(10, "JobName", Str, F::JobName),
     f(9, "Layout", Str, F::Layout),
-    f(12, "MaxDiskRead", Str, F::Usage),
-    f(15, "MaxDiskReadNode", Str, F::UsageAt),
-    f(15, "MaxDiskReadTask", Num, F::UsageTask),
-    f(12, "MaxDiskWrite", Str, F::Usage),
-    f(16, "MaxDiskWriteNode", Str, F::UsageAt),
-    f(16, "MaxDiskWriteTask", Num, F::UsageTask),
-    f(8, "MaxPages", Str, F::Usage),
-    f(12, "MaxPagesNode", Str, F::UsageAt),
-    f(14, "MaxPagesTask", Num, F::UsageTask),
-    f(10, "MaxRSS", Str, F::Usage),
-    f(10, "MaxRSSNode", Str, F::UsageAt),
-    f(10, "MaxRSSTask", Num, F::UsageTask),
-    f(10, "MaxVMSize", Str, F::Usage),
-    f(14, "MaxVMSizeNode", Str, F::UsageAt),
-    f(14, "MaxVMSizeTask", Num, F::UsageTask),
+    f(
+        12,
+        "MaxDiskRead",
+        Str,
+        F::Figure(Figure::input(UsageTres::FsDisk, Pick::Max, Part::Value)),
+    ),
+    f(
+        15,
+        "MaxDiskReadNode",
+        Str,
+        F::Figure(Figure::input(UsageTres::FsDisk, Pick::Max, Part::Node)),
+    ),
+    f(
+        15,
+        "MaxDiskReadTask",
+        Num,
+        F::Figure(Figure::input(UsageTres::FsDisk, Pick::Max, Part::Task)),
+    ),
+    f(
+        12,
+        "MaxDiskWrite",
+        Str,
+        F::Figure(Figure::output(UsageTres::FsDisk, Pick::Max, Part::Value)),
+    ),
+    f(
+        16,
+        "MaxDiskWriteNode",
+        Str,
+        F::Figure(Figure::output(UsageTres::FsDisk, Pick::Max, Part::Node)),
+    ),
+    f(
+        16,
+        "MaxDiskWriteTask",
+        Num,
+        F::Figure(Figure::output(UsageTres::FsDisk, Pick::Max, Part::Task)),
+    ),
+    f(
+        8,
+        "MaxPages",
+        Str,
+        F::Figure(Figure::input(UsageTres::Pages, Pick::Max, Part::Value)),
+    ),
+    f(
+        12,
+        "MaxPagesNode",
+        Str,
+        F::Figure(Figure::input(UsageTres::Pages, Pick::Max, Part::Node)),
+    ),
+    f(
+        14,
+        "MaxPagesTask",
+        Num,
+        F::Figure(Figure::input(UsageTres::Pages, Pick::Max, Part::Task)),
+    ),
+    f(
+        10,
+        "MaxRSS",
+        Str,
+        F::Figure(Figure::input(UsageTres::Mem, Pick::Max, Part::Value)),
+    ),
+    f(
+        10,
+        "MaxRSSNode",
+        Str,
+        F::Figure(Figure::input(UsageTres::Mem, Pick::Max, Part::Node)),
+    ),
+    f(
+        10,
+        "MaxRSSTask",
+        Num,
+        F::Figure(Figure::input(UsageTres::Mem, Pick::Max, Part::Task)),
+    ),
+    f(
+        10,
+        "MaxVMSize",
+        Str,
+        F::Figure(Figure::input(UsageTres::Vmem, Pick::Max, Part::Value)),
+    ),
+    f(
+        14,
+        "MaxVMSizeNode",
+        Str,
+        F::Figure(Figure::input(UsageTres::Vmem, Pick::Max, Part::Node)),
+    ),
+    f(
+        14,
+        "MaxVMSizeTask",
+        Num,
+        F::Figure(Figure::input(UsageTres::Vmem, Pick::Max, Part::Task)),
+    ),
     f(12, "McsLabel", Str, F::McsLabel),
-    f(10, "MinCPU", Str, F::Usage),
-    f(10, "MinCPUNode", Str, F::UsageAt),
-    f(10, "MinCPUTask", Num, F::UsageTask),
+    f(
+        10,
+        "MinCPU",
+        Str,
+        F::Figure(Figure::input(UsageTres::Cpu, Pick::Min, Part::Value)),
+    ),
+    f(
+        10,
+        "MinCPUNode",
+        Str,
+        F::Figure(Figure::input(UsageTres::Cpu, Pick::Min, Part::Node)),
+    ),
+    f(
+        10,
+        "MinCPUTask",
+        Num,
+        F::Figure(Figure::input(UsageTres::Cpu, Pick::Min, Part::Task)),
+    ),
     f(10, "NCPUS", Num, F::Ncpus),
     f(8, "NNodes", Num, F::NNodes),
     f(15, "NodeList", Str, F::NodeList),
@@ -291,22 +403,166 @@ pub const FIELDS: &[FieldDef] = &[
     f(10, "Timelimit", Str, F::Timelimit),
     f(10, "TimelimitRaw", Str, F::TimelimitRaw),
     f(10, "TotalCPU", Str, F::TotalCpu),
-    f(14, "TRESUsageInAve", Str, F::TresEnergy),
-    f(14, "TRESUsageInMax", Str, F::TresUsage),
-    f(18, "TRESUsageInMaxNode", Str, F::TresUsage),
-    f(18, "TRESUsageInMaxTask", Str, F::TresUsage),
-    f(14, "TRESUsageInMin", Str, F::TresUsage),
-    f(18, "TRESUsageInMinNode", Str, F::TresUsage),
-    f(18, "TRESUsageInMinTask", Str, F::TresUsage),
-    f(14, "TRESUsageInTot", Str, F::TresEnergy),
-    f(15, "TRESUsageOutAve", Str, F::TresEnergy),
-    f(15, "TRESUsageOutMax", Str, F::TresUsage),
-    f(19, "TRESUsageOutMaxNode", Str, F::TresUsage),
-    f(19, "TRESUsageOutMaxTask", Str, F::TresUsage),
-    f(15, "TRESUsageOutMin", Str, F::TresUsage),
-    f(19, "TRESUsageOutMinNode", Str, F::TresUsage),
-    f(19, "TRESUsageOutMinTask", Str, F::TresUsage),
-    f(15, "TRESUsageOutTot", Str, F::TresEnergy),
+    f(
+        14,
+        "TRESUsageInAve",
+        Str,
+        F::TresUsage {
+            output: false,
+            pick: Pick::Ave,
+            part: Part::Value,
+        },
+    ),
+    f(
+        14,
+        "TRESUsageInMax",
+        Str,
+        F::TresUsage {
+            output: false,
+            pick: Pick::Max,
+            part: Part::Value,
+        },
+    ),
+    f(
+        18,
+        "TRESUsageInMaxNode",
+        Str,
+        F::TresUsage {
+            output: false,
+            pick: Pick::Max,
+            part: Part::Node,
+        },
+    ),
+    f(
+        18,
+        "TRESUsageInMaxTask",
+        Str,
+        F::TresUsage {
+            output: false,
+            pick: Pick::Max,
+            part: Part::Task,
+        },
+    ),
+    f(
+        14,
+        "TRESUsageInMin",
+        Str,
+        F::TresUsage {
+            output: false,
+            pick: Pick::Min,
+            part: Part::Value,
+        },
+    ),
+    f(
+        18,
+        "TRESUsageInMinNode",
+        Str,
+        F::TresUsage {
+            output: false,
+            pick: Pick::Min,
+            part: Part::Node,
+        },
+    ),
+    f(
+        18,
+        "TRESUsageInMinTask",
+        Str,
+        F::TresUsage {
+            output: false,
+            pick: Pick::Min,
+            part: Part::Task,
+        },
+    ),
+    f(
+        14,
+        "TRESUsageInTot",
+        Str,
+        F::TresUsage {
+            output: false,
+            pick: Pick::Tot,
+            part: Part::Value,
+        },
+    ),
+    f(
+        15,
+        "TRESUsageOutAve",
+        Str,
+        F::TresUsage {
+            output: true,
+            pick: Pick::Ave,
+            part: Part::Value,
+        },
+    ),
+    f(
+        15,
+        "TRESUsageOutMax",
+        Str,
+        F::TresUsage {
+            output: true,
+            pick: Pick::Max,
+            part: Part::Value,
+        },
+    ),
+    f(
+        19,
+        "TRESUsageOutMaxNode",
+        Str,
+        F::TresUsage {
+            output: true,
+            pick: Pick::Max,
+            part: Part::Node,
+        },
+    ),
+    f(
+        19,
+        "TRESUsageOutMaxTask",
+        Str,
+        F::TresUsage {
+            output: true,
+            pick: Pick::Max,
+            part: Part::Task,
+        },
+    ),
+    f(
+        15,
+        "TRESUsageOutMin",
+        Str,
+        F::TresUsage {
+            output: true,
+            pick: Pick::Min,
+            part: Part::Value,
+        },
+    ),
+    f(
+        19,
+        "TRESUsageOutMinNode",
+        Str,
+        F::TresUsage {
+            output: true,
+            pick: Pick::Min,
+            part: Part::Node,
+        },
+    ),
+    f(
+        19,
+        "TRESUsageOutMinTask",
+        Str,
+        F::TresUsage {
+            output: true,
+            pick: Pick::Min,
+            part: Part::Task,
+        },
+    ),
+    f(
+        15,
+        "TRESUsageOutTot",
+        Str,
+        F::TresUsage {
+            output: true,
+            pick: Pick::Tot,
+            part: Part::Value,
+        },
+    ),
     f(6, "UID", Num, F::Uid),
     f(9, "User", Str, F::User),
     f(10, "UserCPU", Str, F::UserCpu),
@@ -596,9 +852,39 @@ fn step_cell(id: F, job: &HistoryJob, step: &HistoryStep, ctx: &Ctx) -> Cell {
             step.user_cpu_us + step.system_cpu_us,
         )),
         F::UserCpu => text(spur_slurm::time::cpu_time(step.user_cpu_us)),
-        // No usage is gathered: a step's usage record holds only its
-        // energy, zero.
-        F::TresEnergy => text("energy=0"),
+        F::TresUsage { output, pick, part } => match step.usage.as_ref().filter(|u| u.measured()) {
+            Some(usage) => {
+                let nodes = spur_conf::hostlist::expand(&step.nodes).unwrap_or_default();
+                let view = View {
+                    usage,
+                    nodes: &nodes,
+                    noconvert: ctx.noconvert,
+                };
+                Cell::Str(Some(view.tres(output, pick, part)).filter(|t| !t.is_empty()))
+            }
+            // Nothing was sampled: the record holds only its energy, zero,
+            // in its totals and means.
+            None if part == Part::Value && matches!(pick, Pick::Ave | Pick::Tot) => {
+                text("energy=0")
+            }
+            None => Cell::Str(None),
+        },
+        F::Figure(figure) => {
+            let Some(usage) = step.usage.as_ref() else {
+                return blank(id);
+            };
+            let nodes = spur_conf::hostlist::expand(&step.nodes).unwrap_or_default();
+            let view = View {
+                usage,
+                nodes: &nodes,
+                noconvert: ctx.noconvert,
+            };
+            let value = view.figure(figure, DiskUnit::Mebi);
+            match figure.part {
+                Part::Task => Cell::Num(value.and_then(|v| v.parse().ok())),
+                _ => Cell::Str(value),
+            }
+        }
         _ => blank(id),
     }
 }

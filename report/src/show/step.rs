@@ -109,6 +109,7 @@ mod tests {
             tres_per_task: None,
             dist: Some("Cyclic".into()),
             srun: Some(("vm".into(), 3269)),
+            usage: None,
         }
     }
 

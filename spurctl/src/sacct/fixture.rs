@@ -70,6 +70,7 @@ fn batch(job: &HistoryJob, state: JobStateName, exit: (i32, i32), t: Tres) -> Hi
         layout: None,
         user_cpu_us: 0,
         system_cpu_us: 0,
+        usage: None,
     }
 }
 
@@ -193,6 +194,7 @@ fn envjob() -> HistoryJob {
         layout: Some("Block".into()),
         user_cpu_us: cpu.0,
         system_cpu_us: cpu.1,
+        usage: None,
     };
     let (start, end) = (j.start_time.unwrap_or(0), j.end_time.unwrap_or(0));
     let two = tres(8, 8, 32, 2, false);

@@ -36,8 +36,21 @@ pub struct Launcher {
     pub clock: Arc<ControllerClock>,
     /// The grants already used here.
     pub grants: UsedGrants,
-    /// Told when a step's process ends (job, step), for the controller.
-    pub ended: Box<dyn Fn(u32, u32) + Send + Sync>,
+    /// Told when a step's process ends, for the controller.
+    pub ended: Box<dyn Fn(StepEnd) + Send + Sync>,
+}
+
+/// A step's part on this node that ended.
+#[derive(Debug)]
+pub struct StepEnd {
+    /// The job.
+    pub job_id: u32,
+    /// The step.
+    pub step_id: u32,
+    /// This node's index among the step's.
+    pub node: u32,
+    /// What its tasks used, as their step process recorded it.
+    pub rusage: Vec<(u32, spur_supervise::rusage::TaskRusage)>,
 }
 
 /// An offset between this node's clock and the controller's larger than
@@ -217,18 +230,26 @@ async fn connection(mut stream: TcpStream, launcher: &Launcher) -> Result<()> {
     );
     let job_dir = super::job_dir(&launcher.spool, grant.job_id);
     let (job_id, step_id) = (grant.job_id, grant.step_id);
+    let node = launch.node_index;
     let memcg = launcher.memcg.clone();
     let waited = tokio::task::spawn_blocking(move || {
         let _ = child.wait();
         if let Some(memcg) = memcg {
             memcg.release(job_id, &step_id.to_string());
         }
+        let rusage = super::acct::read_step_rusage(&dir);
         let _ = std::fs::remove_dir_all(&dir);
         // A node that runs only steps of the job keeps no folder for it.
         let _ = std::fs::remove_dir(spur_supervise::control_dir(&job_dir));
+        rusage
     });
-    let _ = waited.await;
-    (launcher.ended)(job_id, step_id);
+    let rusage = waited.await.unwrap_or_default();
+    (launcher.ended)(StepEnd {
+        job_id,
+        step_id,
+        node,
+        rusage,
+    });
     Ok(())
 }
 

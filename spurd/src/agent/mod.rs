@@ -4,6 +4,7 @@
 //! and signals jobs. Jobs outlive the agent: a restarted agent finds them in
 //! its spool directory and reports them.
 
+mod acct;
 pub mod cgroup;
 mod fence;
 mod gpu;
@@ -15,7 +16,7 @@ pub mod stepd;
 use std::collections::{BTreeMap, HashMap};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -32,6 +33,10 @@ use spur_proto::{
 use cgroup::Memcg;
 pub use gpu::{ConfiguredGpus, GpuDiscovery};
 use spur_supervise as supervisor;
+use spur_supervise::rusage::TaskRusage;
+
+/// How often the agent looks for steps due a usage sample.
+const ACCT_TICK: Duration = Duration::from_secs(1);
 
 /// The longest heartbeat period.
 const HEARTBEAT: Duration = Duration::from_secs(5);
@@ -88,6 +93,8 @@ pub struct Settings {
     pub heartbeat: Duration,
     /// What stops this node's jobs when the controller is silent.
     pub fence: Arc<fence::Fence>,
+    /// How the jobs' usage is gathered (None: it is not).
+    pub acct: Option<acct::AcctConf>,
 }
 
 impl Settings {
@@ -116,6 +123,22 @@ impl Settings {
                     None => settings.gpus,
                 };
             settings.gpus = gpu::select_discovery(&gres.value, node, configured);
+            if let Some(acct) = settings.acct.as_mut() {
+                if acct::tracks_gpus(&parsed.value)
+                    && gres.value.auto_detect_for(node).is_some_and(|a| {
+                        matches!(a, spur_conf::AutoDetect::Nvml | spur_conf::AutoDetect::Full)
+                    })
+                {
+                    match nvml::NvmlUsage::open() {
+                        Ok(usage) => acct.gpus = Some(Arc::new(usage)),
+                        Err(error) => warn!(
+                            node,
+                            %error,
+                            "NVML cannot be read; GPU use is not gathered"
+                        ),
+                    }
+                }
+            }
         }
         let cgroup_path = CgroupConf::path_beside(conf);
         let cgroup = if cgroup_path.exists() {
@@ -179,6 +202,7 @@ impl Settings {
             memcg: None,
             clock: Arc::default(),
             heartbeat: heartbeat(conf.slurmd_timeout_secs),
+            acct: acct::AcctConf::from_conf(conf),
         })
     }
 }
@@ -186,12 +210,10 @@ impl Settings {
 /// What happened to a job on this node.
 #[derive(Debug)]
 enum Event {
-    Ended(JobEnd),
+    /// A batch script ended, having used this (if its supervisor said).
+    Ended(JobEnd, Option<TaskRusage>),
     /// The node's part of a step ended.
-    StepEnded {
-        job_id: u32,
-        step_id: u32,
-    },
+    StepEnded(launcher::StepEnd),
     /// A batch script's launch is on disk and its supervisor started.
     Launched(u32),
 }
@@ -226,8 +248,8 @@ pub async fn run(
             grants: launcher::UsedGrants::open(&settings.spool)?,
             ended: {
                 let events = events_tx.clone();
-                Box::new(move |job_id, step_id| {
-                    let _ = events.send(Event::StepEnded { job_id, step_id });
+                Box::new(move |end| {
+                    let _ = events.send(Event::StepEnded(end));
                 })
             },
         }),
@@ -255,6 +277,10 @@ pub async fn run(
         events: &mut events,
         events_tx: &events_tx,
         relayed: &mut relayed,
+        gatherer: settings
+            .acct
+            .clone()
+            .map(|c| Arc::new(Mutex::new(acct::Gatherer::new(c)))),
     };
     let result = loop {
         let session = session(&settings, &mut jobs, &mut channels);
@@ -289,6 +315,8 @@ struct Channels<'a> {
     events: &'a mut mpsc::UnboundedReceiver<Event>,
     events_tx: &'a mpsc::UnboundedSender<Event>,
     relayed: &'a mut mpsc::UnboundedReceiver<relay::Pending>,
+    /// The jobs' usage, if gathered.
+    gatherer: Option<Arc<Mutex<acct::Gatherer>>>,
 }
 
 async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) -> Result<()> {
@@ -338,6 +366,10 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
         }
     });
     let mut beat = tokio::time::interval(settings.heartbeat);
+    // New steps are sampled within a second; each again every
+    // JobAcctGatherFrequency (the gatherer keeps the time).
+    let mut sample = tokio::time::interval(ACCT_TICK);
+    sample.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     // Relayed requests sent on and waiting for their answer, by tag. If the
     // connection ends first they are dropped, and their commands told the
     // controller went away after taking them (they may have been acted
@@ -373,16 +405,49 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
             }
             Some(event) = ch.events.recv() => {
                 let msg = match event {
-                    Event::Ended(end) => {
+                    Event::Ended(mut end, rusage) => {
+                        if let Some(g) = &ch.gatherer {
+                            let key = acct::StepKey { job_id: end.job_id, step_id: spur_proto::BATCH_STEP };
+                            let mut g = g.lock().unwrap_or_else(|p| p.into_inner());
+                            let ended: Vec<_> = rusage.into_iter().map(|r| (0, r)).collect();
+                            let usage = g.finish(key, 0, &ended);
+                            if !end.launch_failed {
+                                end.usage = Some(Box::new(usage));
+                            }
+                        }
                         jobs.running.remove(&end.job_id);
-                        jobs.unacked.insert(end.job_id, end);
+                        jobs.unacked.insert(end.job_id, end.clone());
                         FromAgent::JobEnded(end)
                     }
-                    Event::StepEnded { job_id, step_id } => FromAgent::StepEnded { job_id, step_id },
+                    Event::StepEnded(end) => {
+                        let usage = ch.gatherer.as_ref().map(|g| {
+                            let key = acct::StepKey { job_id: end.job_id, step_id: end.step_id };
+                            let mut g = g.lock().unwrap_or_else(|p| p.into_inner());
+                            Box::new(g.finish(key, end.node, &end.rusage))
+                        });
+                        FromAgent::StepEnded { job_id: end.job_id, step_id: end.step_id, usage }
+                    }
                     Event::Launched(job_id) => FromAgent::Launched { job_id },
                 };
                 if let Err(e) = frame::write(&mut wr, &msg).await {
                     break Err(e.into());
+                }
+            }
+            _ = sample.tick(), if ch.gatherer.is_some() => {
+                let (Some(g), spool) = (ch.gatherer.clone(), settings.spool.clone()) else {
+                    continue;
+                };
+                let live = tokio::task::spawn_blocking(move || {
+                    let running = acct::running(&spool);
+                    let mut g = g.lock().unwrap_or_else(|p| p.into_inner());
+                    g.sample(&running, std::time::Instant::now())
+                })
+                .await
+                .unwrap_or_default();
+                if !live.is_empty() {
+                    if let Err(e) = frame::write(&mut wr, &FromAgent::Usage(live)).await {
+                        break Err(e.into());
+                    }
                 }
             }
             _ = beat.tick() => {
@@ -423,7 +488,7 @@ fn registration(settings: &Settings, jobs: &Jobs) -> Registration {
             .into_iter()
             .filter(|&id| launcher::runs_steps(&settings.spool, id))
             .collect(),
-        ended: jobs.unacked.values().copied().collect(),
+        ended: jobs.unacked.values().cloned().collect(),
     }
 }
 
@@ -460,13 +525,15 @@ fn on_message(
                     if let Some(memcg) = &settings.memcg {
                         memcg.release(id, "batch");
                     }
-                    let _ = events.send(Event::Ended(JobEnd {
+                    let end = JobEnd {
                         job_id: id,
                         code: 1,
                         signal: 0,
                         at: now(),
                         launch_failed: true,
-                    }));
+                        usage: None,
+                    };
+                    let _ = events.send(Event::Ended(end, None));
                 }
             }
         }
@@ -696,13 +763,15 @@ fn report_end(job_id: u32, dir: &Path, events: &mpsc::UnboundedSender<Event>) {
     if let Some(error) = &error {
         warn!(job = job_id, error = %error.trim(), "batch script could not be started");
     }
-    let _ = events.send(Event::Ended(JobEnd {
+    let end = JobEnd {
         job_id,
         code,
         signal,
         at,
         launch_failed: error.is_some(),
-    }));
+        usage: None,
+    };
+    let _ = events.send(Event::Ended(end, supervisor::read_rusage(dir)));
 }
 
 fn signal_job(dir: &Path, signal: i32, whole_group: bool) {
@@ -740,6 +809,7 @@ fn lost(job_id: u32) -> JobEnd {
         signal: libc::SIGKILL,
         at: now(),
         launch_failed: false,
+        usage: None,
     }
 }
 
@@ -770,6 +840,7 @@ fn scan_spool(settings: &Settings, events: &mpsc::UnboundedSender<Event>) -> Job
                     signal,
                     at,
                     launch_failed: dir.join(supervisor::ERROR_FILE).exists(),
+                    usage: None,
                 },
             );
         } else if supervisor_alive(&dir) {

@@ -3,8 +3,11 @@
 //! when the agent starts, never linked, so spurd builds and runs on machines
 //! without an NVIDIA driver; that is also why this needs no `nvml` Cargo
 //! feature (STYLE 4). A failure is an [`NvmlError`] for the caller to log and
-//! fall back from, never a crash.
+//! fall back from, never a crash. [`NvmlUsage`] keeps NVML open for the
+//! agent's life to read what each process uses of the GPUs (Slurm 24.05's
+//! gres/gpumem and gres/gpuutil).
 
+use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString, OsStr};
 use std::os::unix::ffi::OsStrExt;
 use std::ptr::{self, NonNull};
@@ -32,6 +35,39 @@ type GetNameFn = unsafe extern "C" fn(NvmlDevice, *mut c_char, c_uint) -> c_int;
 type GetMinorNumberFn = unsafe extern "C" fn(NvmlDevice, *mut c_uint) -> c_int;
 type ShutdownFn = unsafe extern "C" fn() -> c_int;
 type ErrorStringFn = unsafe extern "C" fn(c_int) -> *const c_char;
+type RunningProcessesFn = unsafe extern "C" fn(NvmlDevice, *mut c_uint, *mut ProcessInfo) -> c_int;
+type ProcessUtilizationFn =
+    unsafe extern "C" fn(NvmlDevice, *mut UtilizationSample, *mut c_uint, u64) -> c_int;
+
+/// `NVML_ERROR_NOT_FOUND`: no utilization samples yet.
+const NVML_ERROR_NOT_FOUND: c_int = 6;
+/// `NVML_ERROR_INSUFFICIENT_SIZE`: the array was too small; the count
+/// says how big it must be.
+const NVML_ERROR_INSUFFICIENT_SIZE: c_int = 7;
+/// `NVML_VALUE_NOT_AVAILABLE` as a process's memory: unknown.
+const NVML_VALUE_NOT_AVAILABLE: u64 = u64::MAX;
+
+/// `nvmlProcessInfo_t` (its v2 layout, which the `_v3` function takes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+struct ProcessInfo {
+    pid: c_uint,
+    used_gpu_memory: u64,
+    gpu_instance_id: c_uint,
+    compute_instance_id: c_uint,
+}
+
+/// `nvmlProcessUtilizationSample_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+struct UtilizationSample {
+    pid: c_uint,
+    time_stamp: u64,
+    sm_util: c_uint,
+    mem_util: c_uint,
+    enc_util: c_uint,
+    dec_util: c_uint,
+}
 
 /// Why NVML could not list the GPUs.
 #[non_exhaustive]
@@ -144,6 +180,197 @@ impl GpuDiscovery for NvmlGpus {
             .iter()
             .map(|g| (g.index, g.type_name.clone()))
             .collect()
+    }
+}
+
+/// What the processes on a node's GPUs use, read through NVML.
+pub trait GpuUsage: Send + Sync {
+    /// Per process id: (GPU memory in bytes, SM utilisation in percent),
+    /// each summed over the GPUs the process runs on.
+    fn per_process(&self) -> HashMap<u32, (u64, u64)>;
+}
+
+/// NVML opened and initialised for the agent's life, to read what each
+/// process uses of every GPU on the node: the memory NVML lists for it
+/// among the compute and graphics processes, and its latest SM
+/// utilisation sample, as Slurm's gpu/nvml plugin reads them.
+pub struct NvmlUsage {
+    /// The GPUs' handles (NVML's, valid until shutdown).
+    devices: Vec<usize>,
+    compute: RunningProcessesFn,
+    graphics: Option<RunningProcessesFn>,
+    utilization: Option<ProcessUtilizationFn>,
+    shutdown: ShutdownFn,
+    /// Dropped after `Drop::drop` has shut NVML down.
+    _lib: Library,
+}
+
+// SAFETY: NVML is thread-safe (nvml.h: "NVML is thread-safe so it is
+// safe to make simultaneous NVML calls from multiple threads"); the
+// handles are opaque tokens NVML gave out.
+unsafe impl Send for NvmlUsage {}
+// SAFETY: as above; `&self` only makes NVML calls.
+unsafe impl Sync for NvmlUsage {}
+
+impl NvmlUsage {
+    /// Opens [`DEFAULT_LIBRARY`].
+    pub fn open() -> Result<NvmlUsage, NvmlError> {
+        Self::open_from(OsStr::new(DEFAULT_LIBRARY))
+    }
+
+    /// Opens the NVML library at `library`, initialises it and takes every
+    /// GPU's handle.
+    pub fn open_from(library: &OsStr) -> Result<NvmlUsage, NvmlError> {
+        let lib = Library::open(library)?;
+        let api = Api::resolve(&lib)?;
+        // SAFETY (each transmute): the symbol is the NVML function of that
+        // name, whose C signature the target type spells out (nvml.h).
+        let (compute, graphics, utilization) = unsafe {
+            let compute = lib
+                .find(c"nvmlDeviceGetComputeRunningProcesses_v3")
+                .map_or_else(
+                    || lib.require(c"nvmlDeviceGetComputeRunningProcesses_v2"),
+                    Ok,
+                )?;
+            let graphics = lib
+                .find(c"nvmlDeviceGetGraphicsRunningProcesses_v3")
+                .or_else(|| lib.find(c"nvmlDeviceGetGraphicsRunningProcesses_v2"));
+            (
+                std::mem::transmute::<NonNull<c_void>, RunningProcessesFn>(compute),
+                graphics.map(|f| std::mem::transmute::<NonNull<c_void>, RunningProcessesFn>(f)),
+                lib.find(c"nvmlDeviceGetProcessUtilization")
+                    .map(|f| std::mem::transmute::<NonNull<c_void>, ProcessUtilizationFn>(f)),
+            )
+        };
+        // SAFETY: a function of the NVML signature, taking no arguments.
+        api.check("nvmlInit_v2", None, unsafe { (api.init)() })?;
+        let handles = (|| {
+            let mut count: c_uint = 0;
+            // SAFETY: `count` is a valid out-pointer.
+            api.check("nvmlDeviceGetCount_v2", None, unsafe {
+                (api.get_count)(&mut count)
+            })?;
+            (0..count)
+                .map(|index| {
+                    let mut device: NvmlDevice = ptr::null_mut();
+                    // SAFETY: `device` is a valid out-pointer.
+                    let rc = unsafe { (api.get_handle)(index, &mut device) };
+                    api.check("nvmlDeviceGetHandleByIndex_v2", Some(index), rc)?;
+                    Ok(device as usize)
+                })
+                .collect::<Result<Vec<_>, NvmlError>>()
+        })();
+        let shutdown = api.shutdown;
+        match handles {
+            Ok(devices) => Ok(NvmlUsage {
+                devices,
+                compute,
+                graphics,
+                utilization,
+                shutdown,
+                _lib: lib,
+            }),
+            Err(e) => {
+                // SAFETY: initialised above; shut down once.
+                unsafe { shutdown() };
+                Err(e)
+            }
+        }
+    }
+
+    /// The processes `get` lists on `device`, asking again with a bigger
+    /// array while processes come faster than the answers.
+    fn processes(get: RunningProcessesFn, device: NvmlDevice) -> Vec<ProcessInfo> {
+        let mut infos: Vec<ProcessInfo> = Vec::new();
+        for _ in 0..4 {
+            let mut count = infos.len() as c_uint;
+            let out = if infos.is_empty() {
+                ptr::null_mut()
+            } else {
+                infos.as_mut_ptr()
+            };
+            // SAFETY: `out` is null with a count of 0, or `count` writable
+            // entries of the layout NVML fills.
+            let rc = unsafe { get(device, &mut count, out) };
+            match rc {
+                NVML_SUCCESS => {
+                    infos.truncate(count as usize);
+                    return infos;
+                }
+                NVML_ERROR_INSUFFICIENT_SIZE => {
+                    infos = vec![ProcessInfo::default(); count as usize + 8];
+                }
+                _ => return Vec::new(),
+            }
+        }
+        Vec::new()
+    }
+
+    /// Each process's latest SM utilisation on `device`.
+    fn utilization(get: ProcessUtilizationFn, device: NvmlDevice) -> HashMap<u32, u64> {
+        let mut samples: Vec<UtilizationSample> = Vec::new();
+        for _ in 0..4 {
+            let mut count = samples.len() as c_uint;
+            let out = if samples.is_empty() {
+                ptr::null_mut()
+            } else {
+                samples.as_mut_ptr()
+            };
+            // SAFETY: as in `processes`; 0 asks for every sample NVML
+            // still holds.
+            let rc = unsafe { get(device, out, &mut count, 0) };
+            match rc {
+                NVML_SUCCESS => {
+                    samples.truncate(count as usize);
+                    let mut latest: HashMap<u32, (u64, u64)> = HashMap::new();
+                    for s in &samples {
+                        let seen = latest.entry(s.pid).or_default();
+                        if s.time_stamp >= seen.0 {
+                            *seen = (s.time_stamp, u64::from(s.sm_util));
+                        }
+                    }
+                    return latest.into_iter().map(|(pid, (_, u))| (pid, u)).collect();
+                }
+                NVML_ERROR_INSUFFICIENT_SIZE if count > 0 => {
+                    samples = vec![UtilizationSample::default(); count as usize + 8];
+                }
+                NVML_ERROR_NOT_FOUND => return HashMap::new(),
+                // Not supported (a MIG device), or failing: none to give.
+                _ => return HashMap::new(),
+            }
+        }
+        HashMap::new()
+    }
+}
+
+impl GpuUsage for NvmlUsage {
+    fn per_process(&self) -> HashMap<u32, (u64, u64)> {
+        let mut used: HashMap<u32, (u64, u64)> = HashMap::new();
+        for &handle in &self.devices {
+            let device = handle as NvmlDevice;
+            for get in std::iter::once(self.compute).chain(self.graphics) {
+                for p in Self::processes(get, device) {
+                    if p.used_gpu_memory != NVML_VALUE_NOT_AVAILABLE {
+                        let entry = used.entry(p.pid).or_default();
+                        entry.0 = entry.0.saturating_add(p.used_gpu_memory);
+                    }
+                }
+            }
+            if let Some(get) = self.utilization {
+                for (pid, util) in Self::utilization(get, device) {
+                    used.entry(pid).or_default().1 += util;
+                }
+            }
+        }
+        used
+    }
+}
+
+impl Drop for NvmlUsage {
+    fn drop(&mut self) {
+        // SAFETY: NVML was initialised in `open_from`; shut down once,
+        // before the library unloads.
+        unsafe { (self.shutdown)() };
     }
 }
 
@@ -339,69 +566,21 @@ pub(super) mod tests {
 
     use super::*;
 
-    /// A fake libnvidia-ml: two `NVIDIA H200`s with minor numbers 3 and 1,
-    /// strict about init/shutdown order. `-D` switches make it fail.
-    const FAKE_NVML: &str = r#"
-#include <string.h>
-static int initialised = 0;
-static int devices[2] = {3, 1};
-const char *names[2] = {"NVIDIA H200", "NVIDIA H200"};
-#ifndef FAKE_NO_ERROR_STRING
-const char *nvmlErrorString(int rc) {
-    switch (rc) {
-    case 1: return "Uninitialized";
-    case 2: return "Invalid Argument";
-    case 9: return "Driver Not Loaded";
-    default: return "Unknown Error";
-    }
-}
-#endif
-int nvmlInit_v2(void) {
-#ifdef FAKE_INIT_FAILS
-    return 9;
-#endif
-    initialised++;
-    return 0;
-}
-int nvmlShutdown(void) {
-    if (!initialised) return 1;
-    initialised--;
-    return 0;
-}
-int nvmlDeviceGetCount_v2(unsigned int *count) {
-    if (!initialised) return 1;
-    if (!count) return 2;
-    *count = 2;
-    return 0;
-}
-int nvmlDeviceGetHandleByIndex_v2(unsigned int index, void **device) {
-    if (!initialised) return 1;
-    if (index >= 2 || !device) return 2;
-    *device = &devices[index];
-    return 0;
-}
-int nvmlDeviceGetName(void *device, char *name, unsigned int length) {
-    if (!initialised) return 1;
-    int index = (int *)device - devices;
-    if (index < 0 || index >= 2 || !name || length < 96) return 2;
-    strncpy(name, names[index], length);
-    return 0;
-}
-#ifndef FAKE_NO_MINOR
-int nvmlDeviceGetMinorNumber(void *device, unsigned int *minor) {
-    if (!initialised) return 1;
-    int index = (int *)device - devices;
-    if (index < 0 || index >= 2 || !minor) return 2;
-    *minor = devices[index];
-    return 0;
-}
-#endif
-"#;
+    /// The fake libnvidia-ml's source: two `NVIDIA H200`s with minor
+    /// numbers 3 and 1 unless FAKE_NVML_GPUS says otherwise, strict about
+    /// init/shutdown order, reporting the processes FAKE_NVML_PROCS lists.
+    /// `-D` switches make it fail.
+    pub(crate) const FAKE_NVML: &str = include_str!("fake_nvml.c");
 
     /// Compiles the fake with `defines` into `dir` and returns its path.
     pub(in crate::agent) fn fake_nvml(dir: &Path, defines: &[&str]) -> PathBuf {
         let source = dir.join("fake_nvml.c");
-        let library = dir.join(format!("libfake-nvml{}.so", defines.concat()));
+        let variant: String = defines
+            .concat()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let library = dir.join(format!("libfake-nvml{variant}.so"));
         std::fs::write(&source, FAKE_NVML).expect("temp dir is writable");
         let status = Command::new("cc")
             .args(["-shared", "-fPIC", "-o"])
@@ -449,6 +628,31 @@ int nvmlDeviceGetMinorNumber(void *device, unsigned int *minor) {
         // Loading twice works: the first load shut NVML down and unloaded it.
         let again = NvmlGpus::load_from(fake_nvml(dir.path(), &[]).as_os_str()).expect("loads");
         assert_eq!(again.gpus(), gpus);
+    }
+
+    #[test]
+    fn usage_is_read_per_process_and_summed_over_the_gpus() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let procs = dir.path().join("procs");
+        std::fs::write(
+            &procs,
+            "0 4242 1073741824 80\n1 4242 536870912 70\n1 99 2048 0\n",
+        )
+        .expect("writes");
+        let define = format!("FAKE_PROCS_FILE=\"{}\"", procs.display());
+        let lib = fake_nvml(dir.path(), &[&define]);
+        let usage = NvmlUsage::open_from(lib.as_os_str()).expect("opens");
+        let used = usage.per_process();
+        assert_eq!(used.get(&4242), Some(&(1_610_612_736, 150)));
+        assert_eq!(used.get(&99), Some(&(2048, 0)));
+        assert_eq!(used.len(), 2);
+        // Read on every call: a process that went is gone.
+        std::fs::write(&procs, "").expect("writes");
+        assert!(usage.per_process().is_empty());
+        drop(usage);
+        // Shut down when dropped: discovery initialises it afresh.
+        let gpus = NvmlGpus::load_from(lib.as_os_str()).expect("loads");
+        assert_eq!(gpus.gpus().len(), 2);
     }
 
     #[test]

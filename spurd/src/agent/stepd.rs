@@ -16,11 +16,18 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use spur_proto::{frame, FromStep, StepStdin, TaskLaunch, ToStep};
+use spur_supervise::rusage::{self, TaskRusage};
 
 /// The launch the agent verified, for the step process.
 pub const LAUNCH_FILE: &str = "launch.bin";
 /// The tasks' process group.
 pub const PGID_FILE: &str = "pgid";
+/// The node's tasks for the agent's samples: `node INDEX` (this node's
+/// place among the step's), then a line `TASK_ID PID` each.
+pub const TASKS_FILE: &str = "tasks";
+/// What each task used, once all have ended: `TASK_ID` and
+/// [`spur_supervise::rusage::TaskRusage::words`], a line each.
+pub const USAGE_FILE: &str = "usage";
 /// srun's connection, as the step process receives it.
 pub const SRUN_FD: RawFd = 3;
 
@@ -43,6 +50,8 @@ struct Task {
     out: Option<RawFd>,
     err: Option<RawFd>,
     status: Option<(i32, i32)>,
+    /// What it used, once reaped.
+    usage: Option<TaskRusage>,
     reported: bool,
 }
 
@@ -99,6 +108,8 @@ struct Step {
     cgroup: Option<std::path::PathBuf>,
     /// Whether srun was told of the out-of-memory killer.
     oom_told: bool,
+    /// Where the tasks' usage goes when they have all ended.
+    usage_file: std::fs::File,
 }
 
 fn cstring(s: impl AsRef<[u8]>) -> Result<CString, String> {
@@ -157,6 +168,16 @@ impl Step {
             .truncate(true)
             .open(dir.join(PGID_FILE))
             .map_err(|e| format!("cannot open the step's pgid file: {e}"))?;
+        let root_file = |name: &str| {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(dir.join(name))
+                .map_err(|e| format!("cannot open the step's {name} file: {e}"))
+        };
+        let tasks_file = root_file(TASKS_FILE)?;
+        let usage_file = root_file(USAGE_FILE)?;
         let groups = spur_sys::users::group_list(&grant.user_name, grant.gid);
         spur_supervise::exec::become_user(grant.uid, grant.gid, &groups)?;
         spur_supervise::exec::apply_umask(&launch.env);
@@ -274,10 +295,15 @@ impl Step {
                 out: Some(out_r),
                 err: Some(err_r),
                 status: None,
+                usage: None,
                 reported: false,
             });
         }
         let _ = (&pgid_file).write_all(format!("{pgid}\n").as_bytes());
+        let listed: String = std::iter::once(format!("node {index}\n"))
+            .chain(tasks.iter().map(|t| format!("{} {}\n", t.id, t.pid)))
+            .collect();
+        let _ = (&tasks_file).write_all(listed.as_bytes());
         let pids = tasks.iter().map(|t| t.pid as u32).collect();
         frame::write_sync(srun, &FromStep::Started { pids })
             .map_err(|e| format!("srun went away: {e}"))?;
@@ -294,6 +320,7 @@ impl Step {
             node: node.name.clone(),
             cgroup,
             oom_told: false,
+            usage_file,
         })
     }
 
@@ -312,6 +339,7 @@ impl Step {
             self.reap();
             self.report(srun);
             if self.tasks.iter().all(|t| t.reported) {
+                self.record_usage();
                 return;
             }
             if let Some(deadline) = self.deadline {
@@ -447,13 +475,7 @@ impl Step {
     }
 
     fn reap(&mut self) {
-        loop {
-            let mut status = 0;
-            // SAFETY: reaping our own children.
-            let pid = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
-            if pid <= 0 {
-                return;
-            }
+        while let Ok(Some((pid, status, usage))) = rusage::reap(-1) {
             if let Some(t) = self.tasks.iter_mut().find(|t| t.pid == pid) {
                 t.status = Some(if libc::WIFEXITED(status) {
                     (libc::WEXITSTATUS(status), 0)
@@ -462,8 +484,19 @@ impl Step {
                 } else {
                     (1, 0)
                 });
+                t.usage = Some(usage);
             }
         }
+    }
+
+    /// Leaves what each task used for the agent, in one write.
+    fn record_usage(&mut self) {
+        let text: String = self
+            .tasks
+            .iter()
+            .filter_map(|t| Some(format!("{} {}\n", t.id, t.usage?.words())))
+            .collect();
+        let _ = self.usage_file.write_all(text.as_bytes());
     }
 
     /// Reports tasks that have ended and whose output is all sent. Once

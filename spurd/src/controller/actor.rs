@@ -175,6 +175,10 @@ pub struct Controller {
     pub(super) step_live: HashMap<(u32, u32), super::step::StepLive>,
     /// Nodes of each step whose part has not ended yet.
     pub(super) step_nodes: HashMap<(u32, u32), u32>,
+    /// What running steps (batch steps under BATCH_STEP) have used so far,
+    /// by node, as their agents last sampled it (for sstat).
+    pub(super) live_usage:
+        HashMap<(u32, u32), std::collections::BTreeMap<NodeId, spur_proto::Usage>>,
     /// When the salloc or srun holding each running allocation was last
     /// heard from (for InactiveLimit).
     pub(super) holders: HashMap<u32, u64>,
@@ -217,6 +221,8 @@ pub(super) struct TurnState {
     pub effects: Vec<Effect>,
     /// Step rows to write (started or ended this turn).
     pub steps: Vec<super::store::StepRow>,
+    /// What steps' nodes reported their tasks used, to store.
+    pub usage: Vec<super::usage::UsagePart>,
     /// The node numbering to save (a reconfigure renumbered the nodes).
     pub node_names: Option<Vec<String>>,
 }
@@ -317,6 +323,7 @@ impl Controller {
             steps: std::collections::BTreeMap::new(),
             step_live: HashMap::new(),
             step_nodes: HashMap::new(),
+            live_usage: HashMap::new(),
             holders,
             started_at,
             turn: TurnState::default(),
@@ -624,6 +631,7 @@ impl Controller {
             && t.meta_dirty.is_empty()
             && t.nodes_dirty.is_empty()
             && t.steps.is_empty()
+            && t.usage.is_empty()
             && t.node_names.is_none()
         {
             return Ok(());
@@ -660,6 +668,9 @@ impl Controller {
         for step in &t.steps {
             tx.insert_step(step)?;
         }
+        for part in &t.usage {
+            tx.merge_usage(part.job_id, part.step_id, &part.usage, part.merge)?;
+        }
         for (user, usage, at) in charged {
             if usage.is_finite() {
                 tx.set_usage(user.0, usage, at)?;
@@ -676,6 +687,7 @@ impl Controller {
         self.site_before_reconfigure = None;
         let t = &mut self.turn;
         t.steps.clear();
+        t.usage.clear();
         t.new_jobs.clear();
         t.dirty.clear();
         t.meta_dirty.clear();

@@ -236,6 +236,7 @@ fn history_job(row: HistoryRow, q: &HistoryQuery) -> HistoryJob {
         meta,
         steps,
         derived,
+        mut usage,
     } = row;
     let req = meta
         .requested
@@ -308,10 +309,21 @@ fn history_job(row: HistoryRow, q: &HistoryQuery) -> HistoryJob {
         steps: Vec::new(),
     };
     if q.steps {
-        if let Some(batch) = batch_step(&out, &record, &meta, q) {
+        if let Some(mut batch) = batch_step(&out, &record, &meta, q) {
+            batch.usage = usage.remove(&spur_proto::BATCH_STEP);
+            if let Some(u) = &batch.usage {
+                (batch.user_cpu_us, batch.system_cpu_us) = (u.user_cpu_us, u.system_cpu_us);
+            }
             out.steps.push(batch);
         }
-        out.steps.extend(steps.iter().map(srun_step));
+        out.steps.extend(steps.iter().map(|s| {
+            let mut step = srun_step(s);
+            step.usage = usage.remove(&s.step_id);
+            if let Some(u) = &step.usage {
+                (step.user_cpu_us, step.system_cpu_us) = (u.user_cpu_us, u.system_cpu_us);
+            }
+            step
+        }));
     }
     out
 }
@@ -367,6 +379,7 @@ fn batch_step(
         layout: None,
         user_cpu_us: 0,
         system_cpu_us: 0,
+        usage: None,
     })
 }
 
@@ -389,6 +402,7 @@ fn srun_step(s: &StepRow) -> HistoryStep {
         layout: s.layout.clone(),
         user_cpu_us: s.user_cpu_us,
         system_cpu_us: s.system_cpu_us,
+        usage: None,
     }
 }
 
@@ -452,6 +466,7 @@ mod tests {
             },
             steps: vec![],
             derived: (0, 0),
+            usage: std::collections::HashMap::new(),
         }
     }
 

@@ -20,6 +20,7 @@ mod stats;
 mod step;
 pub mod store;
 mod submit_key;
+mod usage;
 mod validate;
 
 use std::path::{Path, PathBuf};

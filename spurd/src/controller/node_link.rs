@@ -41,7 +41,7 @@ impl Controller {
         live.boot_time = Some(reg.boot_time);
         let admin_down = live.admin_down;
         for end in &reg.ended {
-            self.on_job_end(node, *end);
+            self.on_job_end(node, end.clone());
         }
         self.reconcile(node, &reg);
         // After the kills: the agent lets jobs it stopped while cut off
@@ -183,7 +183,15 @@ impl Controller {
                 let kind = super::stats::COMPLETE_BATCH_SCRIPT;
                 self.rpcs.record(kind, 0, began.elapsed());
             }
-            FromAgent::StepEnded { job_id, step_id } => self.step_node_ended(job_id, step_id),
+            FromAgent::StepEnded {
+                job_id,
+                step_id,
+                usage,
+            } => {
+                self.usage_of_node_ended(node, job_id, step_id, usage.map(|u| *u));
+                self.step_node_ended(job_id, step_id);
+            }
+            FromAgent::Usage(live) => self.usage_sampled(node, live),
             FromAgent::Launched { job_id } => {
                 if let Some(meta) = self.metas.get_mut(&JobId(job_id)) {
                     meta.launched = true;
@@ -197,6 +205,12 @@ impl Controller {
 
     fn on_job_end(&mut self, node: NodeId, end: JobEnd) {
         let id = JobId(end.job_id);
+        self.usage_of_node_ended(
+            node,
+            end.job_id,
+            spur_proto::BATCH_STEP,
+            end.usage.map(|u| *u),
+        );
         let running_here = self
             .core
             .job(id)

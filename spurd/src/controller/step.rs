@@ -424,6 +424,7 @@ impl Controller {
             .collect();
         self.step_nodes.retain(|(j, _), _| *j != job.0);
         self.step_live.retain(|(j, _), _| *j != job.0);
+        self.live_usage.retain(|(j, _), _| *j != job.0);
         for key in ids {
             if let Some(mut row) = self.steps.remove(&key) {
                 row.state = state;
@@ -487,6 +488,7 @@ impl Controller {
                 tres_per_task: None,
                 dist: None,
                 srun: None,
+                usage: None,
             };
             if !meta.interactive {
                 let host = self.batch_host(id);
@@ -494,6 +496,7 @@ impl Controller {
                     nodes: host
                         .map(|n| self.core.nodes()[n.index()].config.name.clone())
                         .unwrap_or_default(),
+                    usage: self.live_usage_of(id.0, spur_proto::BATCH_STEP),
                     ..base.clone()
                 });
             }
@@ -518,6 +521,7 @@ impl Controller {
                     tres_per_task: gres(2),
                     dist: row.layout.clone(),
                     srun: live.and_then(|l| l.srun.clone()),
+                    usage: self.live_usage_of(id.0, *step_id),
                     ..base.clone()
                 });
             }

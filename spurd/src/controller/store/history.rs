@@ -26,6 +26,9 @@ pub struct HistoryRow {
     /// The highest exit code and signal among all its srun steps (Slurm's
     /// derived exit code).
     pub derived: (i32, i32),
+    /// What its steps used, by step id (the batch step's under
+    /// [`spur_proto::BATCH_STEP`]).
+    pub usage: std::collections::HashMap<u32, spur_proto::Usage>,
 }
 
 /// A read-only connection to the state database, for history queries off
@@ -85,6 +88,7 @@ pub(super) fn select(conn: &Connection, q: &HistoryQuery) -> Result<Vec<HistoryR
             meta,
             steps: Vec::new(),
             derived: (0, 0),
+            usage: std::collections::HashMap::new(),
         });
     }
     jobs.sort_unstable_by_key(|j| j.record.id);
@@ -93,6 +97,7 @@ pub(super) fn select(conn: &Connection, q: &HistoryQuery) -> Result<Vec<HistoryR
     }
     if q.steps && !jobs.is_empty() {
         attach_steps(conn, q, &conds, &mut jobs)?;
+        super::usage::attach(conn, &conds, &mut jobs)?;
     }
     Ok(jobs)
 }

@@ -84,6 +84,14 @@ pub(super) const MIGRATIONS: &[&str] = &[
     "CREATE TABLE payloads (id INTEGER PRIMARY KEY, payload BLOB NOT NULL);
      INSERT INTO payloads (id, payload) SELECT id, payload FROM jobs;
      ALTER TABLE jobs DROP COLUMN payload;",
+    // 7: what each step used (the agents' accounting), merged node by
+    // node; the batch step under Slurm's id for it.
+    "CREATE TABLE step_usage (
+        job_id INTEGER NOT NULL,
+        step_id INTEGER NOT NULL,
+        usage BLOB NOT NULL,
+        PRIMARY KEY (job_id, step_id)
+     );",
 ];
 
 /// Brings the schema up to date.

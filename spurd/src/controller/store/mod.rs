@@ -9,6 +9,7 @@ pub mod integrity;
 mod migrations;
 mod retention;
 mod step;
+mod usage;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -37,8 +37,12 @@ impl Turn<'_> {
         let mut steps = self
             .tx
             .prepare_cached("DELETE FROM steps WHERE job_id = ?1")?;
+        let mut usage = self
+            .tx
+            .prepare_cached("DELETE FROM step_usage WHERE job_id = ?1")?;
         for id in ids.into_iter().filter(|id| !keep(*id)) {
             steps.execute([i64::from(id)])?;
+            usage.execute([i64::from(id)])?;
             payload.execute([i64::from(id)])?;
             deleted += job.execute([i64::from(id)])?;
         }
@@ -48,13 +52,28 @@ impl Turn<'_> {
     /// Deletes up to `limit` finished steps that started at or before
     /// `started_by`, oldest first. Returns how many were deleted.
     pub fn purge_steps(&self, started_by: u64, limit: usize) -> Result<usize, StoreError> {
-        Ok(self
+        let ids: Vec<(i64, i64)> = self
             .tx
             .prepare_cached(
-                "DELETE FROM steps WHERE rowid IN (SELECT rowid FROM steps \
+                "SELECT job_id, step_id FROM steps \
                  WHERE start_time <= ?1 AND end_time IS NOT NULL \
-                 ORDER BY start_time LIMIT ?2)",
+                 ORDER BY start_time LIMIT ?2",
             )?
-            .execute([started_by as i64, limit as i64])?)
+            .query_map([started_by as i64, limit as i64], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?
+            .collect::<Result<_, _>>()?;
+        let mut step = self
+            .tx
+            .prepare_cached("DELETE FROM steps WHERE job_id = ?1 AND step_id = ?2")?;
+        let mut usage = self
+            .tx
+            .prepare_cached("DELETE FROM step_usage WHERE job_id = ?1 AND step_id = ?2")?;
+        let mut deleted = 0;
+        for (job, id) in ids {
+            usage.execute([job, id])?;
+            deleted += step.execute([job, id])?;
+        }
+        Ok(deleted)
     }
 }
