@@ -337,6 +337,16 @@ pub trait Api: Controller {
     }
 
     /// `sshare`: every user's fair-share.
+    /// The NVLink domains, their nodes and GPUs (none without
+    /// topology/block).
+    fn domains(&mut self) -> Result<Vec<spur_proto::DomainInfo>, RequestError> {
+        match self.request(&ClientRequest::Domains)? {
+            ClientResponse::Domains(domains) => Ok(domains),
+            _ => Err(unexpected()),
+        }
+    }
+
+    /// sshare's fair-share tree.
     fn shares(&mut self) -> Result<spur_proto::Shares, RequestError> {
         match self.request(&ClientRequest::Shares)? {
             ClientResponse::Shares(shares) => Ok(shares),

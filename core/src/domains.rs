@@ -12,6 +12,8 @@ use crate::reason::Reason;
 pub struct DomainGpus {
     /// The block's name (topology.conf `BlockName`).
     pub name: String,
+    /// Its nodes, in topology.conf order.
+    pub nodes: Vec<crate::NodeId>,
     /// GPUs of its nodes.
     pub total: u32,
     /// Held by jobs.
@@ -72,6 +74,7 @@ impl Core {
                         .any(|d| d.fits(&open, nodes.len(), &members[d.partition]));
                 DomainGpus {
                     name: block.name.clone(),
+                    nodes: block.nodes.clone(),
                     total,
                     alloc,
                     idle,

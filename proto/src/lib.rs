@@ -38,7 +38,7 @@ pub use message::{
     JobUpdate, KeyChallenge, KeyProof, KillNotice, NodeStateRequest, NodeUpdate, Nonce,
     Registration, RelayHello, RequeueHold, Role, SignalScope, SignalTarget, ToAgent, WillRun,
 };
-pub use node::{ConfigInfo, NodeBaseState, NodeInfo, PartitionInfo};
+pub use node::{ConfigInfo, DomainInfo, NodeBaseState, NodeInfo, PartitionInfo};
 pub use pattern::PatternValues;
 pub use priority::{JobPriority, Priorities, PriorityQuery, PriorityWeights};
 pub use shares::{Shares, UserShare};

@@ -207,6 +207,8 @@ pub enum ClientRequest {
     ResetDiag,
     /// `sprio`: pending jobs' priority terms.
     Priorities(crate::priority::PriorityQuery),
+    /// The NVLink domains with their nodes and GPUs (the cluster map).
+    Domains,
 }
 
 impl ClientRequest {
@@ -256,6 +258,7 @@ impl ClientRequest {
             | ClientRequest::Diag
             | ClientRequest::Shares
             | ClientRequest::Priorities(_)
+            | ClientRequest::Domains
             | ClientRequest::Token(_)
             | ClientRequest::Backup { .. } => true,
             ClientRequest::Authenticated(a) => a.request.only_reads(),
@@ -448,6 +451,8 @@ pub enum ClientResponse {
     Shares(crate::shares::Shares),
     /// Answer to Priorities.
     Priorities(crate::priority::Priorities),
+    /// The NVLink domains, in topology.conf order.
+    Domains(Vec<crate::node::DomainInfo>),
 }
 
 /// How a job's batch script ended, as its node reports it.

@@ -239,3 +239,21 @@ fn gpu_tres(gres: &str, count: usize) -> Vec<String> {
     }
     out
 }
+
+/// An NVLink domain (a base block of topology/block) and its GPUs, for the
+/// cluster map.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DomainInfo {
+    /// The block's name (topology.conf `BlockName`).
+    pub name: String,
+    /// Its nodes, in topology.conf order.
+    pub nodes: Vec<String>,
+    /// GPUs of its nodes.
+    pub gpus: u32,
+    /// Held by jobs.
+    pub alloc: u32,
+    /// Free on nodes that take work.
+    pub idle: u32,
+    /// Idle while jobs wait for resources and none could take part here.
+    pub stranded: u32,
+}

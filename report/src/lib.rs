@@ -2,7 +2,8 @@
 //! every front end. `scontrol show` records (which libslurm's
 //! `slurm_sprint_*` print too), squeue's, sinfo's and sacct's fields,
 //! formats and tables, sdiag's counters, sprio's priority terms, sshare's
-//! fair-share tree, and the `--json` documents that slurmrestd's v0.0.38
+//! fair-share tree, what steps used (sacct's and sstat's usage fields,
+//! seff's efficiency), and the `--json` documents that slurmrestd's v0.0.38
 //! answers share. Records and the clock in, text or serde shapes out: no
 //! I/O, no requests.
 

@@ -153,6 +153,46 @@ impl View<'_> {
     }
 }
 
+/// A resource as accounting numbers it: (type, name, TRES id). The GPU
+/// figures follow gres/gpu (1001), as slurmdbd adds them after it.
+pub fn tres_id(tres: UsageTres) -> (&'static str, Option<&'static str>, i64) {
+    match tres {
+        UsageTres::Cpu => ("cpu", None, 1),
+        UsageTres::Mem => ("mem", None, 2),
+        UsageTres::Energy => ("energy", None, 3),
+        UsageTres::FsDisk => ("fs", Some("disk"), 6),
+        UsageTres::Vmem => ("vmem", None, 7),
+        UsageTres::Pages => ("pages", None, 8),
+        UsageTres::GpuMem => ("gres", Some("gpumem"), 1002),
+        UsageTres::GpuUtil => ("gres", Some("gpuutil"), 1003),
+    }
+}
+
+/// One figure of every resource that has it, raw (CPU in milliseconds,
+/// sizes in bytes), in TRES id order: the lists of the JSON documents'
+/// `tres.requested` (in) and `tres.consumed` (out).
+pub fn tres_items(
+    usage: &Usage,
+    output: bool,
+    pick: Pick,
+) -> Vec<(&'static str, Option<&'static str>, i64, u64)> {
+    let view = View {
+        usage,
+        nodes: &[],
+        noconvert: true,
+    };
+    let mut items: Vec<_> = UsageTres::ALL
+        .iter()
+        .filter_map(|&t| {
+            let raw = view.raw(t, output, pick, Part::Value)?;
+            let (kind, name, id) = tres_id(t);
+            Some((kind, name, id, raw))
+        })
+        .collect();
+    items.sort_by_key(|i| i.2);
+    items
+}
+
 /// A value in a TRES string: CPU as a time, GPU utilisation as it is,
 /// the rest in the largest exact unit.
 fn tres_value(tres: UsageTres, raw: u64, noconvert: bool) -> String {

@@ -31,6 +31,7 @@ pub mod reply;
 mod server;
 pub mod slurmdb;
 pub mod target;
+pub mod ui;
 pub mod v0038;
 
 /// The request header that names a submission (`Idempotency-Key`, as the

@@ -18,7 +18,7 @@ use tracing::{info, warn};
 use crate::auth::{self, Peer};
 use crate::listen::Listener;
 use crate::reply::{plain, text};
-use crate::{document, dp, slurmdb, v0038, State, Unauthorized};
+use crate::{document, dp, slurmdb, ui, v0038, State, Unauthorized};
 
 impl Connected<IncomingStream<'_, TcpListener>> for Peer {
     fn connect_info(stream: IncomingStream<'_, TcpListener>) -> Peer {
@@ -55,9 +55,13 @@ pub fn router(state: Arc<State>) -> Router {
         .merge(dp::routes())
         .merge(slurmdb::routes())
         .merge(document::routes())
+        .merge(ui::routes())
         .fallback(unknown_path)
         .method_not_allowed_fallback(unknown_method)
         .layer(middleware::from_fn_with_state(state.clone(), admit))
+        // The map's page holds no data: it is served to anyone, and asks
+        // for a token before it reads any.
+        .merge(ui::page_routes())
         .layer(DefaultBodyLimit::max(max_body))
         .with_state(state)
 }

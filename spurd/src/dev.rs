@@ -93,6 +93,7 @@ pub async fn run(opts: DevOpts, shutdown: impl std::future::Future<Output = ()>)
     } else {
         println!("REST API at {rest_url}/slurm/v0.0.44/ (this slurm.conf has no auth/jwt; delete it to regenerate)");
     }
+    println!("Cluster map at {rest_url}/ui (sign in with a token from scontrol token)");
     if site.conf.other.contains_key("metricstype") {
         println!(
             "OpenMetrics at http://127.0.0.1:{}/metrics (MetricsType in slurm.conf)",

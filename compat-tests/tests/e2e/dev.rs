@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use crate::harness::bin_dir;
 
 /// Stops the dev cluster when the test ends, however it ends.
-struct Dev(std::process::Child);
+pub(crate) struct Dev(std::process::Child);
 
 impl Drop for Dev {
     fn drop(&mut self) {
@@ -30,13 +30,12 @@ impl Drop for Dev {
     }
 }
 
-#[test]
-fn the_dev_cluster_prints_its_exports_runs_a_job_and_serves_man_pages() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let folder = dir.path().join("cluster");
+/// Starts `spurd dev --nodes N` in `folder`; the lines of its banner, up
+/// to "Press Ctrl-C".
+pub(crate) fn start(folder: &std::path::Path, nodes: u32) -> (Dev, Vec<String>) {
     let mut child = Command::new(bin_dir().join("spurd"))
-        .args(["dev", "--nodes", "2", "--dir"])
-        .arg(&folder)
+        .args(["dev", "--nodes", &nodes.to_string(), "--dir"])
+        .arg(folder)
         .env_remove("SLURM_CONF")
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
@@ -53,12 +52,27 @@ fn the_dev_cluster_prints_its_exports_runs_a_job_and_serves_man_pages() {
             }
         }
     });
-    let mut exports = Vec::new();
-    let mut metrics = None;
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut banner = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         let line = rx.recv_timeout(left).expect("spurd dev prints its banner");
+        let last = line.starts_with("Press Ctrl-C");
+        banner.push(line);
+        if last {
+            return (dev, banner);
+        }
+    }
+}
+
+#[test]
+fn the_dev_cluster_prints_its_exports_runs_a_job_and_serves_man_pages() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("cluster");
+    let (dev, banner) = start(&folder, 2);
+    let mut exports = Vec::new();
+    let mut metrics = None;
+    for line in &banner {
         if let Some(export) = line.trim().strip_prefix("export ") {
             let (name, value) = export.split_once('=').expect("NAME=value");
             exports.push((name.to_string(), value.to_string()));
@@ -66,9 +80,6 @@ fn the_dev_cluster_prints_its_exports_runs_a_job_and_serves_man_pages() {
         if let Some(rest) = line.strip_prefix("OpenMetrics at http://") {
             let addr = rest.split_once("/metrics").expect("an address").0;
             metrics = Some(crate::http::Target::Tcp(addr.to_string()));
-        }
-        if line.starts_with("Press Ctrl-C") {
-            break;
         }
     }
     // Its controller serves metrics of its nodes, once it listens (the

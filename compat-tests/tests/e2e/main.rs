@@ -31,6 +31,7 @@ mod schemathesis;
 mod state;
 mod steps;
 mod tools;
+mod ui;
 mod usage;
 mod venv;
 mod why;

@@ -9,7 +9,7 @@ use crate::harness::{Cluster, Options};
 use crate::http::{request, Answer, Target};
 
 /// The controller's HTTP address, from the cluster's slurm.conf.
-fn controller(c: &Cluster) -> Target {
+pub(crate) fn controller(c: &Cluster) -> Target {
     let conf = std::fs::read_to_string(&c.conf).expect("slurm.conf");
     let value = |key: &str| {
         conf.lines()
@@ -25,12 +25,12 @@ fn controller(c: &Cluster) -> Target {
     Target::Tcp(format!("{addr}:{}", value("SlurmctldPort=")))
 }
 
-fn get(t: &Target, path: &str, headers: &[(&str, &str)]) -> Answer {
+pub(crate) fn get(t: &Target, path: &str, headers: &[(&str, &str)]) -> Answer {
     request(t, "GET", path, headers, None)
 }
 
 /// Where promtool is installed, it finds nothing wrong with `body`.
-fn promtool_passes(body: &str) {
+pub(crate) fn promtool_passes(body: &str) {
     let promtool = "/usr/bin/promtool";
     if !std::path::Path::new(promtool).exists() {
         eprintln!("promtool is not installed (Debian's prometheus): the format check skips");

@@ -56,7 +56,7 @@ fn usage_reaches_sstat_sacct_and_seff_with_gpu_use_from_nvml() {
         nodes: 2,
         gres_conf: Some("AutoDetect=nvml\n"),
         extra_conf: "JobAcctGatherType=jobacct_gather/linux\nJobAcctGatherFrequency=task=1\n\
-                     AccountingStorageTRES=gres/gpu\n",
+                     AccountingStorageTRES=gres/gpu\nMetricsType=metrics/openmetrics\n",
         ..Options::default()
     });
     let nvml = c.dir.path().join("nvml");
@@ -128,6 +128,20 @@ fn usage_reaches_sstat_sacct_and_seff_with_gpu_use_from_nvml() {
         "{batch_line}"
     );
     assert!(batch_line.contains("gres/gpuutil=60"), "{batch_line}");
+    // The metrics show the GPUs' use on the batch step's node.
+    let ctld = crate::metrics::controller(&c);
+    let nodes = crate::metrics::get(&ctld, "/metrics/nodes", &[]).body;
+    assert!(
+        nodes.contains("spur_node_gpus_util{node=\"n01\"} 60\n"),
+        "{nodes}"
+    );
+    assert!(
+        nodes.contains("spur_node_gpus_mem_used{node=\"n01\"} 2048\n"),
+        "{nodes}"
+    );
+    crate::metrics::promtool_passes(&nodes);
+    let jobs = crate::metrics::get(&ctld, "/metrics/jobs", &[]).body;
+    assert!(jobs.contains("spur_jobs_gpus_util 60\n"), "{jobs}");
     c.wait_for(Duration::from_secs(30), "sstat sees the srun step", |c| {
         let out = text(
             &c.run(

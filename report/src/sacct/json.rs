@@ -65,14 +65,30 @@ fn tres_list(t: &Tres) -> Vec<TresItem> {
         .collect()
 }
 
-/// Zero energy: the only usage a step records when none is gathered.
-fn usage() -> Usage {
-    let energy = || vec![tres_item("energy", None, 3, 0)];
+/// What a step's tasks took in (`output` false) or put out, by figure;
+/// with nothing sampled, zero energy, the only usage such a step records.
+fn usage(st: &HistoryStep, output: bool) -> Usage {
+    let Some(u) = st.usage.as_ref().filter(|u| u.measured()) else {
+        let energy = || vec![tres_item("energy", None, 3, 0)];
+        return Usage {
+            max: Vec::new(),
+            min: Vec::new(),
+            average: energy(),
+            total: energy(),
+        };
+    };
+    let list = |pick| {
+        crate::usage::tres_items(u, output, pick)
+            .into_iter()
+            .map(|(kind, name, id, count)| tres_item(kind, name, id, count))
+            .collect()
+    };
+    use crate::usage::Pick;
     Usage {
-        max: Vec::new(),
-        min: Vec::new(),
-        average: energy(),
-        total: energy(),
+        max: list(Pick::Max),
+        min: list(Pick::Min),
+        average: list(Pick::Ave),
+        total: list(Pick::Tot),
     }
 }
 
@@ -99,8 +115,8 @@ fn step(job: &HistoryJob, st: &HistoryStep, ctx: &Ctx) -> api::Step {
             range: st.nodes.clone(),
         },
         tres: StepTres {
-            requested: usage(),
-            consumed: usage(),
+            requested: usage(st, false),
+            consumed: usage(st, true),
             allocated: tres_list(&st.allocated),
         },
         time: StepTime {

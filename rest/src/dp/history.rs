@@ -25,14 +25,14 @@ pub struct Ctx<'a> {
     pub v: Version,
 }
 
+/// One TRES of a list.
+fn tres_item((kind, name, id, count): (&str, Option<&str>, i64, u64)) -> Value {
+    json!({"type": kind, "name": name.unwrap_or(""), "id": id, "count": count})
+}
+
 /// `tres_list`.
 fn tres(t: &Tres) -> Value {
-    tres_counts(t)
-        .into_iter()
-        .map(|(kind, name, id, count)| {
-            json!({"type": kind, "name": name.unwrap_or(""), "id": id, "count": count})
-        })
-        .collect()
+    tres_counts(t).into_iter().map(tres_item).collect()
 }
 
 /// `{seconds, microseconds}` of a CPU time.
@@ -40,9 +40,25 @@ fn cpu_time(us: u64) -> Value {
     json!({"seconds": us / 1_000_000, "microseconds": us % 1_000_000})
 }
 
-/// Requested or consumed usage: spur gathers none per step.
-fn no_usage() -> Value {
-    json!({"max": [], "min": [], "average": [], "total": []})
+/// What a step's tasks took in (`output` false, `requested`) or put out
+/// (`consumed`), by figure; empty lists when nothing was sampled.
+fn usage(st: &HistoryStep, output: bool) -> Value {
+    use spur_report::usage::{tres_items, Pick};
+    let list = |pick| -> Value {
+        st.usage
+            .as_ref()
+            .map(|u| tres_items(u, output, pick))
+            .unwrap_or_default()
+            .into_iter()
+            .map(tres_item)
+            .collect()
+    };
+    json!({
+        "max": list(Pick::Max),
+        "min": list(Pick::Min),
+        "average": list(Pick::Ave),
+        "total": list(Pick::Tot),
+    })
 }
 
 fn ended(state: JobStateName) -> bool {
@@ -134,8 +150,8 @@ fn step(job: &HistoryJob, st: &HistoryStep, ctx: &Ctx) -> Value {
     m.insert(
         "tres".into(),
         json!({
-            "requested": no_usage(),
-            "consumed": no_usage(),
+            "requested": usage(st, false),
+            "consumed": usage(st, true),
             "allocated": tres(&st.allocated),
         }),
     );

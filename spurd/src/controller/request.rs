@@ -117,6 +117,11 @@ impl Controller {
             ClientRequest::SplitArrayTasks(tasks) => self.split_array_tasks(uid, &tasks),
             ClientRequest::UpdateNode(update) => self.update_node(uid, &update),
             ClientRequest::Diag => Ok(ClientResponse::Diag(Box::new(self.diag()))),
+            ClientRequest::Domains => match self.private_viewer(uid, PrivateData::NODES) {
+                // Node names, like the node listing.
+                Some(_) => Err(ErrorCode::AccessDenied.into()),
+                None => Ok(ClientResponse::Domains(self.domains())),
+            },
             ClientRequest::Shares => Ok(ClientResponse::Shares(
                 self.shares(self.private_viewer(uid, PrivateData::USAGE)),
             )),
@@ -160,8 +165,8 @@ impl Controller {
     ) -> super::metrics::families::Exposition {
         use super::metrics::{families, Endpoint};
         match endpoint {
-            Endpoint::Jobs => families::jobs(&self.core),
-            Endpoint::Nodes => families::nodes(&self.core, &self.live),
+            Endpoint::Jobs => families::jobs(&self.core, &self.gpu_use_by_node()),
+            Endpoint::Nodes => families::nodes(&self.core, &self.live, &self.gpu_use_by_node()),
             Endpoint::UsersAccounts => families::users_accounts(&self.core, &users::name_of),
             Endpoint::Scheduler => families::scheduler(&self.diag()),
             Endpoint::Partitions => families::partitions(&self.core, &self.live),
@@ -534,6 +539,27 @@ impl Controller {
             spur_proto::frame::encode_jobs(now(), fields, &found, ahead, fill)
         };
         encoded.map_err(|_| ErrorCode::Malformed.into())
+    }
+
+    /// The NVLink domains, their nodes and GPUs, in topology.conf order.
+    fn domains(&self) -> Vec<spur_proto::DomainInfo> {
+        let nodes = self.core.nodes();
+        self.core
+            .domain_gpus()
+            .into_iter()
+            .map(|d| spur_proto::DomainInfo {
+                name: d.name,
+                nodes: d
+                    .nodes
+                    .iter()
+                    .map(|n| nodes[n.index()].config.name.clone())
+                    .collect(),
+                gpus: d.total,
+                alloc: d.alloc,
+                idle: d.idle,
+                stranded: d.stranded,
+            })
+            .collect()
     }
 
     fn nodes(&self) -> ClientResponse {

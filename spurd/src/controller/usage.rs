@@ -54,6 +54,26 @@ impl Controller {
         }
     }
 
+    /// What the running jobs' processes use of each node's GPUs, as its
+    /// agent last sampled them: (SM utilisation in percent summed over the
+    /// GPUs, GPU memory in bytes), for nodes where GPU use is sampled.
+    pub(super) fn gpu_use_by_node(&self) -> std::collections::BTreeMap<NodeId, (u64, u64)> {
+        let mut by_node = std::collections::BTreeMap::new();
+        for parts in self.live_usage.values() {
+            for (node, usage) in parts {
+                let util = usage.input.get(&spur_proto::UsageTres::GpuUtil);
+                let mem = usage.input.get(&spur_proto::UsageTres::GpuMem);
+                if util.is_none() && mem.is_none() {
+                    continue;
+                }
+                let entry: &mut (u64, u64) = by_node.entry(*node).or_default();
+                entry.0 += util.map_or(0, |u| u.tot);
+                entry.1 += mem.map_or(0, |m| m.tot);
+            }
+        }
+        by_node
+    }
+
     /// What a running step has used so far, over the nodes that sampled it.
     pub(super) fn live_usage_of(&self, job_id: u32, step_id: u32) -> Option<Usage> {
         let parts = self.live_usage.get(&(job_id, step_id))?;

@@ -6,7 +6,7 @@
 //! megabytes whatever a name says; unlike Slurm's, no count wraps at 16
 //! or 32 bits.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
@@ -15,7 +15,7 @@ use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Registry;
 
 use spur_core::node::Node;
-use spur_core::{Core, Job, JobState, NodeState};
+use spur_core::{Core, Job, JobState, NodeId, NodeState};
 
 use crate::controller::registry::NodeLive;
 
@@ -305,8 +305,17 @@ fn weight(job: &Job) -> u64 {
     }
 }
 
+/// What running jobs' processes use of each node's GPUs, as the agents
+/// last sampled them: (SM percent summed over the GPUs, memory in bytes).
+pub type GpuUse = BTreeMap<NodeId, (u64, u64)>;
+
+/// Bytes as Slurm's memory figures give them: megabytes.
+fn megabytes(bytes: u64) -> u64 {
+    bytes / (1024 * 1024)
+}
+
 /// `/metrics/jobs`.
-pub fn jobs(core: &Core) -> Exposition {
+pub fn jobs(core: &Core, gpu_use: &GpuUse) -> Exposition {
     let mut c = JobCounts::default();
     for job in core.jobs() {
         let w = weight(job);
@@ -328,6 +337,19 @@ pub fn jobs(core: &Core) -> Exposition {
             "Running jobs by the number of NVLink domains they span",
             "domains",
             series,
+        );
+    }
+    // And what their processes use of the GPUs, where NVML is read.
+    if !gpu_use.is_empty() {
+        out.gauge(
+            "spur_jobs_gpus_util",
+            "SM utilisation of running jobs' GPU processes, percent summed over GPUs",
+            gpu_use.values().map(|u| u.0).sum(),
+        );
+        out.gauge(
+            "spur_jobs_gpus_mem_used",
+            "GPU memory held by running jobs' processes in megabytes",
+            megabytes(gpu_use.values().map(|u| u.1).sum()),
         );
     }
     out
@@ -417,7 +439,7 @@ fn figures<'a>(core: &Core, node: &'a Node, live: &NodeLive) -> NodeFigures<'a> 
 }
 
 /// `/metrics/nodes`: ten families per node, then the cluster's counts.
-pub fn nodes(core: &Core, live: &[NodeLive]) -> Exposition {
+pub fn nodes(core: &Core, live: &[NodeLive], gpu_use: &GpuUse) -> Exposition {
     let nodes: Vec<NodeFigures<'_>> = core
         .nodes()
         .iter()
@@ -593,7 +615,32 @@ pub fn nodes(core: &Core, live: &[NodeLive]) -> Exposition {
         out.gauge(name, help, value);
     }
     domains(core, &mut out);
+    gpu_use_per_node(core, gpu_use, &mut out);
     out
+}
+
+/// spur's own: what jobs' processes use of each node's GPUs, for nodes
+/// whose agents read NVML.
+fn gpu_use_per_node(core: &Core, gpu_use: &GpuUse, out: &mut Exposition) {
+    if gpu_use.is_empty() {
+        return;
+    }
+    let name = |n: &NodeId| Some(core.nodes()[n.index()].config.name.clone());
+    out.labelled(
+        "spur_node_gpus_util".to_string(),
+        "SM utilisation of the node's GPU processes in jobs, percent summed over its GPUs",
+        "node",
+        gpu_use.iter().map(|(n, u)| (name(n), u.0)).collect(),
+    );
+    out.labelled(
+        "spur_node_gpus_mem_used".to_string(),
+        "GPU memory held by jobs' processes on the node in megabytes",
+        "node",
+        gpu_use
+            .iter()
+            .map(|(n, u)| (name(n), megabytes(u.1)))
+            .collect(),
+    );
 }
 
 /// spur's own families after Slurm's: each NVLink domain's GPUs.
