@@ -201,8 +201,13 @@ fn job_properties(version: &str) -> Value {
     json!({"type": "object", "properties": props})
 }
 
-/// The version of a template (`v0.0.44`) and its component prefix.
+/// The version of a template (`v0.0.44`; spur's own paths `/spur/v1/...`
+/// are `v1`) and its component prefix.
 fn version_of(template: &str) -> (String, String) {
+    if let Some(rest) = template.strip_prefix("/spur/") {
+        let v = rest.split('/').next().unwrap_or("v1").to_string();
+        return (v.clone(), format!("spur_{v}"));
+    }
     let v = template
         .split('/')
         .find(|s| s.starts_with("v0.0."))

@@ -427,6 +427,13 @@ fn drive(
         );
         call("get", dbat("/diag"), dbat("/diag"), None);
     }
+    // spur's own path beside Slurm's, which the cluster map reads.
+    call(
+        "get",
+        "/spur/v1/domains".into(),
+        "/spur/v1/domains".into(),
+        None,
+    );
     samples
 }
 
