@@ -127,9 +127,25 @@ fn the_map_shows_jobs_in_their_domains_stranded_gpus_and_the_queue() {
     };
     let (whole_domain, pair_domain) = (domain_of(&whole), domain_of(&pair));
     assert_ne!(whole_domain, pair_domain);
+    // A drained node of the pair's domain: marked, and its GPUs no longer
+    // idle there.
+    let drained = if pair_domain == "nvl01" {
+        "gb018"
+    } else {
+        "gb036"
+    };
+    run(
+        "scontrol",
+        &[
+            "update",
+            &format!("NodeName={drained}"),
+            "State=DRAIN",
+            "Reason=maintenance",
+        ],
+    );
     let token = run("scontrol", &["token"]);
     let token = token.strip_prefix("SLURM_JWT=").expect("SLURM_JWT=...");
-    let url = format!("{map}#token={token}");
+    let url = format!("{map}#token={token}&job={whole}");
 
     let profile = dir.path().join("chromium");
     let out = headless(&chromium, &profile, &["--dump-dom"], &url);
@@ -164,21 +180,58 @@ fn the_map_shows_jobs_in_their_domains_stranded_gpus_and_the_queue() {
         .iter()
         .all(|g| attr(g, "data-domain") == Some(pair_domain.as_str())));
     // The job that waits cannot take part in the pair's domain: its idle
-    // GPUs there are stranded (16 nodes' 4 and the pair's nodes' 1 each).
+    // GPUs there are stranded (15 open nodes' 4 and the pair's nodes' 1
+    // each; the drained node takes no work).
     let stranded: Vec<&str> = gpus
         .iter()
         .copied()
         .filter(|g| g.contains("gpu stranded"))
         .collect();
-    assert_eq!(stranded.len(), 66, "{dom}");
+    assert_eq!(stranded.len(), 62, "{dom}");
     assert!(stranded
         .iter()
         .all(|g| attr(g, "data-domain") == Some(pair_domain.as_str())));
-    assert!(dom.contains("66 stranded"), "{dom}");
+    assert!(dom.contains("62 stranded"), "{dom}");
+    let node = tags(&dom, "<div class=\"node")
+        .into_iter()
+        .find(|t| attr(t, "data-node") == Some(drained))
+        .expect("the drained node is drawn");
+    assert!(node.starts_with("<div class=\"node drain\""), "{node}");
+    // The job named in the address is shown in detail.
+    assert!(
+        dom.contains(&format!("data-detail=\"job:{whole}\"")),
+        "{dom}"
+    );
     let queued = tags(&dom, "<tr class=\"job\"");
     assert_eq!(queued.len(), 1, "{dom}");
     assert_eq!(attr(queued[0], "data-job"), Some(waiting.as_str()));
     assert_eq!(attr(queued[0], "data-reason"), Some("Resources"));
+
+    // Someone PrivateData=jobs hides the jobs from sees GPUs in use, by
+    // no job they are shown, and no queue.
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&conf)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, b"PrivateData=jobs\n"))
+        .expect("slurm.conf");
+    run("scontrol", &["reconfigure"]);
+    let theirs = run("scontrol", &["token", "username=nobody"]);
+    let theirs = theirs.strip_prefix("SLURM_JWT=").expect("SLURM_JWT=...");
+    let hidden = headless(
+        &chromium,
+        &profile.with_extension("nobody"),
+        &["--dump-dom"],
+        &format!("{map}#token={theirs}"),
+    );
+    let hidden = String::from_utf8_lossy(&hidden.stdout).into_owned();
+    assert!(hidden.contains("signed in as nobody"), "{hidden}");
+    assert!(!hidden.contains("data-job="), "{hidden}");
+    assert_eq!(
+        hidden.matches("class=\"gpu hidden\"").count(),
+        78,
+        "{hidden}"
+    );
+    assert!(hidden.contains("No job waits."), "{hidden}");
 
     // Without a token the page asks for one and shows nothing.
     let bare = headless(
