@@ -336,7 +336,6 @@ pub trait Api: Controller {
         }
     }
 
-    /// `sshare`: every user's fair-share.
     /// The NVLink domains, their nodes and GPUs (none without
     /// topology/block).
     fn domains(&mut self) -> Result<Vec<spur_proto::DomainInfo>, RequestError> {
@@ -346,7 +345,7 @@ pub trait Api: Controller {
         }
     }
 
-    /// sshare's fair-share tree.
+    /// `sshare`: every user's fair-share.
     fn shares(&mut self) -> Result<spur_proto::Shares, RequestError> {
         match self.request(&ClientRequest::Shares)? {
             ClientResponse::Shares(shares) => Ok(shares),

@@ -146,6 +146,43 @@ fn c_exp(v: f64, precision: usize) -> String {
     format!("{mantissa}e{sign}{digits:0>2}")
 }
 
+/// One item of a `-o` list (`name%width`) as sshare and sstat read it: the
+/// first entry of `table` whose name (`name_of`) starts with `name`, any
+/// case, and the width `%` gives (C's atoi; 0 or none: the entry's
+/// default, `default_of`). None: no such field, with the name asked for.
+pub fn format_item<'t, 'i, T>(
+    item: &'i str,
+    table: &'t [T],
+    name_of: impl Fn(&T) -> &str,
+    default_of: impl Fn(&T) -> i32,
+) -> Result<(&'t T, i32), &'i str> {
+    let (name, width) = match item.split_once('%') {
+        Some((n, w)) => (n, atoi(w)),
+        None => (item, 0),
+    };
+    let entry = table
+        .iter()
+        .find(|e| {
+            let full = name_of(e);
+            full.len() >= name.len() && full[..name.len()].eq_ignore_ascii_case(name)
+        })
+        .ok_or(name)?;
+    Ok((entry, if width == 0 { default_of(entry) } else { width }))
+}
+
+/// C's atoi: leading digits (with a sign), 0 when there are none.
+pub fn atoi(text: &str) -> i32 {
+    let t = text.trim_start();
+    let (sign, digits) = match t.strip_prefix('-') {
+        Some(rest) => (-1, rest),
+        None => (1, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let end = digits
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(digits.len());
+    sign * digits[..end].parse::<i32>().unwrap_or(0)
+}
+
 /// `text` padded to the column: right-aligned for a positive width.
 pub fn aligned(out: &mut String, width: i32, text: &str) {
     let w = width.unsigned_abs() as usize;

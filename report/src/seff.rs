@@ -8,18 +8,10 @@ use std::fmt::Write as _;
 
 use spur_proto::{HistoryJob, JobStateName, UsageTres};
 
-use crate::sacct::field::{job_cpus, job_elapsed, job_nodes};
+// seff's `time2str` (`[D-]HH:MM:SS`) is scontrol's duration.
+use spur_slurm::time::duration_full as time2str;
 
-/// seff's `time2str`: `[D-]HH:MM:SS`.
-pub fn time2str(secs: u64) -> String {
-    let (d, h, m, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
-    let days = if d < 1 {
-        String::new()
-    } else {
-        format!("{d}-")
-    };
-    format!("{days}{h:02}:{m:02}:{s:02}")
-}
+use crate::sacct::field::{job_cpus, job_elapsed, job_nodes};
 
 /// seff's `kbytes2str`: `512.00 KB`, `1.46 MB`, `0.00 MB` for none.
 pub fn kbytes2str(kib: f64) -> String {

@@ -92,38 +92,16 @@ pub fn default_format(long: bool, partitions: bool) -> String {
 pub fn parse_format(list: &str) -> Result<Vec<Column>, String> {
     let mut columns = Vec::new();
     for item in list.split(',').filter(|i| !i.is_empty()) {
-        let (name, width) = match item.split_once('%') {
-            Some((n, w)) => (n, Some(atoi(w))),
-            None => (item, None),
-        };
-        let found = FIELDS.iter().find(|(_, full, _)| {
-            full.len() >= name.len() && full[..name.len()].eq_ignore_ascii_case(name)
-        });
-        let Some(&(field, full, default)) = found else {
-            return Err(format!(
-                "sshare: error: Invalid field requested: \"{name}\"\n"
-            ));
-        };
+        let (&(field, full, _), width) =
+            crate::print_fields::format_item(item, &FIELDS, |f| f.1, |f| f.2)
+                .map_err(|name| format!("sshare: error: Invalid field requested: \"{name}\"\n"))?;
         columns.push(Column {
             field,
             name: full,
-            width: width.filter(|&w| w != 0).unwrap_or(default),
+            width,
         });
     }
     Ok(columns)
-}
-
-/// C's atoi: leading digits (with a sign), 0 when there are none.
-fn atoi(text: &str) -> i32 {
-    let t = text.trim_start();
-    let (sign, digits) = match t.strip_prefix('-') {
-        Some(rest) => (-1, rest),
-        None => (1, t.strip_prefix('+').unwrap_or(t)),
-    };
-    let end = digits
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(digits.len());
-    sign * digits[..end].parse::<i32>().unwrap_or(0)
 }
 
 /// What else a report needs.

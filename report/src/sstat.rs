@@ -166,18 +166,9 @@ pub struct Column {
 pub fn parse_format(list: &str) -> Result<Vec<Column>, String> {
     let mut columns = Vec::new();
     for item in list.split(',').filter(|i| !i.is_empty()) {
-        let (name, width) = match item.split_once('%') {
-            Some((name, w)) => (name, Some(w.trim().parse::<i32>().unwrap_or(0))),
-            None => (item, None),
-        };
-        let def = FIELDS
-            .iter()
-            .find(|f| f.name.len() >= name.len() && f.name[..name.len()].eq_ignore_ascii_case(name))
-            .ok_or_else(|| format!("sstat: error: Invalid field requested: \"{name}\"\n"))?;
-        columns.push(Column {
-            def,
-            width: width.unwrap_or(def.width),
-        });
+        let (def, width) = crate::print_fields::format_item(item, FIELDS, |f| f.name, |f| f.width)
+            .map_err(|name| format!("sstat: error: Invalid field requested: \"{name}\"\n"))?;
+        columns.push(Column { def, width });
     }
     Ok(columns)
 }
@@ -222,7 +213,14 @@ pub fn line(step: &StepInfo, columns: &[Column], style: Style<'_>, noconvert: bo
             Field::JobId => Some(format!("{}.{}", step.job_id, step.step)),
             Field::Figure(f) => view.figure(f, DiskUnit::Bytes),
             Field::Nodelist => Some(step.nodes.clone()),
-            Field::NTasks => Some(step.num_tasks.to_string()),
+            // The tasks the nodes' samples cover (Slurm's sum over the
+            // nodes that answered), else the step's.
+            Field::NTasks => Some(
+                step.usage
+                    .as_ref()
+                    .map_or(step.num_tasks, |u| u.tasks)
+                    .to_string(),
+            ),
             Field::Pids => None,
             // The batch step asks for no frequency (0); srun steps leave
             // it unset.
@@ -341,6 +339,12 @@ mod tests {
             Err("sstat: error: Invalid field requested: \"bogus\"\n".into())
         );
         assert_eq!(parse_format("maxrss%4").expect("ok")[0].width, 4);
+        assert_eq!(
+            parse_format("maxrss%0").expect("ok")[0].width,
+            10,
+            "atoi's 0: the default"
+        );
+        assert_eq!(parse_format("maxrss%x").expect("ok")[0].width, 10);
         assert_eq!(help_format().lines().count(), FIELDS.len().div_ceil(4));
     }
 }

@@ -84,7 +84,7 @@ mod tests {
     #[test]
     fn a_reaped_child_reports_its_cpu_and_memory() {
         let mut child = std::process::Command::new("sh")
-            .args(["-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"])
+            .args(["-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done"])
             .spawn()
             .expect("sh runs");
         let pid = child.id() as libc::pid_t;

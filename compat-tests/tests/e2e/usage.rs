@@ -87,12 +87,19 @@ fn usage_reaches_sstat_sacct_and_seff_with_gpu_use_from_nvml() {
     });
 
     // The script holds 2 GiB and 60 % of GPU 0 (as the fake driver tells
-    // it), grows to 64 MiB and spins, then runs a two-node step.
+    // it), grows to 64 MiB and spins, and waits for the test to have seen
+    // it; then a two-node step holds 32 MiB a task until the test has
+    // seen that.
+    let go = |n: u32| c.dir.path().join(format!("go{n}"));
     let script = format!(
         "#!/bin/bash\n\
          echo \"0 $$ 2147483648 60\" >> {procs_path}\n\
-         perl -e '$x = \"a\" x (64 << 20); $t = time; 1 while time - $t < 3'\n\
-         srun -N2 -n2 --ntasks-per-node=1 perl -e '$x = \"b\" x (32 << 20); sleep 4'\n"
+         perl -e '$x = \"a\" x (64 << 20); for ($i = 0; $i < 5e6; $i++) {{}} \
+         sleep 1 until -e \"{}\"'\n\
+         srun -N2 -n2 --ntasks-per-node=1 perl -e '$x = \"b\" x (32 << 20); \
+         sleep 1 until -e \"{}\"'\n",
+        go(1).display(),
+        go(2).display()
     );
     let job = c.submit(&["-N2", "-n2", "--gres=gpu:1"], &script);
     c.wait_state(job, "RUNNING");
@@ -142,6 +149,7 @@ fn usage_reaches_sstat_sacct_and_seff_with_gpu_use_from_nvml() {
     crate::metrics::promtool_passes(&nodes);
     let jobs = crate::metrics::get(&ctld, "/metrics/jobs", &[]).body;
     assert!(jobs.contains("spur_jobs_gpus_util 60\n"), "{jobs}");
+    std::fs::write(go(1), "").expect("go1");
     c.wait_for(Duration::from_secs(30), "sstat sees the srun step", |c| {
         let out = text(
             &c.run(
@@ -157,6 +165,7 @@ fn usage_reaches_sstat_sacct_and_seff_with_gpu_use_from_nvml() {
         header.starts_with("JobID            MaxRSS \n------------ ---------- \n"),
         "{header}"
     );
+    std::fs::write(go(2), "").expect("go2");
     let missing = c.run("sstat", &["-j", "999999"]);
     assert!(
         text(&missing.stderr).contains("sstat: error: couldn't get steps for job 999999"),

@@ -10,7 +10,7 @@
 //! slurmstepd folds its tasks before telling slurmctld.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -102,7 +102,8 @@ pub fn tracks_gpus(conf: &SlurmConf) -> bool {
 fn task_frequency(value: &str) -> Option<u64> {
     let mut task = DEFAULT_FREQUENCY_SECS;
     for (i, item) in value.split(',').map(str::trim).enumerate() {
-        if let Some(n) = item.strip_prefix("task=") {
+        let (key, n) = item.split_once('=').unwrap_or((item, ""));
+        if key.eq_ignore_ascii_case("task") {
             task = n.parse().ok()?;
         } else if i == 0 && item.bytes().all(|b| b.is_ascii_digit()) && !item.is_empty() {
             task = item.parse().ok()?;
@@ -111,6 +112,106 @@ fn task_frequency(value: &str) -> Option<u64> {
         }
     }
     Some(task)
+}
+
+/// How often the gatherer looks for steps due a sample: a new step is
+/// sampled within this of its start.
+const TICK: Duration = Duration::from_secs(1);
+
+/// How long the agent waits for a finished step's record before it
+/// reports the end without one.
+const FINISH_WAIT: Duration = Duration::from_secs(5);
+
+/// A question for the gatherer's thread.
+enum Ask {
+    /// A step ended here: its record, with what its reaper recorded.
+    Finish {
+        key: StepKey,
+        node: u32,
+        rusage: Vec<(u32, TaskRusage)>,
+        reply: tokio::sync::oneshot::Sender<Usage>,
+    },
+}
+
+/// The node's gatherer on a thread of its own, so that a slow /proc walk
+/// or an NVML call that hangs (a GPU fallen off the bus) never holds up the
+/// agent's conversation with the controller.
+#[derive(Clone)]
+pub struct Acct {
+    ask: std::sync::mpsc::Sender<Ask>,
+}
+
+impl Acct {
+    /// Starts the thread: every [`TICK`] it samples the steps of `spool`
+    /// that are due and sends their usage to `live` (dropping it when the
+    /// agent is not keeping up), and it answers [`Acct::finish`].
+    pub fn start(
+        conf: AcctConf,
+        spool: PathBuf,
+        live: tokio::sync::mpsc::Sender<Vec<LiveUsage>>,
+    ) -> std::io::Result<Acct> {
+        let (ask, asked) = std::sync::mpsc::channel::<Ask>();
+        std::thread::Builder::new()
+            .name("acct".into())
+            .spawn(move || {
+                let mut g = Gatherer::new(conf);
+                let mut next = Instant::now() + TICK;
+                loop {
+                    let wait = next.saturating_duration_since(Instant::now());
+                    match asked.recv_timeout(wait) {
+                        Ok(Ask::Finish {
+                            key,
+                            node,
+                            rusage,
+                            reply,
+                        }) => {
+                            let _ = reply.send(g.finish(key, node, &rusage));
+                        }
+                        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
+                    }
+                    if Instant::now() >= next {
+                        let sampled = g.sample(&running(&spool), Instant::now());
+                        if !sampled.is_empty() {
+                            let _ = live.try_send(sampled);
+                        }
+                        next = Instant::now() + TICK;
+                    }
+                }
+            })?;
+        Ok(Acct { ask })
+    }
+
+    /// The record of step `key` that ended on this node (its index `node`
+    /// among the step's), with what its reaper recorded; None when the
+    /// gatherer does not answer in time.
+    pub async fn finish(
+        &self,
+        key: StepKey,
+        node: u32,
+        rusage: Vec<(u32, TaskRusage)>,
+    ) -> Option<Usage> {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        self.ask
+            .send(Ask::Finish {
+                key,
+                node,
+                rusage,
+                reply,
+            })
+            .ok()?;
+        match tokio::time::timeout(FINISH_WAIT, answer).await {
+            Ok(Ok(usage)) => Some(usage),
+            _ => {
+                warn!(
+                    job = key.job_id,
+                    step = key.step_id,
+                    "the usage gatherer did not answer; the step's end goes without its usage"
+                );
+                None
+            }
+        }
+    }
 }
 
 /// A step on this node (its batch script is step [`BATCH_STEP`]).
@@ -127,8 +228,12 @@ pub struct StepKey {
 pub struct Running {
     /// The step.
     pub key: StepKey,
-    /// This node's index among the step's nodes.
+    /// This node's index among the step's nodes (the launch's, which is
+    /// the order of the step's hostlist, as sacct expands it).
     pub node: u32,
+    /// The process group its tasks run in: a pid counts as a task's only
+    /// while it is in it, so that a reused pid is never taken for one.
+    pub pgid: i32,
     /// Its tasks: (global task id, the task's pid).
     pub tasks: Vec<(u32, i32)>,
 }
@@ -137,47 +242,33 @@ pub struct Running {
 /// supervisors recorded and each step whose step process listed its tasks.
 pub fn running(spool: &Path) -> Vec<Running> {
     let mut found = Vec::new();
-    let Ok(entries) = std::fs::read_dir(spool) else {
-        return found;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(job_id) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix("job")?.strip_suffix(".ctl"))
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
+    for job_id in super::fence::jobs_in(spool) {
         let job_dir = super::job_dir(spool, job_id);
         if spur_supervise::read_status(&job_dir).is_none() {
             if let Some(pid) = spur_supervise::script_pid(&job_dir) {
+                // The script leads a process group of its own.
                 found.push(Running {
                     key: StepKey {
                         job_id,
                         step_id: BATCH_STEP,
                     },
                     node: 0,
+                    pgid: pid,
                     tasks: vec![(0, pid)],
                 });
             }
         }
-        let Ok(steps) = std::fs::read_dir(entry.path()) else {
-            continue;
-        };
-        for step in steps.flatten() {
-            let Some(step_id) = step
-                .file_name()
-                .to_str()
-                .and_then(|n| n.strip_prefix("step")?.parse::<u32>().ok())
-            else {
-                continue;
-            };
+        for step_id in launcher::step_ids(spool, job_id) {
             let dir = launcher::step_dir(spool, job_id, step_id);
-            if let Some((node, tasks)) = read_tasks(&dir) {
+            let pgid = std::fs::read_to_string(dir.join(stepd::PGID_FILE))
+                .ok()
+                .and_then(|t| t.trim().parse::<i32>().ok())
+                .filter(|&p| p > 1);
+            if let (Some((node, tasks)), Some(pgid)) = (read_tasks(&dir), pgid) {
                 found.push(Running {
                     key: StepKey { job_id, step_id },
                     node,
+                    pgid,
                     tasks,
                 });
             }
@@ -191,7 +282,9 @@ pub fn running(spool: &Path) -> Vec<Running> {
 /// index and (task id, pid) pairs; None until it has written it.
 fn read_tasks(dir: &Path) -> Option<(u32, Vec<(u32, i32)>)> {
     let text = std::fs::read_to_string(dir.join(stepd::TASKS_FILE)).ok()?;
-    let mut lines = text.lines();
+    // Only whole lines: the step process may be writing it.
+    let whole = &text[..text.rfind('\n')? + 1];
+    let mut lines = whole.lines();
     let node = lines.next()?.strip_prefix("node ")?.parse().ok()?;
     let tasks: Vec<(u32, i32)> = lines
         .filter_map(|l| {
@@ -238,15 +331,20 @@ impl TaskAcct {
 #[derive(Debug, Clone)]
 struct StepAcct {
     node: u32,
+    /// Its tasks' process group.
+    pgid: i32,
     tasks: BTreeMap<u32, TaskAcct>,
     /// When it was last sampled.
     sampled: Option<Instant>,
+    /// When it was last seen running.
+    seen: Instant,
 }
 
 /// What one process showed in /proc.
 #[derive(Debug, Clone, Copy, Default)]
 struct ProcReading {
     ppid: i32,
+    pgrp: i32,
     /// utime + stime + cutime + cstime: its own and its reaped
     /// descendants' CPU, clock ticks.
     cpu_ticks: u64,
@@ -284,14 +382,18 @@ impl Gatherer {
 
     /// Follows `running` (new steps and new tasks join; the rest stay as
     /// they are until they finish), then samples the steps due: those never
-    /// sampled and those last sampled a frequency ago. Their usage so far.
+    /// sampled and those last sampled a frequency ago (none with `task=0`).
+    /// Their usage so far.
     pub fn sample(&mut self, running: &[Running], now: Instant) -> Vec<LiveUsage> {
         for r in running {
             let step = self.steps.entry(r.key).or_insert_with(|| StepAcct {
                 node: r.node,
+                pgid: r.pgid,
                 tasks: BTreeMap::new(),
                 sampled: None,
+                seen: now,
             });
+            step.seen = now;
             for &(task, pid) in &r.tasks {
                 step.tasks.entry(task).or_insert_with(|| TaskAcct {
                     pid,
@@ -302,22 +404,16 @@ impl Gatherer {
         let live: std::collections::HashSet<StepKey> = running.iter().map(|r| r.key).collect();
         // A step whose end never came (its process vanished with no word)
         // is forgotten a while after it was last seen running.
-        self.steps.retain(|key, s| {
-            live.contains(key)
-                || s.sampled
-                    .is_none_or(|at| now.duration_since(at) < FORGET_AFTER)
-        });
-        let frequency = self.conf.frequency;
+        self.steps
+            .retain(|key, s| live.contains(key) || now.duration_since(s.seen) < FORGET_AFTER);
+        let Some(every) = self.conf.frequency else {
+            return Vec::new();
+        };
         let due: Vec<StepKey> = self
             .steps
             .iter()
             .filter(|(key, s)| {
-                live.contains(key)
-                    && match (s.sampled, frequency) {
-                        (None, _) => true,
-                        (Some(at), Some(every)) => now.duration_since(at) >= every,
-                        (Some(_), None) => false,
-                    }
+                live.contains(key) && s.sampled.is_none_or(|at| now.duration_since(at) >= every)
             })
             .map(|(k, _)| *k)
             .collect();
@@ -346,10 +442,14 @@ impl Gatherer {
         let procs = read_procs();
         // Each process's task: the first tracked task pid on its way up.
         let mut roots: HashMap<i32, (StepKey, u32)> = HashMap::new();
+        // A task's pid counts while it is in its step's process group: one
+        // that ended and was reused is someone else's.
         for key in due {
             if let Some(step) = self.steps.get(key) {
                 for (&task, t) in &step.tasks {
-                    roots.insert(t.pid, (*key, task));
+                    if procs.get(&t.pid).is_some_and(|p| p.pgrp == step.pgid) {
+                        roots.insert(t.pid, (*key, task));
+                    }
                 }
             }
         }
@@ -402,8 +502,10 @@ impl Gatherer {
     pub fn finish(&mut self, key: StepKey, node: u32, ended: &[(u32, TaskRusage)]) -> Usage {
         let mut step = self.steps.remove(&key).unwrap_or(StepAcct {
             node,
+            pgid: 0,
             tasks: BTreeMap::new(),
             sampled: None,
+            seen: Instant::now(),
         });
         for &(task, r) in ended {
             let t = step.tasks.entry(task).or_default();
@@ -431,11 +533,16 @@ impl Gatherer {
 }
 
 /// A step's tasks here as one [`Usage`], each task's total taken by
-/// `total` from its (peak, latest) reading. The first task on the node
-/// carries the energy (0: spur measures none), on the node only.
+/// `total` from its (peak, latest) reading. The first task with readings
+/// carries the node's energy (0: spur measures none), on the node only.
 fn fold(step: &StepAcct, total: impl Fn(Reading, (u64, u64)) -> u64) -> Usage {
     let mut usage = Usage::default();
-    for (i, (&task, t)) in step.tasks.iter().enumerate() {
+    let first = step
+        .tasks
+        .iter()
+        .find(|(_, t)| !t.readings.is_empty())
+        .map(|(&task, _)| task);
+    for (&task, t) in &step.tasks {
         let mut one = Usage {
             tasks: 1,
             ..Usage::default()
@@ -450,7 +557,7 @@ fn fold(step: &StepAcct, total: impl Fn(Reading, (u64, u64)) -> u64) -> Usage {
             u.tot = total(what, reading);
             side.insert(what.0, u);
         }
-        if i == 0 && !t.readings.is_empty() {
+        if Some(task) == first {
             one.input
                 .insert(UsageTres::Energy, TresUsage::one(0, step.node, None));
             one.output
@@ -523,6 +630,7 @@ fn parse_stat(text: &str) -> Option<ProcReading> {
     let n = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok());
     Some(ProcReading {
         ppid: f.get(1)?.parse().ok()?,
+        pgrp: f.get(2)?.parse().ok()?,
         major_faults: n(9)? + n(10)?,
         cpu_ticks: n(11)? + n(12)? + n(13)? + n(14)?,
         vsize: n(20)?,
@@ -542,12 +650,15 @@ fn read_io(pid: i32) -> Option<(u64, u64)> {
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::process::CommandExt;
+
     use super::*;
 
     #[test]
     fn the_task_interval_reads_as_slurm_reads_it() {
         assert_eq!(task_frequency("30"), Some(30));
         assert_eq!(task_frequency("task=5,energy=0"), Some(5));
+        assert_eq!(task_frequency("Task=7"), Some(7));
         assert_eq!(task_frequency("energy=10,task=0"), Some(0));
         assert_eq!(task_frequency("energy=10"), Some(DEFAULT_FREQUENCY_SECS));
         assert_eq!(task_frequency("task=x"), None);
@@ -559,7 +670,7 @@ mod tests {
         let line = "4242 (a (b) c) S 17 4242 4242 0 -1 4194560 120 0 3 2 \
                     250 50 10 5 20 0 1 0 100 123456789 300 18446744073709551615";
         let p = parse_stat(line).expect("parses");
-        assert_eq!(p.ppid, 17);
+        assert_eq!((p.ppid, p.pgrp), (17, 4242));
         assert_eq!(p.major_faults, 5);
         assert_eq!(p.cpu_ticks, 315);
         assert_eq!(p.vsize, 123_456_789);
@@ -584,6 +695,7 @@ mod tests {
                 "-c",
                 "perl -e '$x = \"a\" x (40 << 20); for ($i = 0; $i < 1e7; $i++) {} sleep 30' & wait",
             ])
+            .process_group(0)
             .spawn()
             .expect("sh runs");
         let pid = task.id() as i32;
@@ -598,12 +710,13 @@ mod tests {
         let running = [Running {
             key,
             node: 1,
+            pgid: pid,
             tasks: vec![(3, pid)],
         }];
         let start = Instant::now();
         // Sampled at once, then not again within the frequency.
         let mut live = Vec::new();
-        for _ in 0..100 {
+        for _ in 0..400 {
             g.steps.clear();
             live = g.sample(&running, start);
             let mem = live[0]
@@ -656,6 +769,7 @@ mod tests {
     fn gpu_use_is_given_to_the_task_whose_process_holds_it() {
         let mut task = std::process::Command::new("sleep")
             .arg("30")
+            .process_group(0)
             .spawn()
             .expect("sleep runs");
         let pid = task.id() as i32;
@@ -671,6 +785,7 @@ mod tests {
             &[Running {
                 key,
                 node: 0,
+                pgid: pid,
                 tasks: vec![(0, pid)],
             }],
             Instant::now(),

@@ -297,22 +297,25 @@ pub fn step_dir(spool: &Path, job: u32, step: u32) -> PathBuf {
 
 /// Whether steps of `job` run on this node.
 pub fn runs_steps(spool: &Path, job: u32) -> bool {
+    !step_ids(spool, job).is_empty()
+}
+
+/// The steps of `job` whose folders are on this node.
+pub fn step_ids(spool: &Path, job: u32) -> Vec<u32> {
     let ctl = spur_supervise::control_dir(&super::job_dir(spool, job));
-    std::fs::read_dir(ctl).is_ok_and(|mut entries| {
-        entries.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("step")))
-    })
+    let Ok(entries) = std::fs::read_dir(ctl) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.strip_prefix("step")?.parse().ok())
+        .collect()
 }
 
 /// Signals every step of `job` running on this node.
 pub fn signal_steps(spool: &Path, job: u32, signal: i32) {
-    let ctl = spur_supervise::control_dir(&super::job_dir(spool, job));
-    let Ok(entries) = std::fs::read_dir(ctl) else {
-        return;
-    };
-    for e in entries.flatten() {
-        if e.file_name().to_string_lossy().starts_with("step") {
-            signal_step_dir(&e.path(), job, signal);
-        }
+    for step in step_ids(spool, job) {
+        signal_step_dir(&step_dir(spool, job, step), job, signal);
     }
 }
 

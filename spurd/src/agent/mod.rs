@@ -16,7 +16,7 @@ pub mod stepd;
 use std::collections::{BTreeMap, HashMap};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -34,9 +34,6 @@ use cgroup::Memcg;
 pub use gpu::{ConfiguredGpus, GpuDiscovery};
 use spur_supervise as supervisor;
 use spur_supervise::rusage::TaskRusage;
-
-/// How often the agent looks for steps due a usage sample.
-const ACCT_TICK: Duration = Duration::from_secs(1);
 
 /// The longest heartbeat period.
 const HEARTBEAT: Duration = Duration::from_secs(5);
@@ -273,14 +270,22 @@ pub async fn run(
     info!(node = %settings.node.name, running = jobs.running.len(), ended = jobs.unacked.len(), "agent starting");
     tokio::pin!(shutdown);
     let mut backoff = Duration::from_millis(50);
+    // The jobs' usage, sampled on a thread of its own; its sender stays
+    // here too, so the channel stays open when nothing is gathered.
+    let (live_tx, mut live) = mpsc::channel(8);
+    let acct = match &settings.acct {
+        Some(conf) => Some(
+            acct::Acct::start(conf.clone(), settings.spool.clone(), live_tx.clone())
+                .context("while starting the usage gatherer")?,
+        ),
+        None => None,
+    };
     let mut channels = Channels {
         events: &mut events,
         events_tx: &events_tx,
         relayed: &mut relayed,
-        gatherer: settings
-            .acct
-            .clone()
-            .map(|c| Arc::new(Mutex::new(acct::Gatherer::new(c)))),
+        acct,
+        live: &mut live,
     };
     let result = loop {
         let session = session(&settings, &mut jobs, &mut channels);
@@ -315,8 +320,10 @@ struct Channels<'a> {
     events: &'a mut mpsc::UnboundedReceiver<Event>,
     events_tx: &'a mpsc::UnboundedSender<Event>,
     relayed: &'a mut mpsc::UnboundedReceiver<relay::Pending>,
-    /// The jobs' usage, if gathered.
-    gatherer: Option<Arc<Mutex<acct::Gatherer>>>,
+    /// The jobs' usage gatherer, if usage is gathered.
+    acct: Option<acct::Acct>,
+    /// Its samples of running steps.
+    live: &'a mut mpsc::Receiver<Vec<spur_proto::LiveUsage>>,
 }
 
 async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) -> Result<()> {
@@ -366,10 +373,6 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
         }
     });
     let mut beat = tokio::time::interval(settings.heartbeat);
-    // New steps are sampled within a second; each again every
-    // JobAcctGatherFrequency (the gatherer keeps the time).
-    let mut sample = tokio::time::interval(ACCT_TICK);
-    sample.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     // Relayed requests sent on and waiting for their answer, by tag. If the
     // connection ends first they are dropped, and their commands told the
     // controller went away after taking them (they may have been acted
@@ -406,13 +409,12 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
             Some(event) = ch.events.recv() => {
                 let msg = match event {
                     Event::Ended(mut end, rusage) => {
-                        if let Some(g) = &ch.gatherer {
+                        if let Some(acct) = &ch.acct {
                             let key = acct::StepKey { job_id: end.job_id, step_id: spur_proto::BATCH_STEP };
-                            let mut g = g.lock().unwrap_or_else(|p| p.into_inner());
                             let ended: Vec<_> = rusage.into_iter().map(|r| (0, r)).collect();
-                            let usage = g.finish(key, 0, &ended);
+                            let usage = acct.finish(key, 0, ended).await;
                             if !end.launch_failed {
-                                end.usage = Some(Box::new(usage));
+                                end.usage = usage.map(Box::new);
                             }
                         }
                         jobs.running.remove(&end.job_id);
@@ -420,11 +422,13 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
                         FromAgent::JobEnded(end)
                     }
                     Event::StepEnded(end) => {
-                        let usage = ch.gatherer.as_ref().map(|g| {
-                            let key = acct::StepKey { job_id: end.job_id, step_id: end.step_id };
-                            let mut g = g.lock().unwrap_or_else(|p| p.into_inner());
-                            Box::new(g.finish(key, end.node, &end.rusage))
-                        });
+                        let usage = match &ch.acct {
+                            Some(acct) => {
+                                let key = acct::StepKey { job_id: end.job_id, step_id: end.step_id };
+                                acct.finish(key, end.node, end.rusage).await.map(Box::new)
+                            }
+                            None => None,
+                        };
                         FromAgent::StepEnded { job_id: end.job_id, step_id: end.step_id, usage }
                     }
                     Event::Launched(job_id) => FromAgent::Launched { job_id },
@@ -433,21 +437,9 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
                     break Err(e.into());
                 }
             }
-            _ = sample.tick(), if ch.gatherer.is_some() => {
-                let (Some(g), spool) = (ch.gatherer.clone(), settings.spool.clone()) else {
-                    continue;
-                };
-                let live = tokio::task::spawn_blocking(move || {
-                    let running = acct::running(&spool);
-                    let mut g = g.lock().unwrap_or_else(|p| p.into_inner());
-                    g.sample(&running, std::time::Instant::now())
-                })
-                .await
-                .unwrap_or_default();
-                if !live.is_empty() {
-                    if let Err(e) = frame::write(&mut wr, &FromAgent::Usage(live)).await {
-                        break Err(e.into());
-                    }
+            Some(live) = ch.live.recv() => {
+                if let Err(e) = frame::write(&mut wr, &FromAgent::Usage(live)).await {
+                    break Err(e.into());
                 }
             }
             _ = beat.tick() => {

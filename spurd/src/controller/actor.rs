@@ -223,6 +223,9 @@ pub(super) struct TurnState {
     pub steps: Vec<super::store::StepRow>,
     /// What steps' nodes reported their tasks used, to store.
     pub usage: Vec<super::usage::UsagePart>,
+    /// Jobs whose stored usage a new run replaces (requeued jobs that
+    /// start again), cleared before `usage` is stored.
+    pub usage_reset: Vec<u32>,
     /// The node numbering to save (a reconfigure renumbered the nodes).
     pub node_names: Option<Vec<String>>,
 }
@@ -513,6 +516,7 @@ impl Controller {
             }
             Command::AgentDown { conn } => {
                 if let Some(node) = self.conns.remove(&conn) {
+                    self.forget_node_usage(node);
                     info!(node = %self.core.nodes()[node.index()].config.name, "agent disconnected");
                     self.live[node.index()].link = None;
                 }
@@ -632,6 +636,7 @@ impl Controller {
             && t.nodes_dirty.is_empty()
             && t.steps.is_empty()
             && t.usage.is_empty()
+            && t.usage_reset.is_empty()
             && t.node_names.is_none()
         {
             return Ok(());
@@ -668,6 +673,9 @@ impl Controller {
         for step in &t.steps {
             tx.insert_step(step)?;
         }
+        for &job in &t.usage_reset {
+            tx.clear_usage(job)?;
+        }
         for part in &t.usage {
             tx.merge_usage(part.job_id, part.step_id, &part.usage, part.merge)?;
         }
@@ -688,6 +696,7 @@ impl Controller {
         let t = &mut self.turn;
         t.steps.clear();
         t.usage.clear();
+        t.usage_reset.clear();
         t.new_jobs.clear();
         t.dirty.clear();
         t.meta_dirty.clear();
@@ -713,6 +722,11 @@ impl Controller {
                     self.turn.meta_dirty.insert(job);
                 }
                 self.note_start(job);
+                if self.core.job(job).is_some_and(|j| j.restarts() > 0) {
+                    // A requeued job's run starts its steps' usage afresh
+                    // (its steps count from 0 again).
+                    self.turn.usage_reset.push(job.0);
+                }
                 self.counters.started += 1;
                 if self.metas.get(&job).is_some_and(|m| m.interactive) {
                     // salloc or srun holds it: nothing to launch.

@@ -98,6 +98,14 @@ impl Controller {
         self.publish_private_data();
         self.live = live;
         self.conns = conns;
+        // Samples follow their nodes to their new numbers.
+        for parts in self.live_usage.values_mut() {
+            *parts = std::mem::take(parts)
+                .into_iter()
+                .filter_map(|(n, u)| Some((renumber[n.index()]?, u)))
+                .collect();
+        }
+        self.live_usage.retain(|_, parts| !parts.is_empty());
         info!(nodes = names.len(), jobs, "reconfigured from slurm.conf");
         Ok(ClientResponse::Done)
     }

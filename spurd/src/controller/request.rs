@@ -66,7 +66,7 @@ impl Controller {
                 None => Ok(self.nodes()),
             },
             ClientRequest::Steps { jobs } => {
-                self.list_steps(&jobs, self.private_viewer(uid, PrivateData::JOBS))
+                self.list_steps(&jobs, self.private_viewer(uid, PrivateData::JOBS), uid)
             }
             ClientRequest::Partitions => Ok(ClientResponse::Partitions(
                 self.core

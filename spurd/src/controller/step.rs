@@ -348,6 +348,7 @@ impl Controller {
         );
         self.release_step(job_id, step_id);
         self.step_live.remove(&(job_id, step_id));
+        self.live_usage.remove(&(job_id, step_id));
         if let Some(mut row) = self.steps.remove(&(job_id, step_id)) {
             row.state = match (exit_code, signal) {
                 (0, 0) => JobState::Completed,
@@ -438,12 +439,16 @@ impl Controller {
 impl Controller {
     /// The running steps of `jobs` (every job when empty; the id of an
     /// array names its jobs), batch steps included, by job and step. A job
-    /// the controller does not know is ESLURM_INVALID_JOB_ID.
+    /// the controller does not know is ESLURM_INVALID_JOB_ID. What a step
+    /// has used so far is shown to its job's owner and operators only, as
+    /// slurmstepd answers sstat.
     pub(super) fn list_steps(
         &self,
         jobs: &[u32],
         viewer: Option<u32>,
+        uid: u32,
     ) -> Result<ClientResponse, ProtoError> {
+        let operator = self.is_operator(uid);
         // Someone else's job is unknown to a viewer PrivateData limits.
         let visible = |j: &spur_core::Job| viewer.is_none_or(|v| v == j.spec.user.0);
         if jobs
@@ -468,6 +473,7 @@ impl Controller {
                 continue;
             };
             let meta = self.metas.get(&id).cloned().unwrap_or_default();
+            let usage_visible = operator || job.spec.user.0 == uid;
             let base = StepInfo {
                 job_id: id.0,
                 step: StepId::Batch,
@@ -496,7 +502,9 @@ impl Controller {
                     nodes: host
                         .map(|n| self.core.nodes()[n.index()].config.name.clone())
                         .unwrap_or_default(),
-                    usage: self.live_usage_of(id.0, spur_proto::BATCH_STEP),
+                    usage: usage_visible
+                        .then(|| self.live_usage_of(id.0, spur_proto::BATCH_STEP))
+                        .flatten(),
                     ..base.clone()
                 });
             }
@@ -521,7 +529,9 @@ impl Controller {
                     tres_per_task: gres(2),
                     dist: row.layout.clone(),
                     srun: live.and_then(|l| l.srun.clone()),
-                    usage: self.live_usage_of(id.0, *step_id),
+                    usage: usage_visible
+                        .then(|| self.live_usage_of(id.0, *step_id))
+                        .flatten(),
                     ..base.clone()
                 });
             }

@@ -19,9 +19,19 @@ pub(super) struct UsagePart {
 }
 
 impl Controller {
-    /// An agent's samples of the steps running on `node`.
+    /// An agent's samples of the steps running on `node`; a sample of a
+    /// step that has ended meanwhile is dropped.
     pub(super) fn usage_sampled(&mut self, node: NodeId, live: Vec<LiveUsage>) {
         for l in live {
+            let running = self
+                .core
+                .job(spur_core::JobId(l.job_id))
+                .is_some_and(|j| j.state() == spur_core::JobState::Running);
+            let step_runs = l.step_id == spur_proto::BATCH_STEP
+                || self.steps.contains_key(&(l.job_id, l.step_id));
+            if !running || !step_runs {
+                continue;
+            }
             self.live_usage
                 .entry((l.job_id, l.step_id))
                 .or_default()
@@ -72,6 +82,14 @@ impl Controller {
             }
         }
         by_node
+    }
+
+    /// `node`'s agent went away: its samples are no longer current.
+    pub(super) fn forget_node_usage(&mut self, node: NodeId) {
+        self.live_usage.retain(|_, parts| {
+            parts.remove(&node);
+            !parts.is_empty()
+        });
     }
 
     /// What a running step has used so far, over the nodes that sampled it.

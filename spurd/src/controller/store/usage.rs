@@ -48,6 +48,16 @@ impl Turn<'_> {
     }
 }
 
+impl Turn<'_> {
+    /// Forgets what every step of `job_id` used (a new run starts).
+    pub fn clear_usage(&self, job_id: u32) -> Result<(), StoreError> {
+        self.tx
+            .prepare_cached("DELETE FROM step_usage WHERE job_id = ?1")?
+            .execute([i64::from(job_id)])?;
+        Ok(())
+    }
+}
+
 /// Fills in the usage of the steps of `jobs` (selected by `conds`).
 pub(super) fn attach(
     conn: &Connection,

@@ -248,6 +248,68 @@ fn steps_come_with_their_jobs_inside_the_window_and_give_the_derived_exit_code()
     assert_eq!(rows[0].derived, (4, 0));
 }
 
+/// One node's record of `tasks` tasks that each peaked at `mem` bytes.
+fn node_usage(node: u32, tasks: u32, mem: u64) -> spur_proto::Usage {
+    let mut u = spur_proto::Usage::default();
+    for t in 0..tasks {
+        let mut one = spur_proto::Usage {
+            tasks: 1,
+            ..Default::default()
+        };
+        one.input.insert(
+            spur_proto::UsageTres::Mem,
+            spur_proto::TresUsage::one(mem, node, Some(node * 10 + t)),
+        );
+        u.merge(&one);
+    }
+    u
+}
+
+#[test]
+fn steps_usage_is_merged_by_node_replaced_for_batch_and_cleared_for_a_new_run() {
+    let mut store = window_jobs();
+    let turn = store.begin().expect("begins");
+    turn.insert_step(&step(1, 0, 120, Some(130), 0))
+        .expect("inserts");
+    turn.merge_usage(1, 0, &node_usage(0, 2, 100), true)
+        .expect("merges");
+    turn.merge_usage(1, 0, &node_usage(1, 2, 300), true)
+        .expect("merges");
+    let batch = spur_proto::BATCH_STEP;
+    turn.merge_usage(1, batch, &node_usage(0, 1, 50), false)
+        .expect("sets");
+    // An end reported again replaces, never adds.
+    turn.merge_usage(1, batch, &node_usage(0, 1, 70), false)
+        .expect("sets");
+    turn.commit().expect("commits");
+    let q = HistoryQuery {
+        jobs: vec![JobSelector {
+            job_id: 1,
+            array_task: None,
+            step: None,
+        }],
+        steps: true,
+        ..Default::default()
+    };
+    let rows = store.history(&q).expect("reads");
+    let step0 = &rows[0].usage[&0];
+    assert_eq!(step0.tasks, 4);
+    let mem = step0.input[&spur_proto::UsageTres::Mem];
+    assert_eq!(
+        (mem.max.value, mem.max.node, mem.max.task),
+        (300, 1, Some(10))
+    );
+    assert_eq!((mem.min.value, mem.tot), (100, 800));
+    let b = &rows[0].usage[&batch];
+    assert_eq!((b.tasks, b.input[&spur_proto::UsageTres::Mem].tot), (1, 70));
+
+    // A requeued job's new run starts from nothing.
+    let turn = store.begin().expect("begins");
+    turn.clear_usage(1).expect("clears");
+    turn.commit().expect("commits");
+    assert!(store.history(&q).expect("reads")[0].usage.is_empty());
+}
+
 #[test]
 fn a_step_is_recorded_when_it_starts_and_saved_again_when_it_ends() {
     let mut store = window_jobs();
