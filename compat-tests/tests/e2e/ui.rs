@@ -84,9 +84,19 @@ fn the_map_shows_jobs_in_their_domains_stranded_gpus_and_the_queue() {
     };
     // A whole domain, two nodes of the other, and a job of a domain's size
     // that can only wait: the other domain's free GPUs are stranded.
+    // The whole domain's job has a limit, so the waiting one has a
+    // planned start: when that limit is up.
     let whole = run(
         "sbatch",
-        &["--parsable", "-N18", "--gres=gpu:4", "--wrap", "sleep 600"],
+        &[
+            "--parsable",
+            "-N18",
+            "--gres=gpu:4",
+            "-t",
+            "30",
+            "--wrap",
+            "sleep 600",
+        ],
     );
     let pair = run(
         "sbatch",
@@ -210,6 +220,15 @@ fn the_map_shows_jobs_in_their_domains_stranded_gpus_and_the_queue() {
     assert_eq!(queued.len(), 1, "{dom}");
     assert_eq!(attr(queued[0], "data-job"), Some(waiting.as_str()));
     assert_eq!(attr(queued[0], "data-reason"), Some("Resources"));
+    let start: u64 = attr(queued[0], "data-start")
+        .and_then(|s| s.parse().ok())
+        .expect("an expected start");
+    let planned = run("squeue", &["-h", "--start", "-o", "%S", "-j", &waiting]);
+    assert!(
+        planned.contains('T'),
+        "squeue --start plans it too: {planned}"
+    );
+    assert!(start > 0);
 
     // Someone PrivateData=jobs hides the jobs from sees GPUs in use, by
     // no job they are shown, and no queue.
