@@ -1,5 +1,6 @@
-//! spurd: `spurd controller`, `spurd agent`, `spurd dev`, `spurd relay`,
-//! `spurd rest` (also run as `slurmrestd`), `spurd install-docs`, and the
+//! spurd: `spurd controller` (also run as `slurmctld`), `spurd agent` (as
+//! `slurmd`), `spurd dev`, `spurd relay`, `spurd rest` (as `slurmrestd`),
+//! `spurd install-docs`, and the
 //! per-job processes the agent starts (`spurd step`, and `spurd supervise`
 //! where spur-supervise is missing; internal).
 
@@ -11,9 +12,11 @@ use clap::{Parser, Subcommand};
 mod agent;
 mod controller;
 mod credential;
+mod daemon;
 mod dev;
 mod failpoint;
 mod handshake;
+mod logging;
 mod login;
 mod rest;
 
@@ -121,14 +124,8 @@ pub(crate) fn command() -> clap::Command {
 }
 
 fn init_tracing(default: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        // Colours only for a person watching, never in a log file.
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+    // Stderr only: nothing to open, nothing to fail.
+    let _ = logging::init(default, None, true);
 }
 
 /// slurmrestd's command line, when spurd runs under that name.
@@ -159,6 +156,10 @@ fn parse() -> Opts {
 }
 
 fn main() -> ExitCode {
+    // As slurmctld or slurmd: Slurm's daemon command lines.
+    if let Some(code) = daemon::run_if_named() {
+        return code;
+    }
     let opts = parse();
     match &opts.command {
         // No runtime, no threads: these fork.
@@ -226,7 +227,7 @@ fn main() -> ExitCode {
 }
 
 /// Resolves on SIGINT or SIGTERM.
-async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
         Ok(s) => s,
         Err(_) => return std::future::pending().await,

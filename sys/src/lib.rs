@@ -6,6 +6,7 @@
 //! memory into the CPU's caches, and an allocator that gives large blocks
 //! huge pages.
 
+pub mod hardware;
 pub mod large_pages;
 pub mod users;
 

@@ -5,6 +5,7 @@ mod arrays;
 mod authz;
 mod bad_input;
 mod clients;
+mod daemons;
 mod dev;
 mod document;
 mod environment;

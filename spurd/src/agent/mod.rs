@@ -9,7 +9,7 @@ pub mod cgroup;
 mod fence;
 mod gpu;
 mod launcher;
-mod nvml;
+pub(crate) mod nvml;
 pub mod relay;
 pub mod stepd;
 

@@ -378,6 +378,7 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
         })
         .context("while starting the controller thread")?;
     info!(socket = %socket.display(), port = site.conf.slurmctld_port.first, "controller ready");
+    let reread = tokio::spawn(reconfigure_on_hangup(tx.clone()));
     server::serve(
         client_listener,
         agent_listener,
@@ -388,11 +389,37 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
         shutdown,
     )
     .await;
+    reread.abort();
     // Connection tasks may still hold senders; tell the actor directly.
     let _ = tx.send(actor::Command::Shutdown);
     let _ = std::fs::remove_file(&socket);
     tokio::task::spawn_blocking(move || actor.join()).await.ok();
     Ok(())
+}
+
+/// Rereads slurm.conf on each SIGHUP, as `scontrol reconfigure` does (and
+/// slurmctld on SIGHUP: `systemctl reload slurmctld`).
+async fn reconfigure_on_hangup(actor: std::sync::mpsc::Sender<actor::Command>) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let Ok(mut hangups) = signal(SignalKind::hangup()) else {
+        warn!("cannot catch SIGHUP; reconfigure with scontrol reconfigure");
+        return;
+    };
+    while hangups.recv().await.is_some() {
+        info!("SIGHUP: rereading slurm.conf");
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let asked = actor.send(actor::Command::Client {
+            uid: 0,
+            req: spur_proto::ClientRequest::Reconfigure,
+            reply: actor::ReplyTo::Local(reply),
+        });
+        if asked.is_err() {
+            return;
+        }
+        if let Ok(actor::Reply::Response(spur_proto::ClientResponse::Error(e))) = answer.await {
+            warn!(error = %e, "SIGHUP: slurm.conf not taken");
+        }
+    }
 }
 
 /// The controller as the store holds it: every stored job, the steps that
