@@ -4,8 +4,8 @@
 //! `-f FILE`, `-L FILE`, `-v`...). As Slurm's daemons they go to the
 //! background unless told `-D`, write their pid to SlurmctldPidFile or
 //! SlurmdPidFile, log to SlurmctldLogFile or SlurmdLogFile (or `-L`),
-//! reopen that file on SIGUSR2, reread slurm.conf on SIGHUP (the
-//! controller), and stop cleanly on SIGTERM. A flag spur does not act on
+//! reopen that file on SIGUSR2, reread slurm.conf on SIGHUP, and stop
+//! cleanly on SIGTERM. A flag spur does not act on
 //! is accepted with one warning.
 
 use std::path::{Path, PathBuf};
@@ -520,11 +520,7 @@ fn start(daemon: Daemon) -> Result<ExitCode> {
                 let site = crate::controller::Site::load(&plan.conf, &key_file)?;
                 crate::controller::run(site, crate::shutdown_signal()).await
             }
-            Daemon::Slurmd(a) => {
-                let settings = crate::agent::Settings::load(&plan.conf, &key_file, a.node)?;
-                tokio::spawn(hangup_is_noted());
-                crate::agent::run(settings, crate::shutdown_signal()).await
-            }
+            Daemon::Slurmd(a) => agent_rereading_on_hangup(&plan.conf, &key_file, a.node).await,
         }
     });
     drop(pid);
@@ -587,15 +583,49 @@ async fn reopen_on_usr2(log: crate::logging::LogFile) {
     }
 }
 
-/// slurmd rereads its configuration on SIGHUP; spur's agent reads it at
-/// start, so the signal is noted (and does not stop it).
-async fn hangup_is_noted() {
+/// The node's agent, started anew with slurm.conf and gres.conf reread on
+/// each SIGHUP, as slurmd reconfigures (its jobs run on: they outlive the
+/// agent), until SIGTERM or SIGINT.
+async fn agent_rereading_on_hangup(
+    conf: &Path,
+    key_file: &Path,
+    node: Option<String>,
+) -> Result<()> {
     use tokio::signal::unix::{signal, SignalKind};
-    let Ok(mut hup) = signal(SignalKind::hangup()) else {
-        return;
-    };
-    while hup.recv().await.is_some() {
-        warn!("SIGHUP: not acted on by the agent, which reads slurm.conf at start; restart it to reread");
+    let mut hup = signal(SignalKind::hangup()).context("while catching SIGHUP")?;
+    let stop = crate::shutdown_signal();
+    tokio::pin!(stop);
+    let mut settings = crate::agent::Settings::load(conf, key_file, node.clone())?;
+    loop {
+        let (again, rerun) = tokio::sync::oneshot::channel::<()>();
+        let agent = crate::agent::run(settings, async move {
+            let _ = rerun.await;
+        });
+        tokio::pin!(agent);
+        // The next configuration; a bad one leaves the agent running as
+        // it was.
+        let next = loop {
+            tokio::select! {
+                done = &mut agent => return done,
+                () = &mut stop => {
+                    let _ = again.send(());
+                    return agent.await;
+                }
+                _ = hup.recv() => {
+                    info!("SIGHUP: rereading slurm.conf");
+                    match crate::agent::Settings::load(conf, key_file, node.clone()) {
+                        Ok(fresh) => break fresh,
+                        Err(e) => warn!(
+                            error = %format!("{e:#}"),
+                            "SIGHUP: slurm.conf not taken; the agent runs on as it was"
+                        ),
+                    }
+                }
+            }
+        };
+        let _ = again.send(());
+        agent.await?;
+        settings = next;
     }
 }
 

@@ -133,6 +133,17 @@ fn debians_command_lines_run_spur_with_slurms_files_and_signals() {
         text(&c.run("sinfo", &["-h", "-o", "%P"]).stdout).contains("extra")
     });
 
+    // slurmd starts its agent anew on SIGHUP, with slurm.conf reread;
+    // jobs run as before.
+    signal(&slurmd, libc::SIGHUP);
+    let slurmd_log = logs.join("slurmd.log");
+    wait("the agent registered again", || {
+        std::fs::read_to_string(&slurmd_log)
+            .is_ok_and(|t| t.matches("registered with the controller").count() >= 2)
+    });
+    let job = c.submit(&["--wrap", "true"], "");
+    c.wait_state(job, "COMPLETED");
+
     // SIGTERM stops both cleanly, their pid files gone.
     signal(&slurmd, libc::SIGTERM);
     signal(&ctld, libc::SIGTERM);
