@@ -134,6 +134,15 @@ pub struct SlurmdArgs {
     pub conf_server: Option<String>,
 }
 
+/// The command lines under the daemon names, as their man pages show them.
+pub(crate) fn commands() -> [clap::Command; 2] {
+    use clap::CommandFactory;
+    [
+        SlurmctldArgs::command().about("spur's controller under Slurm's name and command line"),
+        SlurmdArgs::command().about("spur's node agent under Slurm's name and command line"),
+    ]
+}
+
 /// Which daemon, and what its command line asks.
 #[derive(Debug, Clone)]
 enum Daemon {
@@ -694,6 +703,16 @@ mod tests {
         assert_eq!(odd.future.as_deref(), Some(""));
         assert_eq!(not_acted(&Daemon::Slurmd(odd)).len(), 2);
         assert!(SlurmctldArgs::try_parse_from(["slurmctld", "-x"]).is_err());
+    }
+
+    #[test]
+    fn the_daemon_names_have_man_pages_of_every_option() {
+        for cmd in commands() {
+            let pages = spur_man::pages(&cmd).expect("renders");
+            let text = spur_man::plain(&pages[0].bytes);
+            let missing = spur_man::missing_options(&cmd, &text);
+            assert!(missing.is_empty(), "{}: {missing:?}", cmd.get_name());
+        }
     }
 
     #[test]

@@ -136,7 +136,8 @@ pub async fn run(opts: DevOpts, shutdown: impl std::future::Future<Output = ()>)
 /// under `share` (share/man/man1, share/bash-completion, share/zsh,
 /// share/fish), rendered from the parsers of this build.
 pub fn install_docs(share: &Path) -> Result<()> {
-    spur_man::install(share, &[crate::command()])
+    let [slurmctld, slurmd] = crate::daemon::commands();
+    spur_man::install(share, &[crate::command(), slurmctld, slurmd])
         .with_context(|| format!("while writing spurd's man pages into {}", share.display()))?;
     let spurctl = std::env::current_exe()
         .context("while finding spurd")?
