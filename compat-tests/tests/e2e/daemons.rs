@@ -11,18 +11,53 @@ use std::time::{Duration, Instant};
 use crate::harness::{bin_dir, Cluster, Options};
 use crate::text;
 
-/// Debian 12's `ExecStart=` of `unit` (its installed file, when the
-/// package is installed), with its `$..._OPTIONS` left empty, as
-/// /etc/default leaves them.
-fn exec_start(unit: &str, recorded: &str) -> Vec<String> {
-    let line = std::fs::read_to_string(format!("/lib/systemd/system/{unit}"))
-        .ok()
+/// Debian 12's Slurm unit files: the installed ones, else those of the
+/// packages fetched (not installed) into `dir`; None where neither can be
+/// had.
+fn debian_units(dir: &Path) -> Option<std::path::PathBuf> {
+    let installed = Path::new("/lib/systemd/system");
+    if installed.join("slurmctld.service").exists() {
+        return Some(installed.to_path_buf());
+    }
+    let fetched = Command::new("apt-get")
+        .args(["download", "-qq", "slurmctld", "slurmd", "slurmrestd"])
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !fetched {
+        return None;
+    }
+    let root = dir.join("debs");
+    for deb in std::fs::read_dir(dir).ok()?.flatten() {
+        if deb.path().extension().is_some_and(|e| e == "deb") {
+            let unpacked = Command::new("dpkg-deb")
+                .arg("-x")
+                .arg(deb.path())
+                .arg(&root)
+                .status()
+                .is_ok_and(|s| s.success());
+            if !unpacked {
+                return None;
+            }
+        }
+    }
+    Some(root.join("lib/systemd/system"))
+}
+
+/// The `ExecStart=` of `unit` in `units` (else `recorded`, Debian 12's,
+/// saying so), its `$..._OPTIONS` left empty as /etc/default leaves them
+/// and each program by its name.
+fn exec_start(units: Option<&Path>, unit: &str, recorded: &str) -> Vec<String> {
+    let line = units
+        .and_then(|u| std::fs::read_to_string(u.join(unit)).ok())
         .and_then(|t| {
             t.lines()
                 .find_map(|l| l.strip_prefix("ExecStart=").map(str::to_string))
         })
         .unwrap_or_else(|| {
-            eprintln!("{unit} is not installed: using Debian 12's recorded line");
+            eprintln!("Debian's {unit} cannot be had here: using its recorded line");
             recorded.to_string()
         });
     line.split_whitespace()
@@ -30,6 +65,7 @@ fn exec_start(unit: &str, recorded: &str) -> Vec<String> {
         .map(|w| {
             Path::new(w)
                 .file_name()
+                .filter(|_| w.starts_with('/'))
                 .map_or(w.to_string(), |n| n.to_string_lossy().into_owned())
         })
         .collect()
@@ -76,7 +112,7 @@ fn debians_command_lines_run_spur_with_slurms_files_and_signals() {
     std::fs::write(&c.conf, &conf).expect("slurm.conf");
     let sbin = dir.join("sbin");
     std::fs::create_dir(&sbin).expect("sbin");
-    for name in ["slurmctld", "slurmd"] {
+    for name in ["slurmctld", "slurmd", "slurmrestd"] {
         std::os::unix::fs::symlink(bin_dir().join("spurd"), sbin.join(name)).expect("link");
     }
     let start = |argv: Vec<String>, extra: &[&str]| -> Child {
@@ -89,11 +125,22 @@ fn debians_command_lines_run_spur_with_slurms_files_and_signals() {
             .spawn()
             .expect("starts")
     };
+    let units = debian_units(&dir);
     let ctld_line = exec_start(
+        units.as_deref(),
         "slurmctld.service",
         "/usr/sbin/slurmctld -D -s $SLURMCTLD_OPTIONS",
     );
-    let slurmd_line = exec_start("slurmd.service", "/usr/sbin/slurmd -D -s $SLURMD_OPTIONS");
+    let slurmd_line = exec_start(
+        units.as_deref(),
+        "slurmd.service",
+        "/usr/sbin/slurmd -D -s $SLURMD_OPTIONS",
+    );
+    let rest_line = exec_start(
+        units.as_deref(),
+        "slurmrestd.service",
+        "/usr/sbin/slurmrestd $SLURMRESTD_OPTIONS unix:/run/slurmrestd.socket",
+    );
     assert_eq!(ctld_line, ["slurmctld", "-D", "-s"]);
     let mut ctld = start(ctld_line, &[]);
     // The node's name, as /etc/default/slurmd would add it.
@@ -107,6 +154,32 @@ fn debians_command_lines_run_spur_with_slurms_files_and_signals() {
     });
     let job = c.submit(&["--wrap", "true"], "");
     c.wait_state(job, "COMPLETED");
+
+    // slurmrestd's line, its socket in this test's folder rather than
+    // /run: local authentication over the socket, as the unit sets it up.
+    let socket = dir.join("slurmrestd.socket");
+    let rest_line: Vec<String> = rest_line
+        .into_iter()
+        .map(|w| match w.strip_prefix("unix:") {
+            Some(_) => format!("unix:{}", socket.display()),
+            None => w,
+        })
+        .collect();
+    assert_eq!(rest_line[0], "slurmrestd");
+    let mut rest = start(rest_line, &[]);
+    wait("slurmrestd's socket", || {
+        std::os::unix::net::UnixStream::connect(&socket).is_ok()
+    });
+    let ping = crate::http::request(
+        &crate::http::Target::Unix(socket.clone()),
+        "GET",
+        "/slurm/v0.0.38/ping",
+        &[],
+        None,
+    );
+    assert_eq!(ping.status, 200, "{}", ping.body);
+    signal(&rest, libc::SIGTERM);
+    assert!(rest.wait().expect("reaped").success());
 
     // Pid files and log files where slurm.conf says.
     assert_eq!(pid_in(&dir.join("slurmctld.pid")), Some(ctld.id()));
@@ -137,10 +210,19 @@ fn debians_command_lines_run_spur_with_slurms_files_and_signals() {
     // jobs run as before.
     signal(&slurmd, libc::SIGHUP);
     let slurmd_log = logs.join("slurmd.log");
-    wait("the agent registered again", || {
+    let registered = |n: usize| {
         std::fs::read_to_string(&slurmd_log)
-            .is_ok_and(|t| t.matches("registered with the controller").count() >= 2)
-    });
+            .is_ok_and(|t| t.matches("registered with the controller").count() >= n)
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !registered(2) {
+        assert!(
+            Instant::now() < deadline,
+            "the agent did not register again:\n{}",
+            std::fs::read_to_string(&slurmd_log).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let job = c.submit(&["--wrap", "true"], "");
     c.wait_state(job, "COMPLETED");
 

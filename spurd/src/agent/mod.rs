@@ -311,6 +311,11 @@ pub async fn run(
     relay_server.abort();
     launcher_task.abort();
     fence_watch.abort();
+    // Gone before this returns: an agent started again at once (slurmd's
+    // SIGHUP) binds the same port and socket.
+    let _ = relay_server.await;
+    let _ = launcher_task.await;
+    let _ = fence_watch.await;
     let _ = std::fs::remove_file(settings.spool.join(relay::SOCKET_NAME));
     result
 }
