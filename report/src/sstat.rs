@@ -197,13 +197,12 @@ pub fn header(columns: &[Column], style: Style<'_>) -> String {
 
 /// One step's line.
 pub fn line(step: &StepInfo, columns: &[Column], style: Style<'_>, noconvert: bool) -> String {
-    let nodes = spur_conf::hostlist::expand(&step.nodes).unwrap_or_default();
     let empty = spur_proto::Usage::default();
-    let view = View {
-        usage: step.usage.as_ref().unwrap_or(&empty),
-        nodes: &nodes,
+    let view = View::of_step(
+        step.usage.as_ref().unwrap_or(&empty),
+        &step.nodes,
         noconvert,
-    };
+    );
     let mut out = String::new();
     for (i, c) in columns.iter().enumerate() {
         let last = i + 1 == columns.len();

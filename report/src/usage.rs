@@ -77,17 +77,27 @@ pub enum DiskUnit {
 }
 
 /// A step's usage with what printing it needs.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct View<'a> {
     /// The usage.
     pub usage: &'a Usage,
     /// The step's nodes, in the order node indices count.
-    pub nodes: &'a [String],
+    pub nodes: Vec<String>,
     /// `--noconvert`: sizes stay plain numbers.
     pub noconvert: bool,
 }
 
-impl View<'_> {
+impl<'a> View<'a> {
+    /// `usage` of a step on the nodes of hostlist `nodes` (node indices
+    /// count in its order, as the step's launch numbers them).
+    pub fn of_step(usage: &'a Usage, nodes: &str, noconvert: bool) -> View<'a> {
+        View {
+            usage,
+            nodes: spur_conf::hostlist::expand(nodes).unwrap_or_default(),
+            noconvert,
+        }
+    }
+
     /// The raw number of a figure (a value, a node index or a task id).
     fn raw(&self, tres: UsageTres, output: bool, pick: Pick, part: Part) -> Option<u64> {
         let side = if output {
@@ -178,7 +188,7 @@ pub fn tres_items(
 ) -> Vec<(&'static str, Option<&'static str>, i64, u64)> {
     let view = View {
         usage,
-        nodes: &[],
+        nodes: Vec::new(),
         noconvert: true,
     };
     let mut items: Vec<_> = UsageTres::ALL
@@ -260,12 +270,7 @@ mod tests {
     #[test]
     fn tres_strings_read_as_slurms() {
         let usage = two_tasks();
-        let nodes = ["gb001".to_string(), "gb002".to_string()];
-        let v = View {
-            usage: &usage,
-            nodes: &nodes,
-            noconvert: false,
-        };
+        let v = View::of_step(&usage, "gb[001-002]", false);
         assert_eq!(
             v.tres(false, Pick::Ave, Part::Value),
             "cpu=00:00:11,energy=0,fs/disk=87613,gres/gpumem=36266M,gres/gpuutil=100,\
@@ -313,7 +318,7 @@ mod tests {
         );
         let raw = View {
             noconvert: true,
-            ..v
+            ..v.clone()
         };
         assert_eq!(
             raw.figure(max(UsageTres::Mem), DiskUnit::Mebi).as_deref(),

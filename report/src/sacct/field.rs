@@ -854,12 +854,7 @@ fn step_cell(id: F, job: &HistoryJob, step: &HistoryStep, ctx: &Ctx) -> Cell {
         F::UserCpu => text(spur_slurm::time::cpu_time(step.user_cpu_us)),
         F::TresUsage { output, pick, part } => match step.usage.as_ref().filter(|u| u.measured()) {
             Some(usage) => {
-                let nodes = spur_conf::hostlist::expand(&step.nodes).unwrap_or_default();
-                let view = View {
-                    usage,
-                    nodes: &nodes,
-                    noconvert: ctx.noconvert,
-                };
+                let view = View::of_step(usage, &step.nodes, ctx.noconvert);
                 Cell::Str(Some(view.tres(output, pick, part)).filter(|t| !t.is_empty()))
             }
             // Nothing was sampled: the record holds only its energy, zero,
@@ -873,12 +868,7 @@ fn step_cell(id: F, job: &HistoryJob, step: &HistoryStep, ctx: &Ctx) -> Cell {
             let Some(usage) = step.usage.as_ref() else {
                 return blank(id);
             };
-            let nodes = spur_conf::hostlist::expand(&step.nodes).unwrap_or_default();
-            let view = View {
-                usage,
-                nodes: &nodes,
-                noconvert: ctx.noconvert,
-            };
+            let view = View::of_step(usage, &step.nodes, ctx.noconvert);
             let value = view.figure(figure, DiskUnit::Mebi);
             match figure.part {
                 Part::Task => Cell::Num(value.and_then(|v| v.parse().ok())),
