@@ -3,7 +3,8 @@
 //! files use (`slurmctld -D -s`, `slurmd -D -s -N n01`, `slurmd -C`, `-V`,
 //! `-f FILE`, `-L FILE`, `-v`...). As Slurm's daemons they go to the
 //! background unless told `-D`, write their pid to SlurmctldPidFile or
-//! SlurmdPidFile, log to SlurmctldLogFile or SlurmdLogFile (or `-L`),
+//! SlurmdPidFile, log to SlurmctldLogFile or SlurmdLogFile (or `-L`) at
+//! SlurmctldDebug or SlurmdDebug, and to syslog at *SyslogDebug,
 //! reopen that file on SIGUSR2, reread slurm.conf on SIGHUP, and stop
 //! cleanly on SIGTERM. A flag spur does not act on
 //! is accepted with one warning.
@@ -159,7 +160,13 @@ struct Plan {
     pid_file: PathBuf,
     /// The folder `-s` moves to.
     workdir: Option<PathBuf>,
+    /// The log file's and stderr's level: SlurmctldDebug or SlurmdDebug
+    /// raised by each `-v`.
     level: &'static str,
+    /// syslog's level (None: no syslog): SlurmctldSyslogDebug or
+    /// SlurmdSyslogDebug, else the log's level when the daemon runs in the
+    /// background with no log file.
+    syslog: Option<tracing_subscriber::filter::LevelFilter>,
     nice: Option<i32>,
     mlock: bool,
 }
@@ -398,6 +405,23 @@ fn plan(daemon: &Daemon, conf: &SlurmConf, conf_path: PathBuf) -> Result<Plan> {
         Daemon::Ctld(_) => ("slurmctldlogfile", "slurmctldpidfile", "/run/slurmctld.pid"),
         Daemon::Slurmd(_) => ("slurmdlogfile", "slurmdpidfile", "/run/slurmd.pid"),
     };
+    let (debug_key, syslog_key) = match daemon {
+        Daemon::Ctld(_) => ("slurmctlddebug", "slurmctldsyslogdebug"),
+        Daemon::Slurmd(_) => ("slurmddebug", "slurmdsyslogdebug"),
+    };
+    let level_of = |key: &str| -> Option<u8> {
+        let text = conf.other.get(key)?;
+        let level = crate::logging::slurm_level(text);
+        if level.is_none() {
+            eprintln!("spurd: warning: {key}={text} is no Slurm log level; using info");
+        }
+        level
+    };
+    // Slurm's info, raised by each -v.
+    let index = level_of(debug_key)
+        .unwrap_or(3)
+        .saturating_add(verbose)
+        .min(9);
     let log_file = log_flag.clone().or_else(|| get(log_key));
     let node = match daemon {
         Daemon::Slurmd(a) => a.node.clone().unwrap_or_else(spur_sys::short_hostname),
@@ -429,17 +453,27 @@ fn plan(daemon: &Daemon, conf: &SlurmConf, conf_path: PathBuf) -> Result<Plan> {
             }
         },
     };
+    let syslog = match level_of(syslog_key) {
+        Some(0) => None,
+        Some(i) => Some(crate::logging::level_filter(i)),
+        // Nowhere else to log: syslog, as Slurm's daemons do.
+        None if log_file.is_none() && !foreground => Some(crate::logging::level_filter(index)),
+        None => None,
+    };
     Ok(Plan {
         conf: conf_path,
         foreground,
         log_file,
         pid_file: get(pid_key).unwrap_or_else(|| PathBuf::from(pid_default)),
         workdir,
-        level: match verbose {
-            0 => "info",
-            1 => "debug",
+        level: match crate::logging::level_filter(index) {
+            f if f == tracing_subscriber::filter::LevelFilter::OFF => "off",
+            f if f == tracing_subscriber::filter::LevelFilter::ERROR => "error",
+            f if f == tracing_subscriber::filter::LevelFilter::INFO => "info",
+            f if f == tracing_subscriber::filter::LevelFilter::DEBUG => "debug",
             _ => "trace",
         },
+        syslog,
         nice,
         mlock,
     })
@@ -490,24 +524,25 @@ fn start(daemon: Daemon) -> Result<ExitCode> {
             );
         }
     }
-    let log = crate::logging::init(plan.level, plan.log_file.as_deref(), plan.foreground)
-        .with_context(|| match &plan.log_file {
-            Some(p) => format!("while opening the log file {}", p.display()),
-            None => "while starting the log".to_string(),
-        })?;
+    let ident = match &daemon {
+        Daemon::Ctld(_) => "slurmctld",
+        Daemon::Slurmd(_) => "slurmd",
+    };
+    let log = crate::logging::init_with(crate::logging::LogSpec {
+        level: plan.level,
+        file: plan.log_file.as_deref(),
+        stderr: plan.foreground,
+        syslog: plan.syslog.map(|level| (ident, level)),
+    })
+    .with_context(|| match &plan.log_file {
+        Some(p) => format!("while opening the log file {}", p.display()),
+        None => "while starting the log".to_string(),
+    })?;
     for warning in &parsed.warnings {
         warn!(%warning, "slurm.conf");
     }
     for flag in not_acted(&daemon) {
         warn!("not acted on: {flag}");
-    }
-    for key in ["slurmctldsyslogdebug", "slurmdsyslogdebug"] {
-        if parsed.value.other.contains_key(key) {
-            warn!(
-                key,
-                "not acted on: spur logs to its log file and stderr, not to syslog"
-            );
-        }
     }
     let pid = PidFile::write(&plan.pid_file);
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -663,7 +698,8 @@ mod tests {
         );
         let p = plan(&Daemon::Ctld(ctld), &conf(&text), "slurm.conf".into()).expect("plans");
         assert!(p.foreground);
-        assert_eq!(p.level, "trace");
+        assert_eq!(p.level, "debug", "info raised twice: debug");
+        assert_eq!(p.syslog, None);
         assert_eq!(p.log_file, Some(dir.path().join("ctld.log")));
         assert_eq!(p.pid_file, dir.path().join("ctld.pid"));
         assert_eq!(

@@ -103,7 +103,8 @@ fn debians_command_lines_run_spur_with_slurms_files_and_signals() {
     std::fs::create_dir(&logs).expect("log folder");
     let extra = format!(
         "SlurmctldPidFile={d}/slurmctld.pid\nSlurmdPidFile={d}/slurmd.pid\n\
-         SlurmctldLogFile={l}/slurmctld.log\nSlurmdLogFile={l}/slurmd.log\n",
+         SlurmctldLogFile={l}/slurmctld.log\nSlurmdLogFile={l}/slurmd.log\n\
+         SlurmctldDebug=verbose\nSlurmctldSyslogDebug=error\nSlurmdDebug=info\n",
         d = dir.display(),
         l = logs.display()
     );
