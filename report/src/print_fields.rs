@@ -170,6 +170,22 @@ pub fn format_item<'t, 'i, T>(
     Ok((entry, if width == 0 { default_of(entry) } else { width }))
 }
 
+/// `--helpformat` of sacct, sstat and sshare: the field names, four to a
+/// line, each padded to `width`, one space between them.
+pub fn help_format<'n>(names: impl Iterator<Item = &'n str>, width: usize) -> String {
+    let mut out = String::new();
+    for (i, name) in names.enumerate() {
+        if i % 4 != 0 {
+            out.push(' ');
+        } else if i != 0 {
+            out.push('\n');
+        }
+        out.push_str(&format!("{name:<width$}"));
+    }
+    out.push('\n');
+    out
+}
+
 /// C's atoi: leading digits (with a sign), 0 when there are none.
 pub fn atoi(text: &str) -> i32 {
     let t = text.trim_start();

@@ -169,17 +169,7 @@ pub fn render(rows: &[ShareRow], o: &Options<'_>) -> String {
 
 /// `sshare -e`: the field names, four to a line.
 pub fn help_format() -> String {
-    let mut out = String::new();
-    for (i, (_, name, _)) in FIELDS.iter().enumerate() {
-        if i & 3 != 0 {
-            out.push(' ');
-        } else if i > 0 {
-            out.push('\n');
-        }
-        out.push_str(&format!("{name:<17}"));
-    }
-    out.push('\n');
-    out
+    crate::print_fields::help_format(FIELDS.iter().map(|f| f.1), 17)
 }
 
 #[cfg(test)]

@@ -175,17 +175,7 @@ pub fn parse_format(list: &str) -> Result<Vec<Column>, String> {
 
 /// `sstat --helpformat`: the names, four to a line, 19 wide.
 pub fn help_format() -> String {
-    let mut out = String::new();
-    for (i, field) in FIELDS.iter().enumerate() {
-        if i % 4 != 0 {
-            out.push(' ');
-        } else if i != 0 {
-            out.push('\n');
-        }
-        out.push_str(&format!("{:<19}", field.name));
-    }
-    out.push('\n');
-    out
+    crate::print_fields::help_format(FIELDS.iter().map(|f| f.name), 19)
 }
 
 /// The header (none with `-n`), printed before any job is looked at.

@@ -573,17 +573,7 @@ pub const FIELDS: &[FieldDef] = &[
 
 /// `sacct --helpformat`: the names, four to a line, 19 wide.
 pub fn help_format() -> String {
-    let mut out = String::new();
-    for (i, field) in FIELDS.iter().enumerate() {
-        if i & 3 != 0 {
-            out.push(' ');
-        } else if i != 0 {
-            out.push('\n');
-        }
-        out.push_str(&format!("{:<19}", field.name));
-    }
-    out.push('\n');
-    out
+    crate::print_fields::help_format(FIELDS.iter().map(|f| f.name), 19)
 }
 
 /// Finds a field as sacct does: the first in table order whose name
