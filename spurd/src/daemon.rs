@@ -376,7 +376,7 @@ fn not_acted(daemon: &Daemon) -> Vec<&'static str> {
 }
 
 /// How `daemon` runs with slurm.conf `conf`.
-fn plan(daemon: &Daemon, conf: &SlurmConf, conf_path: PathBuf) -> Result<Plan> {
+fn plan(daemon: &Daemon, conf: &SlurmConf, conf_path: PathBuf) -> Plan {
     let get = |key: &str| {
         conf.other
             .get(key)
@@ -460,7 +460,7 @@ fn plan(daemon: &Daemon, conf: &SlurmConf, conf_path: PathBuf) -> Result<Plan> {
         None if log_file.is_none() && !foreground => Some(crate::logging::level_filter(index)),
         None => None,
     };
-    Ok(Plan {
+    Plan {
         conf: conf_path,
         foreground,
         log_file,
@@ -476,7 +476,7 @@ fn plan(daemon: &Daemon, conf: &SlurmConf, conf_path: PathBuf) -> Result<Plan> {
         syslog,
         nice,
         mlock,
-    })
+    }
 }
 
 /// Reads slurm.conf, goes to the background unless `-D`, and runs.
@@ -488,7 +488,7 @@ fn start(daemon: Daemon) -> Result<ExitCode> {
     let conf_file = conf_path(file);
     let parsed = SlurmConf::load(&conf_file)
         .with_context(|| format!("while reading {}", conf_file.display()))?;
-    let plan = plan(&daemon, &parsed.value, conf_file)?;
+    let plan = plan(&daemon, &parsed.value, conf_file);
     if let Daemon::Slurmd(a) = &daemon {
         if a.print_gres {
             return print_gres(&plan.conf, a.node.clone());
@@ -528,7 +528,7 @@ fn start(daemon: Daemon) -> Result<ExitCode> {
         Daemon::Ctld(_) => "slurmctld",
         Daemon::Slurmd(_) => "slurmd",
     };
-    let log = crate::logging::init_with(crate::logging::LogSpec {
+    let log = crate::logging::init(crate::logging::LogSpec {
         level: plan.level,
         file: plan.log_file.as_deref(),
         stderr: plan.foreground,
@@ -549,12 +549,7 @@ fn start(daemon: Daemon) -> Result<ExitCode> {
         .enable_all()
         .build()
         .context("while starting the runtime")?;
-    let key_file = plan
-        .conf
-        .parent()
-        .unwrap_or(Path::new("."))
-        .join("spur.key");
-    let key_file = std::env::var_os("SPUR_KEY_FILE").map_or(key_file, PathBuf::from);
+    let key_file = crate::key_file(&plan.conf, spur_key_file());
     let result = runtime.block_on(async move {
         if let Some(log) = log {
             tokio::spawn(reopen_on_usr2(log));
@@ -571,9 +566,14 @@ fn start(daemon: Daemon) -> Result<ExitCode> {
     result.map(|()| ExitCode::SUCCESS)
 }
 
+/// SPUR_KEY_FILE, where the cluster key is not beside slurm.conf.
+fn spur_key_file() -> Option<PathBuf> {
+    std::env::var_os("SPUR_KEY_FILE").map(PathBuf::from)
+}
+
 /// `slurmd -G`: the GPUs the node's agent would report, one line each.
 fn print_gres(conf: &Path, node: Option<String>) -> Result<ExitCode> {
-    let key_file = conf.parent().unwrap_or(Path::new(".")).join("spur.key");
+    let key_file = crate::key_file(conf, spur_key_file());
     let node = node.unwrap_or_else(spur_sys::short_hostname);
     let settings = crate::agent::Settings::load(conf, &key_file, Some(node))?;
     let nvml = crate::agent::nvml::NvmlGpus::load().ok();
@@ -696,7 +696,7 @@ mod tests {
             dir.path().display(),
             dir.path().display()
         );
-        let p = plan(&Daemon::Ctld(ctld), &conf(&text), "slurm.conf".into()).expect("plans");
+        let p = plan(&Daemon::Ctld(ctld), &conf(&text), "slurm.conf".into());
         assert!(p.foreground);
         assert_eq!(p.level, "debug", "info raised twice: debug");
         assert_eq!(p.syslog, None);
@@ -722,8 +722,7 @@ mod tests {
             &Daemon::Slurmd(slurmd.clone()),
             &conf(&text),
             "slurm.conf".into(),
-        )
-        .expect("plans");
+        );
         assert_eq!(
             p.pid_file,
             PathBuf::from("/run/slurmd.pid"),

@@ -100,19 +100,8 @@ pub struct LogSpec<'a> {
     pub syslog: Option<(&'static str, LevelFilter)>,
 }
 
-/// Starts logging at `default` (unless SPUR_LOG says otherwise) to `file`
-/// (if any) and to stderr (if `stderr`). The log file, to reopen.
-pub fn init(default: &str, file: Option<&Path>, stderr: bool) -> std::io::Result<Option<LogFile>> {
-    init_with(LogSpec {
-        level: default,
-        file,
-        stderr,
-        syslog: None,
-    })
-}
-
 /// Starts logging as `spec` says. The log file, to reopen.
-pub fn init_with(spec: LogSpec<'_>) -> std::io::Result<Option<LogFile>> {
+pub fn init(spec: LogSpec<'_>) -> std::io::Result<Option<LogFile>> {
     let filter = tracing_subscriber::EnvFilter::try_from_env("SPUR_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(spec.level));
     let log = match spec.file {

@@ -82,13 +82,18 @@ pub struct ConfOpts {
 
 impl ConfOpts {
     pub(crate) fn key_file(&self) -> PathBuf {
-        self.key_file.clone().unwrap_or_else(|| {
-            self.conf
-                .parent()
-                .unwrap_or(std::path::Path::new("."))
-                .join("spur.key")
-        })
+        key_file(&self.conf, self.key_file.clone())
     }
+}
+
+/// The cluster key's file: the one given (`--key-file`, SPUR_KEY_FILE),
+/// else `spur.key` beside slurm.conf `conf`.
+pub(crate) fn key_file(conf: &std::path::Path, given: Option<PathBuf>) -> PathBuf {
+    given.unwrap_or_else(|| {
+        conf.parent()
+            .unwrap_or(std::path::Path::new("."))
+            .join("spur.key")
+    })
 }
 
 /// `spurd controller`.
@@ -125,7 +130,12 @@ pub(crate) fn command() -> clap::Command {
 
 fn init_tracing(default: &str) {
     // Stderr only: nothing to open, nothing to fail.
-    let _ = logging::init(default, None, true);
+    let _ = logging::init(logging::LogSpec {
+        level: default,
+        file: None,
+        stderr: true,
+        syslog: None,
+    });
 }
 
 /// slurmrestd's command line, when spurd runs under that name.

@@ -23,7 +23,7 @@ pub struct SstatArgs {
     /// Print the help text.
     #[arg(short = 'h', long = "help")]
     pub help: bool,
-    /// Job id, task ids and pids of each step on each node.
+    /// Task pids per node (refused: spur's agents do not report pids).
     #[arg(short = 'i', long = "pidformat")]
     pub pidformat: bool,
     /// Jobs or steps: `J`, `J.S`, `J.batch`, `J_T`, comma separated.

@@ -17,8 +17,8 @@ use spur_report::sstat::{header, help_format, line, parse_format, Column, DEFAUL
 use self::args::SstatArgs;
 use crate::controller::{Api, Live};
 
-/// The options sstat accepts and does not act on.
-pub const NOT_ACTED: &[&str] = &["pidformat"];
+/// The options sstat accepts and does not act on: none (`-i` is refused).
+pub const NOT_ACTED: &[&str] = &[];
 
 /// Which of a job's running steps to show: the one named, else the first
 /// srun step (or all with `-a`). Err: sstat's complaint.

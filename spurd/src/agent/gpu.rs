@@ -56,6 +56,15 @@ impl GpuDiscovery for ConfiguredGpus {
     }
 }
 
+/// Whether gres.conf has node `node` find its GPUs through NVML
+/// (`AutoDetect=nvml`, or `full`: NVML is the only mechanism spur has).
+pub fn uses_nvml(gres: &spur_conf::GresConf, node: &str) -> bool {
+    matches!(
+        gres.auto_detect_for(node),
+        Some(AutoDetect::Nvml | AutoDetect::Full)
+    )
+}
+
 /// How node `node` finds its GPUs, given gres.conf and `configured` (what
 /// gres.conf and slurm.conf say it has). With the `AutoDetect` in force on
 /// the node `nvml` (or `full`: NVML is the only mechanism spur has), NVML,

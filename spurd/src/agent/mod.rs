@@ -121,11 +121,7 @@ impl Settings {
                 };
             settings.gpus = gpu::select_discovery(&gres.value, node, configured);
             if let Some(acct) = settings.acct.as_mut() {
-                if acct::tracks_gpus(&parsed.value)
-                    && gres.value.auto_detect_for(node).is_some_and(|a| {
-                        matches!(a, spur_conf::AutoDetect::Nvml | spur_conf::AutoDetect::Full)
-                    })
-                {
+                if acct::tracks_gpus(&parsed.value) && gpu::uses_nvml(&gres.value, node) {
                     match nvml::NvmlUsage::open() {
                         Ok(usage) => acct.gpus = Some(Arc::new(usage)),
                         Err(error) => warn!(

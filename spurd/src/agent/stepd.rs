@@ -162,12 +162,6 @@ impl Step {
         let cgroup = spur_supervise::cgroup::join_from(&dir.join(super::cgroup::CGROUP_FILE))?;
         // The process group goes in the step's folder (root's), through a
         // file opened while still root.
-        let pgid_file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(dir.join(PGID_FILE))
-            .map_err(|e| format!("cannot open the step's pgid file: {e}"))?;
         let root_file = |name: &str| {
             std::fs::OpenOptions::new()
                 .write(true)
@@ -176,6 +170,7 @@ impl Step {
                 .open(dir.join(name))
                 .map_err(|e| format!("cannot open the step's {name} file: {e}"))
         };
+        let pgid_file = root_file(PGID_FILE)?;
         let tasks_file = root_file(TASKS_FILE)?;
         let usage_file = root_file(USAGE_FILE)?;
         let groups = spur_sys::users::group_list(&grant.user_name, grant.gid);
