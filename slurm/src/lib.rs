@@ -31,3 +31,10 @@ pub mod units;
 /// (`scontrol version`, `sbatch --version`, SLURM_VERSION in
 /// `scontrol show config`).
 pub const SLURM_VERSION: &str = "22.05.8";
+
+/// Slurm's user commands that spur has, each a name `spurctl` answers to:
+/// what a site links (or a package installs) under Slurm's names.
+pub const COMMANDS: &[&str] = &[
+    "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag",
+    "sprio", "sshare", "sstat", "seff",
+];

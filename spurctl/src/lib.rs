@@ -24,10 +24,7 @@ pub mod sstat;
 pub use spur_options::{getopt, unacted};
 
 /// The commands this binary answers to.
-pub const COMMANDS: &[&str] = &[
-    "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag",
-    "sprio", "sshare", "sstat", "seff",
-];
+pub use spur_slurm::COMMANDS;
 
 /// The command a program name stands for (`/usr/bin/sbatch` -> `sbatch`).
 pub fn command_name(argv0: &OsStr) -> String {

@@ -1,7 +1,8 @@
 //! The multi-call binary: `sbatch`, `squeue`, ... are links to it, and the
 //! name it was started under picks the command (`spurctl sbatch ...` works
 //! too). `spurctl --install-docs DIR` writes their man pages and
-//! completions.
+//! completions; `spurctl --list` prints the names, one a line, for the
+//! scripts and packages that link them.
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -18,12 +19,18 @@ fn main() -> ExitCode {
     let mut name = spurctl::command_name(&argv0);
     if name == "spurctl" {
         if args.len() < 2 {
-            eprintln!("usage: spurctl <command> [options] | spurctl --install-docs DIR");
+            eprintln!(
+                "usage: spurctl <command> [options] | spurctl --install-docs DIR | spurctl --list"
+            );
             eprintln!("commands: {}", spurctl::COMMANDS.join(", "));
             return ExitCode::from(1);
         }
         if args[1] == "--install-docs" {
             return install_docs(args.get(2));
+        }
+        if args[1] == "--list" {
+            println!("{}", spurctl::COMMANDS.join("\n"));
+            return ExitCode::SUCCESS;
         }
         args.remove(0);
         name = spurctl::command_name(&args[0]);

@@ -33,12 +33,6 @@ pub struct DevOpts {
 /// The daemons spurd answers to.
 const DAEMONS: &[&str] = &["spurd", "slurmrestd"];
 
-/// The Slurm commands spurctl answers to.
-const COMMANDS: &[&str] = &[
-    "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag",
-    "sprio", "sshare", "sstat", "seff",
-];
-
 /// Runs the dev cluster until `shutdown` resolves.
 pub async fn run(opts: DevOpts, shutdown: impl std::future::Future<Output = ()>) -> Result<()> {
     anyhow::ensure!(opts.nodes > 0, "--nodes must be at least 1");
@@ -256,7 +250,7 @@ fn link_commands(dir: &Path) -> Result<()> {
     );
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin)?;
-    for cmd in COMMANDS {
+    for cmd in spur_slurm::COMMANDS {
         let link = bin.join(cmd);
         let _ = std::fs::remove_file(&link);
         std::os::unix::fs::symlink(&spurctl, &link)

@@ -18,6 +18,7 @@ mod lossy;
 mod memory;
 mod metrics;
 mod openapi;
+mod package;
 mod partition;
 mod patterns;
 mod privacy;
