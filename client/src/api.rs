@@ -345,6 +345,15 @@ pub trait Api: Controller {
         }
     }
 
+    /// The WireGuard mesh's members as the controller sees them (None:
+    /// the mesh is off).
+    fn mesh(&mut self) -> Result<Option<spur_proto::MeshStatus>, RequestError> {
+        match self.request(&ClientRequest::Mesh)? {
+            ClientResponse::Mesh(status) => Ok(status.map(|s| *s)),
+            _ => Err(unexpected()),
+        }
+    }
+
     /// `sshare`: every user's fair-share.
     fn shares(&mut self) -> Result<spur_proto::Shares, RequestError> {
         match self.request(&ClientRequest::Shares)? {

@@ -9,7 +9,9 @@ pub mod key;
 pub mod link;
 
 pub use key::MeshKey;
-pub use link::{BackendChoice, Link, Peer, PeerState};
+pub use link::{Link, Peer, PeerState};
+pub use spur_conf::MeshBackend;
+pub use wireguard_control::Key;
 
 /// What can go wrong with the mesh on this host.
 #[derive(Debug, thiserror::Error)]

@@ -14,16 +14,9 @@ use netlink_packet_route::{AddressFamily, RouteNetlinkMessage};
 use netlink_request::netlink_request_rtnl;
 use wireguard_control::{Backend, Device, DeviceUpdate, InterfaceName, Key, PeerConfigBuilder};
 
-use crate::{MeshError, MeshKey};
+use spur_conf::MeshBackend;
 
-/// Which WireGuard the interface runs on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BackendChoice {
-    /// The kernel's, else wireguard-go.
-    Auto,
-    Kernel,
-    Userspace,
-}
+use crate::{MeshError, MeshKey};
 
 /// A member of the mesh, as this host's interface knows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,7 +56,7 @@ impl Link {
     /// peers are set apart ([`Link::set_peers`]).
     pub fn up(
         name: &str,
-        choice: BackendChoice,
+        choice: MeshBackend,
         key: &MeshKey,
         port: u16,
         address: Ipv4Addr,
@@ -84,13 +77,13 @@ impl Link {
                 .set_listen_port(port)
         };
         let backend = match choice {
-            BackendChoice::Kernel => apply(update(), &iface, Backend::Kernel)
+            MeshBackend::Kernel => apply(update(), &iface, Backend::Kernel)
                 .map(|()| Backend::Kernel)
                 .map_err(|e| fail("the kernel's WireGuard", e))?,
-            BackendChoice::Userspace => apply(update(), &iface, Backend::Userspace)
+            MeshBackend::Userspace => apply(update(), &iface, Backend::Userspace)
                 .map(|()| Backend::Userspace)
                 .map_err(|e| fail("wireguard-go", e))?,
-            BackendChoice::Auto => match apply(update(), &iface, Backend::Kernel) {
+            MeshBackend::Auto => match apply(update(), &iface, Backend::Kernel) {
                 Ok(()) => Backend::Kernel,
                 Err(kernel) => {
                     tracing::info!(interface = name, error = %kernel,

@@ -10,7 +10,7 @@ use std::os::fd::AsRawFd;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use spur_mesh::{BackendChoice, Link, MeshKey, Peer};
+use spur_mesh::{Link, MeshBackend, MeshKey, Peer};
 
 const PORT: u16 = 51820;
 
@@ -201,7 +201,7 @@ fn two_hosts_talk_over_the_mesh_as_udp_only_and_heal_after_a_cut() {
         .map(|(side, key)| {
             let (name, key, addr) = (pair.mesh(side), key.clone(), mesh_addr(side));
             pair.inside(side, move || {
-                Link::up(&name, BackendChoice::Auto, &key, PORT, addr, 24).expect("link up")
+                Link::up(&name, MeshBackend::Auto, &key, PORT, addr, 24).expect("link up")
             })
             .join()
             .unwrap()

@@ -15,6 +15,7 @@ pub mod frame;
 pub mod history;
 pub mod job;
 pub mod listing;
+pub mod mesh;
 pub mod message;
 pub mod node;
 pub mod pattern;
@@ -33,6 +34,10 @@ pub use job::{
     SUBMIT_KEY_MAX,
 };
 pub use listing::{JobField, JobFields, JobList};
+pub use mesh::{
+    MeshAnswer, MeshJoinHello, MeshKeyBytes, MeshPeer, MeshPeerStatus, MeshSealed, MeshStatus,
+    MeshWelcome,
+};
 pub use message::{
     AgentHello, ArrayTasks, BatchLaunch, ClientRequest, ClientResponse, FromAgent, Hello, JobEnd,
     JobUpdate, KeyChallenge, KeyProof, KillNotice, NodeStateRequest, NodeUpdate, Nonce,
@@ -50,7 +55,7 @@ pub use usage::{Extreme, LiveUsage, TresUsage, Usage, UsageTres};
 
 /// The protocol version spoken by this build. A peer with another version is
 /// refused at the hello.
-pub const PROTOCOL_VERSION: u16 = 13;
+pub const PROTOCOL_VERSION: u16 = 14;
 
 /// The signal an end by the out-of-memory killer reports, in every exit
 /// status on the wire: Slurm's SIG_OOM (253) read as a wait status. No

@@ -27,6 +27,10 @@ pub enum Role {
     /// srun, at a node's agent, to run a step's tasks there (it proves
     /// nothing itself: the step grant it carries is signed).
     Launcher,
+    /// A node's agent joining the WireGuard mesh, which then proves it
+    /// holds the cluster key and is answered with a
+    /// [`crate::MeshAnswer`].
+    MeshJoin(crate::MeshJoinHello),
 }
 
 /// A relay's introduction.
@@ -209,6 +213,8 @@ pub enum ClientRequest {
     Priorities(crate::priority::PriorityQuery),
     /// The NVLink domains with their nodes and GPUs (the cluster map).
     Domains,
+    /// The WireGuard mesh's members as the controller sees them.
+    Mesh,
 }
 
 impl ClientRequest {
@@ -259,6 +265,7 @@ impl ClientRequest {
             | ClientRequest::Shares
             | ClientRequest::Priorities(_)
             | ClientRequest::Domains
+            | ClientRequest::Mesh
             | ClientRequest::Token(_)
             | ClientRequest::Backup { .. } => true,
             ClientRequest::Authenticated(a) => a.request.only_reads(),
@@ -453,6 +460,8 @@ pub enum ClientResponse {
     Priorities(crate::priority::Priorities),
     /// The NVLink domains, in topology.conf order.
     Domains(Vec<crate::node::DomainInfo>),
+    /// Answer to Mesh: None where the mesh is off.
+    Mesh(Option<Box<crate::MeshStatus>>),
 }
 
 /// How a job's batch script ended, as its node reports it.
@@ -670,6 +679,9 @@ pub enum ToAgent {
         /// Seconds since the epoch, on the controller.
         now: u64,
     },
+    /// The mesh's members changed: the agent's interface gets these peers
+    /// in place of its own.
+    MeshPeers(Vec<crate::MeshPeer>),
     /// The answer to a heartbeat: the controller hears the agent. An agent
     /// that gets none for a while takes its connection for dead (a
     /// partition leaves TCP connections open) and connects anew.

@@ -52,6 +52,9 @@ pub enum Peer<'a> {
     Agent(&'a str),
     /// A relay, by host.
     Relay(&'a str),
+    /// A node's agent joining the mesh, by NodeName, with its public key
+    /// (which the proofs cover, so that no one on the way can swap it).
+    MeshJoin(&'a str, &'a [u8; 32]),
 }
 
 impl std::fmt::Display for Peer<'_> {
@@ -59,6 +62,7 @@ impl std::fmt::Display for Peer<'_> {
         match self {
             Peer::Agent(node) => write!(f, "agent {node}"),
             Peer::Relay(host) => write!(f, "relay on {host}"),
+            Peer::MeshJoin(node, _) => write!(f, "agent {node} joining the mesh"),
         }
     }
 }
@@ -81,13 +85,17 @@ fn mac(key: &[u8], prover: Prover, peer: Peer, peer_nonce: &Nonce, ours: &Nonce)
     let mut mac = HmacSha256::new_from_slice(key).expect("HMAC accepts any key length");
     mac.update(b"spur cluster key proof 1\0");
     mac.update(&[prover as u8]);
-    let (kind, name) = match peer {
-        Peer::Agent(n) => (0u8, n),
-        Peer::Relay(h) => (1u8, h),
+    let (kind, name, mesh_key) = match peer {
+        Peer::Agent(n) => (0u8, n, None),
+        Peer::Relay(h) => (1u8, h, None),
+        Peer::MeshJoin(n, k) => (2u8, n, Some(k)),
     };
     mac.update(&[kind]);
     mac.update(&(name.len() as u64).to_be_bytes());
     mac.update(name.as_bytes());
+    if let Some(k) = mesh_key {
+        mac.update(k);
+    }
     mac.update(peer_nonce);
     mac.update(ours);
     mac
@@ -114,14 +122,15 @@ fn holds(
 }
 
 /// The controller's side, after its hello to `peer`, whose hello carried
-/// `peer_nonce`: challenge it and check its answer.
+/// `peer_nonce`: challenge it and check its answer. Its own nonce, which
+/// [`seal`] covers.
 pub async fn challenge<R, W>(
     rd: &mut R,
     wr: &mut W,
     key: &[u8],
     peer: Peer<'_>,
     peer_nonce: &Nonce,
-) -> Result<()>
+) -> Result<Nonce>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -136,19 +145,19 @@ where
     if !holds(key, Prover::Peer, peer, (peer_nonce, &ours), &answer) {
         bail!("{peer} does not hold the cluster key");
     }
-    Ok(())
+    Ok(ours)
 }
 
 /// The agent's or relay's side, after the controller's hello: check the
 /// controller's proof over `own_nonce` (the one in our hello) and answer
-/// its challenge.
+/// its challenge. The controller's nonce, which [`seal`] covers.
 pub async fn answer<R, W>(
     rd: &mut R,
     wr: &mut W,
     key: &[u8],
     peer: Peer<'_>,
     own_nonce: &Nonce,
-) -> Result<()>
+) -> Result<Nonce>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -162,7 +171,34 @@ where
     }
     let answer = prove(key, Prover::Peer, peer, own_nonce, &challenge.nonce);
     frame::write(wr, &answer).await?;
-    Ok(())
+    Ok(challenge.nonce)
+}
+
+/// The controller's seal on `bytes` it sends after a handshake whose
+/// nonces were `peer_nonce` and `ours`: the peer knows by it that the
+/// bytes came from the holder of the cluster key on this connection (a
+/// mesh join's answer: no one on the way may change the peers it lists).
+pub fn seal(key: &[u8], peer_nonce: &Nonce, ours: &Nonce, bytes: &[u8]) -> KeyProof {
+    sealing(key, peer_nonce, ours, bytes)
+        .finalize()
+        .into_bytes()
+        .into()
+}
+
+/// Whether `tag` is the controller's [`seal`] on `bytes`.
+pub fn sealed(key: &[u8], own_nonce: &Nonce, theirs: &Nonce, bytes: &[u8], tag: &KeyProof) -> bool {
+    sealing(key, own_nonce, theirs, bytes)
+        .verify_slice(tag)
+        .is_ok()
+}
+
+fn sealing(key: &[u8], peer_nonce: &Nonce, ours: &Nonce, bytes: &[u8]) -> HmacSha256 {
+    let mut mac = HmacSha256::new_from_slice(key).expect("HMAC accepts any key length");
+    mac.update(b"spur cluster key seal 1\0");
+    mac.update(peer_nonce);
+    mac.update(ours);
+    mac.update(bytes);
+    mac
 }
 
 #[cfg(test)]
@@ -174,20 +210,66 @@ mod tests {
     async fn shake(
         controller_key: &'static [u8],
         peer_key: &'static [u8],
-    ) -> (Result<()>, Result<()>) {
+    ) -> (Result<Nonce>, Result<Nonce>) {
+        shake_as(
+            controller_key,
+            peer_key,
+            Peer::Agent("n01"),
+            Peer::Agent("n01"),
+        )
+        .await
+    }
+
+    /// A handshake in which the controller sees the peer as `seen` and
+    /// the peer says it is `said`; each side's result and the peer's
+    /// nonce.
+    async fn shake_as(
+        controller_key: &'static [u8],
+        peer_key: &'static [u8],
+        seen: Peer<'static>,
+        said: Peer<'static>,
+    ) -> (Result<Nonce>, Result<Nonce>) {
         let (a, b) = tokio::io::duplex(4096);
         let (mut ard, mut awr) = tokio::io::split(a);
         let (mut brd, mut bwr) = tokio::io::split(b);
         let peer_nonce = nonce().expect("random");
-        let peer = Peer::Agent("n01");
-        let ctl = async { challenge(&mut ard, &mut awr, controller_key, peer, &peer_nonce).await };
+        let ctl = async { challenge(&mut ard, &mut awr, controller_key, seen, &peer_nonce).await };
         let agent = async move {
-            let done = answer(&mut brd, &mut bwr, peer_key, peer, &peer_nonce).await;
+            let done = answer(&mut brd, &mut bwr, peer_key, said, &peer_nonce).await;
             // Hang up, as a process that gives up does.
             drop((brd, bwr));
             done
         };
         tokio::join!(ctl, agent)
+    }
+
+    #[tokio::test]
+    async fn a_mesh_join_proves_its_public_key_and_the_answer_is_sealed() {
+        const MINE: [u8; 32] = [7; 32];
+        const SWAPPED: [u8; 32] = [9; 32];
+        let me = Peer::MeshJoin("n01", &MINE);
+        let (ctl, agent) = shake_as(KEY, KEY, me, me).await;
+        let (ours, theirs) = (
+            ctl.expect("the controller takes it"),
+            agent.expect("and the agent"),
+        );
+        assert_eq!(ours, theirs, "both hold the controller's nonce");
+        // A key swapped on the way: neither side takes the other.
+        let (ctl, agent) = shake_as(KEY, KEY, Peer::MeshJoin("n01", &SWAPPED), me).await;
+        assert!(ctl.is_err() && agent.is_err());
+        // The answer's seal holds for its bytes, on this connection only.
+        let peer_nonce = [1; 32];
+        let tag = seal(KEY, &peer_nonce, &ours, b"the answer");
+        assert!(sealed(KEY, &peer_nonce, &ours, b"the answer", &tag));
+        assert!(!sealed(KEY, &peer_nonce, &ours, b"another answer", &tag));
+        assert!(!sealed(KEY, &[2; 32], &ours, b"the answer", &tag));
+        assert!(!sealed(
+            b"another cluster key of 32 bytes!",
+            &peer_nonce,
+            &ours,
+            b"the answer",
+            &tag
+        ));
     }
 
     #[tokio::test]

@@ -18,6 +18,7 @@ mod failpoint;
 mod handshake;
 mod logging;
 mod login;
+mod mesh;
 mod rest;
 
 /// The spur daemon.
@@ -46,6 +47,9 @@ enum Cmd {
     /// Serve Slurm's REST API (slurmrestd's command line; also run as
     /// `slurmrestd`).
     Rest(rest::RestOpts),
+    /// The WireGuard mesh (spur.conf `MeshType=wireguard`).
+    #[command(subcommand)]
+    Mesh(MeshCmd),
     /// Write the man pages and shell completions of spurd and the Slurm
     /// commands under a share folder (DIR/man/man1, DIR/bash-completion,
     /// DIR/zsh, DIR/fish).
@@ -66,6 +70,14 @@ enum Cmd {
         /// The step's folder in the spool directory.
         dir: PathBuf,
     },
+}
+
+/// `spurd mesh ...`.
+#[derive(Debug, Subcommand)]
+enum MeshCmd {
+    /// Each member of the mesh as the controller sees it: its public key,
+    /// endpoint, latest handshake and bytes moved.
+    Status(ConfOpts),
 }
 
 /// Where the configuration is.
@@ -175,6 +187,15 @@ fn main() -> ExitCode {
         // No runtime, no threads: these fork.
         Cmd::Supervise { dir } => return spur_supervise::run(dir),
         Cmd::Step { dir } => return agent::stepd::run(dir),
+        Cmd::Mesh(MeshCmd::Status(c)) => {
+            return match mesh::status(&c.conf) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("spurd: error: {e:#}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Cmd::InstallDocs { dir } => {
             return match dev::install_docs(dir) {
                 Ok(()) => ExitCode::SUCCESS,
@@ -222,7 +243,7 @@ fn main() -> ExitCode {
             Cmd::Dev(d) => dev::run(d, shutdown_signal()).await,
             Cmd::Relay(r) => login::run(r, shutdown_signal()).await,
             Cmd::Rest(r) => rest::run(r, shutdown_signal()).await,
-            Cmd::Supervise { .. } | Cmd::Step { .. } | Cmd::InstallDocs { .. } => {
+            Cmd::Supervise { .. } | Cmd::Step { .. } | Cmd::InstallDocs { .. } | Cmd::Mesh(_) => {
                 unreachable!("handled before the runtime starts")
             }
         }

@@ -55,6 +55,11 @@ pub struct Options {
     /// user space, which can lose packets at random
     /// ([`Cluster::lose_packets`]), instead of a veth pair.
     pub lossy_links: bool,
+    /// With `netns`, the WireGuard mesh on (spur.conf, wireguard-go): each
+    /// agent keeps wireguard-go's control sockets in a folder of its own
+    /// (mounted on /run/wireguard in its mount namespace), so that nodes
+    /// whose interfaces share a name do not share sockets.
+    pub mesh: bool,
 }
 
 impl Default for Options {
@@ -74,6 +79,7 @@ impl Default for Options {
             state_fs_kib: None,
             netns: false,
             lossy_links: false,
+            mesh: false,
         }
     }
 }
@@ -92,6 +98,19 @@ pub struct Cluster {
     state_fs: bool,
     /// The nodes' network namespaces, if they have them.
     netns: Option<Netns>,
+    /// The mesh's settings, where it is on.
+    pub mesh: Option<MeshSettings>,
+}
+
+/// A test cluster's mesh (spur.conf).
+#[derive(Debug, Clone)]
+pub struct MeshSettings {
+    /// MeshInterface, the same on every host.
+    pub interface: String,
+    /// MeshPort.
+    pub port: u16,
+    /// MeshNetwork's first three octets (a /24).
+    pub prefix: String,
 }
 
 /// Runs `ip` with `args`.
@@ -363,6 +382,29 @@ impl Cluster {
         if let Some(cgroup) = opts.cgroup_conf {
             std::fs::write(dir.path().join("cgroup.conf"), cgroup).expect("cgroup.conf");
         }
+        let mesh = opts.mesh.then(|| {
+            let ns = netns.as_ref().expect("the mesh needs Options::netns");
+            let port = std::net::UdpSocket::bind(("0.0.0.0", 0))
+                .and_then(|s| s.local_addr())
+                .expect("a free UDP port")
+                .port();
+            let n = u16::from_str_radix(&ns.tag, 16).expect("a hex tag");
+            let mesh = MeshSettings {
+                interface: format!("sm{}", ns.tag),
+                port,
+                prefix: format!("172.{}.{}", 16 + n % 16, n >> 8),
+            };
+            std::fs::write(
+                dir.path().join("spur.conf"),
+                format!(
+                    "MeshType=wireguard\nMeshInterface={}\nMeshPort={}\nMeshNetwork={}.0/24\n\
+                     MeshBackend=userspace\n",
+                    mesh.interface, mesh.port, mesh.prefix
+                ),
+            )
+            .expect("spur.conf");
+            mesh
+        });
         let key = dir.path().join("spur.key");
         std::fs::write(&key, b"0123456789abcdef0123456789abcdef").expect("key");
         std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).expect("chmod");
@@ -395,6 +437,7 @@ impl Cluster {
         }
         let mut c = Cluster {
             netns,
+            mesh,
             state_fs: opts.state_fs_kib.is_some(),
             memory_cgroup,
             conf: conf_path,
@@ -448,6 +491,19 @@ impl Cluster {
         let log = self.log(log);
         let spurd = bin_dir().join("spurd");
         let mut cmd = match ns {
+            Some(ns) if self.mesh.is_some() => {
+                // wireguard-go's sockets in a folder of this node's, seen
+                // as /run/wireguard in the mount namespace ip gives it.
+                let sockets = self.dir.path().join(format!("wireguard-{ns}"));
+                std::fs::create_dir_all(&sockets).expect("a sockets folder");
+                std::fs::create_dir_all("/run/wireguard").expect("/run/wireguard");
+                let mut c = Command::new("ip");
+                c.args(["netns", "exec", ns, "sh", "-c"])
+                    .arg(r#"mount --bind "$0" /run/wireguard && exec "$@""#)
+                    .arg(&sockets)
+                    .arg(spurd);
+                c
+            }
             Some(ns) => {
                 let mut c = Command::new("ip");
                 c.args(["netns", "exec", ns]).arg(spurd);
@@ -601,6 +657,14 @@ impl Cluster {
         Some(())
     }
 
+    /// The name, in this namespace, of node `i`'s link (Options::netns).
+    pub fn node_link(&self, i: usize) -> String {
+        self.netns
+            .as_ref()
+            .expect("nodes in namespaces")
+            .veth(i + 1)
+    }
+
     /// Cuts node `i`'s link (Options::netns): nothing passes either way,
     /// and connections stay open, as in a partition.
     pub fn cut_node(&self, i: usize) {
@@ -649,7 +713,9 @@ impl Cluster {
     /// Starts (or restarts) agent `i` with its own slurm.conf.
     pub fn start_agent_with_conf(&mut self, i: usize, conf: &Path) {
         let name = self.agents[i].0.clone();
-        let child = self.spurd_with(&["agent", "--node", &name], &format!("agent-{name}"), conf);
+        let ns = self.netns.as_ref().map(|n| n.ns(i + 1));
+        let args = ["agent", "--node", &name];
+        let child = self.spurd_in(ns.as_deref(), &args, &format!("agent-{name}"), conf, &[]);
         self.agents[i].1 = Some(child);
     }
 
@@ -876,6 +942,11 @@ impl Drop for Cluster {
         self.kill_jobs();
         if let Some(ns) = &self.netns {
             ns.remove();
+        }
+        // The controller's mesh interface outlives it (wireguard-go keeps
+        // it, so that a restart finds it): it goes with the cluster.
+        if let Some(mesh) = &self.mesh {
+            let _ = ip(&["link", "del", &mesh.interface]);
         }
         if let Some(cg) = &self.memory_cgroup {
             remove_cgroup(cg);

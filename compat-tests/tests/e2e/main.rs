@@ -16,6 +16,7 @@ mod idempotency;
 mod libslurm;
 mod lossy;
 mod memory;
+mod mesh;
 mod metrics;
 mod openapi;
 mod package;

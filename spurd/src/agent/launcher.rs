@@ -38,6 +38,8 @@ pub struct Launcher {
     pub grants: UsedGrants,
     /// Told when a step's process ends, for the controller.
     pub ended: Box<dyn Fn(StepEnd) + Send + Sync>,
+    /// The mesh, where steps cross it: srun must then come over it.
+    pub mesh: Option<Arc<super::mesh::AgentMesh>>,
 }
 
 /// A step's part on this node that ended.
@@ -166,6 +168,13 @@ pub async fn serve(listener: TcpListener, launcher: Arc<Launcher>) {
 }
 
 async fn connection(mut stream: TcpStream, launcher: &Launcher) -> Result<()> {
+    if let Some(mesh) = &launcher.mesh {
+        let to = stream.local_addr()?.ip();
+        anyhow::ensure!(
+            mesh.reached_over_mesh(to),
+            "srun came to {to}, not over the mesh (MeshTraffic=all)"
+        );
+    }
     let theirs: Hello = crate::handshake::opening(&mut stream).await?;
     frame::write(
         &mut stream,

@@ -9,6 +9,7 @@ pub mod cgroup;
 mod fence;
 mod gpu;
 mod launcher;
+mod mesh;
 pub(crate) mod nvml;
 pub mod relay;
 pub mod stepd;
@@ -92,6 +93,8 @@ pub struct Settings {
     pub fence: Arc<fence::Fence>,
     /// How the jobs' usage is gathered (None: it is not).
     pub acct: Option<acct::AcctConf>,
+    /// The WireGuard mesh, where spur.conf turns it on.
+    pub mesh: Option<Arc<mesh::AgentMesh>>,
 }
 
 impl Settings {
@@ -144,6 +147,13 @@ impl Settings {
         } else {
             CgroupConf::default()
         };
+        let spur = spur_conf::SpurConf::load_beside(conf).context("while reading spur.conf")?;
+        for warning in &spur.warnings {
+            warn!(%warning, "spur.conf");
+        }
+        if let Some(mesh_conf) = spur.value.mesh {
+            settings.mesh = Some(Arc::new(mesh::AgentMesh::load(mesh_conf, &settings.spool)?));
+        }
         let task_plugin = parsed.value.other.get("taskplugin").map(String::as_str);
         settings.memcg = Memcg::setup(
             &cgroup,
@@ -196,6 +206,7 @@ impl Settings {
             clock: Arc::default(),
             heartbeat: heartbeat(conf.slurmd_timeout_secs),
             acct: acct::AcctConf::from_conf(conf),
+            mesh: None,
         })
     }
 }
@@ -227,8 +238,16 @@ pub async fn run(
     let _ = std::fs::set_permissions(&settings.spool, std::fs::Permissions::from_mode(0o755));
     let (events_tx, mut events) = mpsc::unbounded_channel();
     let mut jobs = scan_spool(&settings, &events_tx);
-    // srun reaches this node's tasks on its slurm.conf address and Port.
-    let listener = launcher::bind(&settings.node.addr, settings.node.port).await?;
+    // srun reaches this node's tasks on its slurm.conf address and Port;
+    // where steps cross the mesh, on its mesh address (which comes with
+    // the join: the port is bound on every address and the others are
+    // refused).
+    let steps_over_mesh = settings.mesh.clone().filter(|m| m.carries_steps());
+    let bind_addr = match steps_over_mesh {
+        Some(_) => "0.0.0.0",
+        None => settings.node.addr.as_str(),
+    };
+    let listener = launcher::bind(bind_addr, settings.node.port).await?;
     let launcher_task = tokio::spawn(launcher::serve(
         listener,
         std::sync::Arc::new(launcher::Launcher {
@@ -245,6 +264,7 @@ pub async fn run(
                     let _ = events.send(Event::StepEnded(end));
                 })
             },
+            mesh: steps_over_mesh,
         }),
     ));
     let (relay_tx, mut relayed) = mpsc::unbounded_channel();
@@ -289,7 +309,7 @@ pub async fn run(
             () = &mut shutdown => break Ok(()),
             r = session => {
                 if let Err(e) = r {
-                    warn!(node = %settings.node.name, error = %e, "controller connection lost");
+                    warn!(node = %settings.node.name, error = %format!("{e:#}"), "controller connection lost");
                 }
             }
         }
@@ -328,7 +348,25 @@ struct Channels<'a> {
 }
 
 async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) -> Result<()> {
-    let stream = match crate::handshake::connect(&settings.controller).await {
+    // With the mesh on, the node joins it first (on the plain network)
+    // and then reaches the controller over it only.
+    let controller = match &settings.mesh {
+        None => settings.controller.clone(),
+        Some(mesh) => {
+            let joined = mesh
+                .join(&settings.controller, &settings.node.name, &settings.key)
+                .await;
+            match joined {
+                Ok(over_mesh) => over_mesh,
+                Err(e) if is_unreachable(&e) => {
+                    tracing::debug!(error = %format!("{e:#}"), "controller not reachable yet");
+                    return Ok(());
+                }
+                Err(e) => return Err(e.context("while joining the mesh")),
+            }
+        }
+    };
+    let stream = match crate::handshake::connect(&controller).await {
         Ok(s) => s,
         Err(e) => {
             // Not an error worth a warning: the controller may be starting.
@@ -485,6 +523,19 @@ fn registration(settings: &Settings, jobs: &Jobs) -> Registration {
     }
 }
 
+/// Whether `e` is a controller that does not answer yet (it may be
+/// starting), not worth a warning.
+fn is_unreachable(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>().is_some_and(|io| {
+            matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::TimedOut
+            )
+        })
+    })
+}
+
 fn on_message(
     settings: &Settings,
     jobs: &mut Jobs,
@@ -492,6 +543,14 @@ fn on_message(
     events: &mpsc::UnboundedSender<Event>,
 ) {
     match msg {
+        ToAgent::MeshPeers(peers) => match &settings.mesh {
+            Some(mesh) => {
+                if let Err(e) = mesh.set_peers(&peers) {
+                    warn!(error = %format!("{e:#}"), "cannot give the mesh interface its peers");
+                }
+            }
+            None => warn!("mesh peers from the controller, but the mesh is off here (spur.conf)"),
+        },
         ToAgent::Registered { now } => {
             let off = settings.clock.heard(now);
             info!(node = %settings.node.name, "registered with the controller");

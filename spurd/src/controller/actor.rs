@@ -96,12 +96,23 @@ pub enum Command {
     AgentUp {
         /// The node it says it serves.
         name: String,
+        /// The address it connected from.
+        from: std::net::IpAddr,
         /// Its connection.
         link: AgentLink,
         /// What it reported.
         reg: Box<Registration>,
         /// Answered false when slurm.conf has no such node.
         accepted: oneshot::Sender<bool>,
+    },
+    /// A node's agent asks to join the mesh (it proved the cluster key).
+    MeshJoin {
+        /// The node it says it serves.
+        node: String,
+        /// Its WireGuard public key.
+        public_key: spur_proto::MeshKeyBytes,
+        /// Where the answer goes.
+        reply: oneshot::Sender<spur_proto::MeshAnswer>,
     },
     /// A message from an agent.
     Agent {
@@ -207,6 +218,8 @@ pub struct Controller {
     /// The configuration before a reconfigure this turn, until the turn
     /// commits: what the store matches.
     pub(super) site_before_reconfigure: Option<Site>,
+    /// The WireGuard mesh, where spur.conf turns it on.
+    pub(super) mesh: Option<super::mesh::Mesh>,
 }
 
 /// What a turn changed and owes, until it commits.
@@ -228,6 +241,15 @@ pub(super) struct TurnState {
     pub usage_reset: Vec<u32>,
     /// The node numbering to save (a reconfigure renumbered the nodes).
     pub node_names: Option<Vec<String>>,
+    /// Mesh members admitted or given a new key, to store.
+    pub mesh_members: Vec<super::store::StoredMember>,
+    /// Mesh members whose node left slurm.conf, to forget.
+    pub mesh_gone: Vec<String>,
+    /// Answers to mesh joins, sent once the turn commits.
+    pub mesh_replies: Vec<(
+        oneshot::Sender<spur_proto::MeshAnswer>,
+        spur_proto::MeshAnswer,
+    )>,
 }
 
 /// Why [`Controller::run`] returned.
@@ -339,6 +361,7 @@ impl Controller {
             frozen: None,
             store_failed: None,
             site_before_reconfigure: None,
+            mesh: None,
         }
     }
 
@@ -450,6 +473,12 @@ impl Controller {
                     let _ = accepted.send(false);
                     return false;
                 }
+                Command::MeshJoin { reply, .. } => {
+                    let refusal =
+                        ProtoError::with_detail(ErrorCode::StateStore, frozen.why.clone());
+                    let _ = reply.send(Err(refusal));
+                    return false;
+                }
                 Command::Agent { .. } => return false,
                 cmd => return self.handle_now(cmd),
             }
@@ -488,13 +517,20 @@ impl Controller {
                 self.sched_due |= changes;
                 self.turn.replies.push((reply, resp));
             }
+            Command::MeshJoin {
+                node,
+                public_key,
+                reply,
+            } => self.on_mesh_join(&node, public_key, reply),
             Command::AgentUp {
                 name,
+                from,
                 link,
                 reg,
                 accepted,
             } => {
-                let Some(node) = self.core.node_id(&name) else {
+                let node = self.core.node_id(&name);
+                let Some(node) = node.filter(|_| self.mesh_admits(&name, from)) else {
                     let _ = accepted.send(false);
                     return false;
                 };
@@ -505,6 +541,11 @@ impl Controller {
                 self.conns.insert(link.conn, node);
                 let began = Instant::now();
                 self.on_agent_registered(node, link, *reg);
+                // Members that joined between its join and now.
+                if let Some(mesh) = &self.mesh {
+                    let peers = mesh.peers_of(&name);
+                    self.turn.to_agents.push((node, ToAgent::MeshPeers(peers)));
+                }
                 let stats = super::stats::NODE_REGISTRATION;
                 self.rpcs.record(stats, 0, began.elapsed());
                 self.sched_due = true;
@@ -617,6 +658,9 @@ impl Controller {
         for (reply, resp) in self.turn.replies.drain(..) {
             reply.send(resp);
         }
+        for (reply, answer) in self.turn.mesh_replies.drain(..) {
+            let _ = reply.send(answer);
+        }
         for (node, msg) in std::mem::take(&mut self.turn.to_agents) {
             if !self.live[node.index()].send(msg) {
                 warn!(node = %self.core.nodes()[node.index()].config.name, "agent not connected; message dropped");
@@ -638,10 +682,18 @@ impl Controller {
             && t.usage.is_empty()
             && t.usage_reset.is_empty()
             && t.node_names.is_none()
+            && t.mesh_members.is_empty()
+            && t.mesh_gone.is_empty()
         {
             return Ok(());
         }
         let tx = self.store.begin()?;
+        for member in &t.mesh_members {
+            tx.set_mesh_member(member)?;
+        }
+        for node in &t.mesh_gone {
+            tx.remove_mesh_member(node)?;
+        }
         if let Some(names) = &t.node_names {
             tx.set_node_names(names)?;
         }
@@ -702,6 +754,8 @@ impl Controller {
         t.meta_dirty.clear();
         t.nodes_dirty.clear();
         t.node_names = None;
+        t.mesh_members.clear();
+        t.mesh_gone.clear();
         Ok(())
     }
 

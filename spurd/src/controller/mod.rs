@@ -9,6 +9,7 @@ mod convert;
 pub mod env;
 mod history;
 pub mod jwt;
+mod mesh;
 mod metrics;
 mod node_link;
 mod reconfig;
@@ -51,6 +52,8 @@ pub struct Site {
     pub slurm_user_uid: Option<u32>,
     /// The cluster key agents must present.
     pub key: Vec<u8>,
+    /// spur.conf (the mesh): read at the start, kept at a reconfigure.
+    pub spur: spur_conf::SpurConf,
 }
 
 impl Site {
@@ -72,7 +75,12 @@ impl Site {
             "the cluster key {} is shorter than 16 bytes",
             key_file.display()
         );
+        let spur = spur_conf::SpurConf::load_beside(path).context("while reading spur.conf")?;
+        for warning in &spur.warnings {
+            warn!(%warning, "spur.conf");
+        }
         Ok(Site {
+            spur: spur.value,
             ctld_name: host.name.clone(),
             ctld_addr: host.addr.clone().unwrap_or_else(|| host.name.clone()),
             slurm_user_uid: spur_sys::users::uid_of(&conf.slurm_user),
@@ -347,7 +355,30 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
         ctld_addr: site.ctld_addr.clone(),
         ctld_port: site.conf.slurmctld_port.first,
     };
-    let controller = assemble(&site, facts, store)?;
+    let members = store
+        .mesh_members()
+        .context("while loading the mesh's members")?;
+    let mut controller = assemble(&site, facts, store)?;
+    let mesh_listener = match &site.spur.mesh {
+        None => None,
+        Some(conf) => {
+            let mesh = mesh::Mesh::start(
+                conf,
+                &state_dir,
+                &site.ctld_name,
+                &site.ctld_addr,
+                &site.conf,
+                members,
+            )?;
+            let at = (conf.controller_address(), site.conf.slurmctld_port.first);
+            controller.mesh = Some(mesh);
+            Some(
+                tokio::net::TcpListener::bind(at)
+                    .await
+                    .with_context(|| format!("while binding {}:{} on the mesh", at.0, at.1))?,
+            )
+        }
+    };
     let agent_listener =
         tokio::net::TcpListener::bind((bind_addr(&site), site.conf.slurmctld_port.first))
             .await
@@ -379,9 +410,13 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
         .context("while starting the controller thread")?;
     info!(socket = %socket.display(), port = site.conf.slurmctld_port.first, "controller ready");
     let reread = tokio::spawn(reconfigure_on_hangup(tx.clone()));
+    let listeners = server::Listeners {
+        clients: client_listener,
+        agents: agent_listener,
+        mesh: mesh_listener,
+    };
     server::serve(
-        client_listener,
-        agent_listener,
+        listeners,
         tx.clone(),
         site,
         server::Shared { rpcs, private_data },
@@ -479,11 +514,13 @@ fn rebuild(mut old: Controller, why: String) -> Result<Controller> {
         rpcs,
         private_data,
         counters,
+        mesh,
         ..
     } = old;
     // A reconfigure whose turn failed to commit did not happen.
     let site = site_before_reconfigure.unwrap_or(site);
     let mut fresh = assemble(&site, facts, store)?;
+    fresh.mesh = mesh;
     fresh.rpcs = rpcs;
     fresh.private_data = private_data;
     fresh.publish_private_data();

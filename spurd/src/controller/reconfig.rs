@@ -106,6 +106,19 @@ impl Controller {
                 .collect();
         }
         self.live_usage.retain(|_, parts| !parts.is_empty());
+        // Members whose node left are forgotten; the others' endpoints
+        // follow their NodeAddr.
+        if let Some(mesh) = self.mesh.as_mut() {
+            let gone = mesh.set_nodes(&self.site.conf);
+            if let Err(e) = mesh.apply() {
+                warn!(error = %format!("{e:#}"), "cannot give the controller's mesh interface its peers");
+            }
+            if !gone.is_empty() {
+                info!(nodes = ?gone, "mesh members left with their nodes");
+                self.turn.mesh_gone.extend(gone);
+            }
+            self.tell_mesh_peers(None);
+        }
         info!(nodes = names.len(), jobs, "reconfigured from slurm.conf");
         Ok(ClientResponse::Done)
     }

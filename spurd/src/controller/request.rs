@@ -117,6 +117,11 @@ impl Controller {
             ClientRequest::SplitArrayTasks(tasks) => self.split_array_tasks(uid, &tasks),
             ClientRequest::UpdateNode(update) => self.update_node(uid, &update),
             ClientRequest::Diag => Ok(ClientResponse::Diag(Box::new(self.diag()))),
+            ClientRequest::Mesh => match self.private_viewer(uid, PrivateData::NODES) {
+                // Node names, like the node listing.
+                Some(_) => Err(ErrorCode::AccessDenied.into()),
+                None => Ok(ClientResponse::Mesh(self.mesh_status().map(Box::new))),
+            },
             ClientRequest::Domains => match self.private_viewer(uid, PrivateData::NODES) {
                 // Node names, like the node listing.
                 Some(_) => Err(ErrorCode::AccessDenied.into()),

@@ -60,17 +60,33 @@ pub(super) struct Shared {
     pub private_data: Arc<AtomicU16>,
 }
 
+/// Where the controller is reached.
+pub(super) struct Listeners {
+    /// The local socket, for commands on this host.
+    pub clients: UnixListener,
+    /// SlurmctldPort on SlurmctldHost's address: agents, relays, clients
+    /// with tokens, metrics; with the mesh on, agents only join there.
+    pub agents: TcpListener,
+    /// SlurmctldPort on the controller's mesh address, where the mesh is
+    /// on: agents register there.
+    pub mesh: Option<TcpListener>,
+}
+
 /// Accepts clients and agents until `shutdown` resolves. `jwt` holds
 /// auth/jwt's keys when slurm.conf turns it on.
 pub(super) async fn serve(
-    clients: UnixListener,
-    agents: TcpListener,
+    listeners: Listeners,
     actor: Sender<Command>,
     site: Site,
     shared: Shared,
     jwt: Option<JwtKeys>,
     shutdown: impl std::future::Future<Output = ()>,
 ) {
+    let Listeners {
+        clients,
+        agents,
+        mesh: mesh_agents,
+    } = listeners;
     let key: Arc<Vec<u8>> = Arc::new(site.key.clone());
     let conns = Arc::new(AtomicU64::new(1));
     let gateway = Arc::new(Gateway {
@@ -86,6 +102,7 @@ pub(super) async fn serve(
             super::metrics::HTTP_CONNECTIONS,
         )),
         scrapes: super::metrics::Scrapes::default(),
+        mesh_on: mesh_agents.is_some(),
     });
     tokio::pin!(shutdown);
     loop {
@@ -108,14 +125,37 @@ pub(super) async fn serve(
                     let (gateway, key) = (gateway.clone(), key.clone());
                     let conn = conns.fetch_add(1, Ordering::Relaxed);
                     tokio::spawn(async move {
-                        if let Err(e) = tcp_conn(stream, conn, gateway, &key).await {
+                        if let Err(e) = tcp_conn(stream, conn, false, gateway, &key).await {
                             info!(%peer, error = %e, "connection on SlurmctldPort ended");
                         }
                     });
                 }
                 Err(e) => warn!(error = %e, "accept on SlurmctldPort failed"),
             },
+            accepted = accept_on(mesh_agents.as_ref()) => match accepted {
+                Ok((stream, peer)) => {
+                    let _ = stream.set_nodelay(true);
+                    let (gateway, key) = (gateway.clone(), key.clone());
+                    let conn = conns.fetch_add(1, Ordering::Relaxed);
+                    tokio::spawn(async move {
+                        if let Err(e) = tcp_conn(stream, conn, true, gateway, &key).await {
+                            info!(%peer, error = %e, "connection on the mesh ended");
+                        }
+                    });
+                }
+                Err(e) => warn!(error = %e, "accept on the mesh address failed"),
+            },
         }
+    }
+}
+
+/// The next connection on `listener`; never, where there is none.
+async fn accept_on(
+    listener: Option<&TcpListener>,
+) -> std::io::Result<(TcpStream, std::net::SocketAddr)> {
+    match listener {
+        Some(l) => l.accept().await,
+        None => std::future::pending().await,
     }
 }
 
@@ -177,6 +217,7 @@ async fn client_requests<S: AsyncRead + AsyncWrite + Unpin>(
 async fn tcp_conn(
     mut stream: TcpStream,
     conn: u64,
+    via_mesh: bool,
     gateway: Arc<Gateway>,
     key: &[u8],
 ) -> Result<()> {
@@ -189,7 +230,25 @@ async fn tcp_conn(
     }
     let theirs: Hello = crate::handshake::opening(&mut stream).await?;
     let agent = match theirs.role {
+        Role::Agent(agent) if gateway.mesh_on && !via_mesh => {
+            bail!(
+                "agent {} connected over the plain network; with the mesh on, agents join it and register over it",
+                agent.node
+            )
+        }
         Role::Agent(agent) => agent,
+        Role::MeshJoin(join) if gateway.mesh_on && !via_mesh => {
+            return mesh_join_conn(stream, theirs.version, join, &gateway, key).await;
+        }
+        Role::MeshJoin(join) => bail!(
+            "agent {} asked to join the mesh {}",
+            join.node,
+            if gateway.mesh_on {
+                "over the mesh itself"
+            } else {
+                "but it is off here (spur.conf)"
+            }
+        ),
         Role::Relay(relay) => {
             let (rd, wr) = stream.into_split();
             return relay_conn(rd, wr, theirs.version, relay, &gateway, key).await;
@@ -203,7 +262,47 @@ async fn tcp_conn(
         }
         Role::Launcher => bail!("a launcher connected to SlurmctldPort"),
     };
-    agent_conn(stream, conn, agent, theirs.version, &gateway, key).await
+    let from = stream.peer_addr()?.ip();
+    agent_conn(stream, conn, from, agent, theirs.version, &gateway, key).await
+}
+
+/// A node's agent joining the mesh: it proves the cluster key (the proofs
+/// cover its public key), the actor admits it, and the answer goes back
+/// sealed under the cluster key.
+async fn mesh_join_conn(
+    stream: TcpStream,
+    version: u16,
+    join: spur_proto::MeshJoinHello,
+    gateway: &Gateway,
+    key: &[u8],
+) -> Result<()> {
+    let (mut rd, mut wr) = stream.into_split();
+    if version != PROTOCOL_VERSION {
+        bail!("agent {} speaks protocol {version}", join.node);
+    }
+    frame::write(&mut wr, &hello()).await?;
+    let peer = crate::handshake::Peer::MeshJoin(&join.node, &join.public_key);
+    let ours = crate::handshake::challenge(&mut rd, &mut wr, key, peer, &join.nonce).await?;
+    let (reply, answer) = oneshot::channel();
+    gateway
+        .actor
+        .send(Command::MeshJoin {
+            node: join.node.clone(),
+            public_key: join.public_key,
+            reply,
+        })
+        .map_err(|_| anyhow::anyhow!("controller is stopping"))?;
+    let answer = answer
+        .await
+        .context("the controller did not answer the join (its state database may refuse writes)")?;
+    let bytes = frame::encode(&answer)?;
+    let payload = bytes[4..].to_vec();
+    let sealed = spur_proto::MeshSealed {
+        seal: crate::handshake::seal(key, &join.nonce, &ours, &payload),
+        answer: payload,
+    };
+    frame::write(&mut wr, &sealed).await?;
+    Ok(())
 }
 
 /// One agent's connection. The actor knows it by `conn` and decides which
@@ -211,6 +310,7 @@ async fn tcp_conn(
 async fn agent_conn(
     stream: TcpStream,
     conn: u64,
+    from: std::net::IpAddr,
     agent: spur_proto::AgentHello,
     version: u16,
     gateway: &Gateway,
@@ -234,6 +334,7 @@ async fn agent_conn(
     actor
         .send(Command::AgentUp {
             name: agent.node.clone(),
+            from,
             link: AgentLink {
                 conn,
                 tx,
@@ -244,7 +345,10 @@ async fn agent_conn(
         })
         .map_err(|_| anyhow::anyhow!("controller is stopping"))?;
     if !answer.await.unwrap_or(false) {
-        bail!("agent for unknown node {}", agent.node);
+        bail!(
+            "agent for node {} refused (unknown node, or not from its mesh address)",
+            agent.node
+        );
     }
     let writer = tokio::spawn(async move {
         while let Some(msg) = rx.recv().await {
@@ -306,6 +410,9 @@ pub(super) struct Gateway {
     pub(super) http_slots: Arc<tokio::sync::Semaphore>,
     /// The metrics endpoints' last answers.
     pub(super) scrapes: super::metrics::Scrapes,
+    /// Whether the WireGuard mesh is on: agents then register over it
+    /// only, and join it on the plain network.
+    mesh_on: bool,
 }
 
 impl Gateway {

@@ -40,7 +40,9 @@ pub(super) fn message_type(req: &ClientRequest) -> MessageType {
         ClientRequest::Jobs { ids, .. } if ids.len() == 1 => (2021, "REQUEST_JOB_INFO_SINGLE"),
         ClientRequest::Jobs { .. } => (2003, "REQUEST_JOB_INFO"),
         ClientRequest::Steps { .. } => (2005, "REQUEST_JOB_STEP_INFO"),
-        ClientRequest::Nodes | ClientRequest::Domains => (2007, "REQUEST_NODE_INFO"),
+        ClientRequest::Nodes | ClientRequest::Domains | ClientRequest::Mesh => {
+            (2007, "REQUEST_NODE_INFO")
+        }
         ClientRequest::Partitions => (2009, "REQUEST_PARTITION_INFO"),
         ClientRequest::Diag | ClientRequest::ResetDiag => (2035, "REQUEST_STATS_INFO"),
         ClientRequest::Shares => (2022, "REQUEST_SHARE_INFO"),

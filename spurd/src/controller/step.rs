@@ -144,7 +144,7 @@ impl Controller {
                 StepNode {
                     name,
                     hostname: conf.hostname.clone(),
-                    addr: conf.addr.clone(),
+                    addr: self.step_addr(conf),
                     port: conf.port,
                     tasks: p.tasks,
                     gpus: p.gpus,

@@ -92,6 +92,14 @@ pub(super) const MIGRATIONS: &[&str] = &[
         usage BLOB NOT NULL,
         PRIMARY KEY (job_id, step_id)
      );",
+    // 8: the WireGuard mesh's members: each node's public key and mesh
+    // address (the host part, an offset into MeshNetwork), kept across
+    // restarts so that a node keeps its address.
+    "CREATE TABLE mesh_members (
+        node TEXT PRIMARY KEY,
+        public_key BLOB NOT NULL,
+        host INTEGER NOT NULL UNIQUE
+     );",
 ];
 
 /// Brings the schema up to date.

@@ -6,6 +6,7 @@
 pub mod backup;
 mod history;
 pub mod integrity;
+mod mesh;
 mod migrations;
 mod retention;
 mod step;
@@ -20,6 +21,7 @@ use spur_core::JobRecord;
 use thiserror::Error;
 
 pub use self::history::{HistoryRow, Reader};
+pub use self::mesh::StoredMember;
 pub use self::step::StepRow;
 
 /// The state file inside StateSaveLocation.
@@ -49,6 +51,14 @@ pub enum StoreError {
         /// Why.
         #[source]
         source: RowError,
+    },
+    /// A mesh member's stored key is not a WireGuard key.
+    #[error("mesh member {node} is stored with a key of {len} bytes, not 32")]
+    MeshKey {
+        /// The member.
+        node: String,
+        /// The stored key's length.
+        len: usize,
     },
     /// The database is newer than this build.
     #[error("state database schema {found} is newer than this spurd (knows {known})")]

@@ -1,0 +1,215 @@
+//! The WireGuard mesh (spur.conf `MeshType=wireguard`) on wireguard-go: a
+//! controller and three agents in network namespaces join it, a 3-node
+//! job's srun runs over it and only WireGuard's UDP crosses a node's link,
+//! a cut link heals and jobs carry on, the membership outlives a
+//! controller restart, and an agent that did not join cannot register.
+
+use std::io::BufRead;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::harness::{netns_unavailable, Cluster, Options};
+use crate::text;
+
+/// Why this machine cannot run the test, if it cannot.
+fn unavailable() -> Option<String> {
+    if let Some(why) = netns_unavailable() {
+        return Some(why);
+    }
+    if !std::path::Path::new("/dev/net/tun").exists() {
+        return Some("no /dev/net/tun".into());
+    }
+    for tool in ["wireguard-go", "tcpdump"] {
+        let found = Command::new("sh")
+            .args(["-c", &format!("command -v {tool}")])
+            .stdout(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !found {
+            return Some(format!("{tool} is not installed"));
+        }
+    }
+    None
+}
+
+/// A capture of what crosses a link, from when it is made until it is
+/// read.
+struct Capture {
+    tcpdump: std::process::Child,
+    file: std::path::PathBuf,
+}
+
+impl Capture {
+    fn start(link: &str, file: std::path::PathBuf) -> Capture {
+        let mut tcpdump = Command::new("tcpdump")
+            .args([
+                "-Z",
+                "root",
+                "--immediate-mode",
+                "-U",
+                "-n",
+                "-i",
+                link,
+                "-w",
+            ])
+            .arg(&file)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starts tcpdump");
+        let mut said = String::new();
+        let mut err = std::io::BufReader::new(tcpdump.stderr.take().expect("stderr"));
+        err.read_line(&mut said).expect("tcpdump's first words");
+        assert!(said.contains("listening on"), "tcpdump: {said}");
+        Capture { tcpdump, file }
+    }
+
+    /// The IPv4 packets seen, one line each as tcpdump prints them.
+    fn stop(mut self) -> Vec<String> {
+        std::thread::sleep(Duration::from_millis(300));
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(self.tcpdump.id() as i32, libc::SIGTERM) };
+        self.tcpdump.wait().expect("tcpdump ends");
+        let read = Command::new("tcpdump")
+            .args(["-n", "-r"])
+            .arg(&self.file)
+            .output()
+            .expect("reads the capture");
+        text(&read.stdout)
+            .lines()
+            .filter(|l| l.contains(" IP "))
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// A 3-node job whose srun runs a task on every node; its output shown
+/// where it does not complete.
+fn job_on_every_node(c: &Cluster) {
+    let out = c.dir.path().join("job-%j.out");
+    let id = c.submit(
+        &["-N3", "-o", out.to_str().unwrap()],
+        "#!/bin/sh\nsrun -l hostname\n",
+    );
+    c.wait_for(Duration::from_secs(30), "the job to end", |c| {
+        c.state(id)
+            .is_some_and(|s| s != "PENDING" && s != "RUNNING")
+    });
+    let out = std::fs::read_to_string(c.dir.path().join(format!("job-{id}.out")));
+    assert_eq!(c.state(id).as_deref(), Some("COMPLETED"), "{out:?}");
+}
+
+#[test]
+fn agents_join_the_mesh_and_every_job_byte_crosses_it() {
+    if let Some(why) = unavailable() {
+        eprintln!("the mesh test skips: {why}");
+        return;
+    }
+    let mut c = Cluster::start(Options {
+        nodes: 3,
+        netns: true,
+        mesh: true,
+        ..Options::default()
+    });
+    let mesh = c.mesh.clone().expect("the mesh is on");
+
+    // Each node made its own key, readable by root alone.
+    for node in ["n01", "n02", "n03"] {
+        let key = c.dir.path().join(format!("spool/{node}/mesh.key"));
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(&key).expect("a mesh key").permissions(),
+        );
+        assert_eq!(mode & 0o777, 0o600, "{}", key.display());
+    }
+    // They registered over the mesh: the controller heard them from
+    // their mesh addresses.
+    let log = std::fs::read_to_string(c.dir.path().join("controller.log")).unwrap();
+    assert_eq!(log.matches("mesh member admitted").count(), 3, "{log}");
+
+    // Everything a job sends crosses node 1's link as WireGuard's UDP.
+    let capture = Capture::start(&c.node_link(0), c.dir.path().join("n01.pcap"));
+    let id = c.submit(
+        &[
+            "-N3",
+            "-o",
+            &format!("{}/job-%j.out", c.dir.path().display()),
+        ],
+        "#!/bin/sh\nsrun -l hostname | sort\n",
+    );
+    c.wait_state(id, "COMPLETED");
+    let out = std::fs::read_to_string(c.dir.path().join(format!("job-{id}.out"))).unwrap();
+    assert_eq!(out.lines().count(), 3, "{out}");
+    let seen = capture.stop();
+    assert!(!seen.is_empty(), "nothing crossed node 1's link");
+    let udp = format!(".{}: UDP", mesh.port);
+    for line in &seen {
+        assert!(
+            line.contains(&udp),
+            "not WireGuard's UDP on node 1's link: {line}"
+        );
+    }
+
+    // `spurd mesh status`: each member's key, endpoint, handshake, bytes.
+    let status = Command::new(crate::harness::bin_dir().join("spurd"))
+        .args(["mesh", "status"])
+        .env("SLURM_CONF", &c.conf)
+        .output()
+        .expect("runs spurd mesh status");
+    let status = text(&status.stdout);
+    assert!(
+        status.starts_with(&format!("interface: {}\n", mesh.interface)),
+        "{status}"
+    );
+    let members: Vec<&str> = status.lines().filter(|l| l.starts_with('n')).collect();
+    assert_eq!(members.len(), 3, "{status}");
+    for (i, line) in members.iter().enumerate() {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(cols[0], format!("n0{}", i + 1), "{status}");
+        assert!(cols[1].starts_with(&mesh.prefix), "{status}");
+        assert_eq!(cols[2].len(), 44, "a public key: {status}");
+        assert!(cols[3].ends_with(&format!(":{}", mesh.port)), "{status}");
+        assert!(line.contains(" s ago "), "a handshake: {status}");
+        let (rx, tx): (u64, u64) = (
+            cols[cols.len() - 2].parse().unwrap(),
+            cols[cols.len() - 1].parse().unwrap(),
+        );
+        assert!(rx > 0 && tx > 0, "bytes moved: {status}");
+    }
+
+    // A cut link heals; the next job runs on every node.
+    c.cut_node(1);
+    std::thread::sleep(Duration::from_secs(2));
+    c.heal_node(1);
+    job_on_every_node(&c);
+
+    // The membership outlives the controller: restarted, it comes up
+    // with three members and the agents find it again.
+    c.kill_controller();
+    c.start_controller();
+    c.wait_for(Duration::from_secs(30), "the nodes back", |c| {
+        let out = c.run("sinfo", &["-h", "-N", "-o", "%t"]);
+        let states = text(&out.stdout);
+        !states.is_empty()
+            && states
+                .lines()
+                .all(|l| !matches!(l.trim(), "unk" | "unk*" | "down*" | "idle*"))
+    });
+    let log = std::fs::read_to_string(c.dir.path().join("controller.log")).unwrap();
+    assert!(log.contains("members=3"), "{log}");
+    job_on_every_node(&c);
+
+    // An agent that does not join (no spur.conf beside its slurm.conf)
+    // cannot register on the plain network.
+    let apart = c.dir.path().join("apart");
+    std::fs::create_dir_all(&apart).unwrap();
+    let conf = std::fs::read_to_string(&c.conf).unwrap();
+    std::fs::write(apart.join("slurm.conf"), conf).unwrap();
+    std::fs::copy(c.dir.path().join("spur.key"), apart.join("spur.key")).unwrap();
+    c.kill_agent(2);
+    c.start_agent_with_conf(2, &apart.join("slurm.conf"));
+    c.wait_for(Duration::from_secs(20), "the plain agent refused", |c| {
+        std::fs::read_to_string(c.dir.path().join("controller.log"))
+            .unwrap()
+            .contains("agent n03 connected over the plain network")
+    });
+}

@@ -1,0 +1,345 @@
+//! The controller's side of the WireGuard mesh: who is a member (each
+//! node's public key and mesh address, kept in the state database), its
+//! own interface with every member as a peer, and what a joining node is
+//! told. The actor owns it: a join is one of its turns, committed before
+//! it is answered, and every connected agent then hears of the new peer.
+
+use std::collections::BTreeMap;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use spur_conf::{MeshConf, SlurmConf};
+use spur_mesh::{Key, Link, MeshKey, Peer};
+use spur_proto::{MeshKeyBytes, MeshPeer, MeshPeerStatus, MeshStatus, MeshWelcome};
+
+use super::store::StoredMember;
+
+/// The controller's mesh.
+pub struct Mesh {
+    conf: MeshConf,
+    link: Link,
+    /// The controller as its peers know it.
+    me: MeshPeer,
+    /// Members by node name.
+    members: BTreeMap<String, StoredMember>,
+    /// Where each node's WireGuard listens: its NodeAddr and MeshPort.
+    endpoints: BTreeMap<String, Option<SocketAddr>>,
+}
+
+impl std::fmt::Debug for Mesh {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mesh")
+            .field("interface", &self.conf.interface)
+            .field("members", &self.members.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a node cannot join.
+#[derive(Debug, thiserror::Error)]
+pub enum JoinRefused {
+    #[error("node {0} is not in slurm.conf")]
+    UnknownNode(String),
+    #[error("the mesh network has no address left for node {0}")]
+    Full(String),
+}
+
+impl Mesh {
+    /// Brings up the controller's interface (its key in `state_dir`,
+    /// made on the first start) with the members `stored` as its peers.
+    pub fn start(
+        conf: &MeshConf,
+        state_dir: &Path,
+        ctld_name: &str,
+        ctld_addr: &str,
+        slurm: &SlurmConf,
+        stored: Vec<StoredMember>,
+    ) -> Result<Mesh> {
+        let key = MeshKey::load_or_make(&state_dir.join("mesh.key"))?;
+        let address = conf.controller_address();
+        let link = Link::up(
+            &conf.interface,
+            conf.backend,
+            &key,
+            conf.port,
+            address,
+            conf.prefix,
+        )
+        .context("while bringing up the controller's mesh interface")?;
+        let me = MeshPeer {
+            name: ctld_name.to_string(),
+            public_key: key.public().0,
+            endpoint: endpoint(ctld_addr, conf.port),
+            address,
+        };
+        let mut mesh = Mesh {
+            conf: conf.clone(),
+            link,
+            me,
+            members: stored.into_iter().map(|m| (m.node.clone(), m)).collect(),
+            endpoints: BTreeMap::new(),
+        };
+        mesh.set_nodes(slurm);
+        mesh.apply()?;
+        tracing::info!(
+            interface = %mesh.conf.interface,
+            %address,
+            members = mesh.members.len(),
+            userspace = mesh.link.is_userspace(),
+            "mesh up"
+        );
+        Ok(mesh)
+    }
+
+    /// Takes slurm.conf's nodes: their endpoints, and the members whose
+    /// node left it forgotten. The nodes forgotten, for the store.
+    pub fn set_nodes(&mut self, slurm: &SlurmConf) -> Vec<String> {
+        self.endpoints = slurm
+            .nodes
+            .iter()
+            .map(|n| (n.name.clone(), endpoint(&n.addr, self.conf.port)))
+            .collect();
+        let gone: Vec<String> = self
+            .members
+            .keys()
+            .filter(|name| !self.endpoints.contains_key(*name))
+            .cloned()
+            .collect();
+        for name in &gone {
+            self.members.remove(name);
+        }
+        gone
+    }
+
+    /// Admits node `node` with `public_key`: a member already keeps its
+    /// address (a new key replaces its old one), a new one gets the
+    /// lowest free address. The member to store, and whether anything
+    /// changed.
+    pub fn admit(
+        &mut self,
+        node: &str,
+        public_key: MeshKeyBytes,
+    ) -> Result<(StoredMember, bool), JoinRefused> {
+        if !self.endpoints.contains_key(node) {
+            return Err(JoinRefused::UnknownNode(node.to_string()));
+        }
+        if let Some(member) = self.members.get_mut(node) {
+            let changed = member.public_key != public_key;
+            member.public_key = public_key;
+            return Ok((member.clone(), changed));
+        }
+        let taken: std::collections::HashSet<u32> = self.members.values().map(|m| m.host).collect();
+        // Host 1 is the controller's.
+        let host = (2..)
+            .take_while(|h| self.conf.host(*h).is_some())
+            .find(|h| !taken.contains(h))
+            .ok_or_else(|| JoinRefused::Full(node.to_string()))?;
+        let member = StoredMember {
+            node: node.to_string(),
+            public_key,
+            host,
+        };
+        self.members.insert(node.to_string(), member.clone());
+        Ok((member, true))
+    }
+
+    /// The controller's interface told every member.
+    pub fn apply(&self) -> Result<()> {
+        let peers: Vec<Peer> = self
+            .members
+            .values()
+            .map(|m| self.peer_of(m))
+            .map(|p| Peer {
+                key: Key(p.public_key),
+                endpoint: p.endpoint,
+                address: p.address,
+            })
+            .collect();
+        self.link.set_peers(&peers)?;
+        Ok(())
+    }
+
+    /// What node `node` is told on joining.
+    pub fn welcome(&self, node: &str) -> Option<MeshWelcome> {
+        let member = self.members.get(node)?;
+        Some(MeshWelcome {
+            address: self.conf.host(member.host)?,
+            prefix: self.conf.prefix,
+            peers: self.peers_of(node),
+        })
+    }
+
+    /// Every member but `node`, the controller first.
+    pub fn peers_of(&self, node: &str) -> Vec<MeshPeer> {
+        std::iter::once(self.me.clone())
+            .chain(
+                self.members
+                    .values()
+                    .filter(|m| m.node != node)
+                    .map(|m| self.peer_of(m)),
+            )
+            .collect()
+    }
+
+    /// Node `node`'s mesh address, where it is a member.
+    pub fn address_of(&self, node: &str) -> Option<Ipv4Addr> {
+        self.members.get(node).and_then(|m| self.conf.host(m.host))
+    }
+
+    /// Every member as the controller's interface sees it now (its
+    /// handshakes and bytes); members the interface cannot be read for
+    /// show none.
+    pub fn status(&self) -> MeshStatus {
+        let seen: BTreeMap<[u8; 32], spur_mesh::PeerState> = match self.link.peers() {
+            Ok(peers) => peers.into_iter().map(|p| (p.key.0, p)).collect(),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the controller's mesh interface");
+                BTreeMap::new()
+            }
+        };
+        let since_epoch = |t: std::time::SystemTime| {
+            t.duration_since(std::time::UNIX_EPOCH)
+                .ok()
+                .map(|d| d.as_secs())
+        };
+        let peers = self
+            .members
+            .values()
+            .map(|m| {
+                let peer = self.peer_of(m);
+                let state = seen.get(&m.public_key);
+                MeshPeerStatus {
+                    name: peer.name,
+                    address: peer.address,
+                    public_key: peer.public_key,
+                    endpoint: state.and_then(|s| s.endpoint).or(peer.endpoint),
+                    last_handshake: state.and_then(|s| s.last_handshake).and_then(since_epoch),
+                    rx_bytes: state.map_or(0, |s| s.rx_bytes),
+                    tx_bytes: state.map_or(0, |s| s.tx_bytes),
+                }
+            })
+            .collect();
+        MeshStatus {
+            interface: self.conf.interface.clone(),
+            address: self.me.address,
+            port: self.conf.port,
+            public_key: self.me.public_key,
+            peers,
+        }
+    }
+
+    fn peer_of(&self, member: &StoredMember) -> MeshPeer {
+        MeshPeer {
+            name: member.node.clone(),
+            public_key: member.public_key,
+            endpoint: self.endpoints.get(&member.node).copied().flatten(),
+            address: self
+                .conf
+                .host(member.host)
+                .expect("a stored member's address is in the network"),
+        }
+    }
+}
+
+/// `addr` (an address or a host name) at `port`; None where it does not
+/// resolve.
+fn endpoint(addr: &str, port: u16) -> Option<SocketAddr> {
+    if let Ok(ip) = addr.parse::<IpAddr>() {
+        return Some(SocketAddr::new(ip, port));
+    }
+    (addr, port)
+        .to_socket_addrs()
+        .ok()?
+        .find(SocketAddr::is_ipv4)
+}
+
+impl super::actor::Controller {
+    /// Node `node`'s agent asks to join the mesh with `public_key`. The
+    /// answer goes out once the membership is committed; the other agents
+    /// hear of the change with it.
+    pub(super) fn on_mesh_join(
+        &mut self,
+        node: &str,
+        public_key: MeshKeyBytes,
+        reply: tokio::sync::oneshot::Sender<spur_proto::MeshAnswer>,
+    ) {
+        use spur_proto::{ErrorCode, ProtoError};
+        let Some(mesh) = self.mesh.as_mut() else {
+            let off = ProtoError::with_detail(ErrorCode::Disabled, "the mesh is off (spur.conf)");
+            let _ = reply.send(Err(off));
+            return;
+        };
+        let (member, changed) = match mesh.admit(node, public_key) {
+            Ok(admitted) => admitted,
+            Err(refused) => {
+                let code = match refused {
+                    JoinRefused::UnknownNode(_) => ErrorCode::InvalidNodeName,
+                    JoinRefused::Full(_) => ErrorCode::NodeConfigUnavailable,
+                };
+                tracing::warn!(node, error = %refused, "mesh join refused");
+                let _ = reply.send(Err(ProtoError::with_detail(code, refused.to_string())));
+                return;
+            }
+        };
+        if changed {
+            tracing::info!(node, host = member.host, "mesh member admitted");
+            if let Err(e) = mesh.apply() {
+                tracing::warn!(error = %format!("{e:#}"), "cannot give the controller's mesh interface its peers");
+            }
+            self.turn.mesh_members.push(member);
+            self.tell_mesh_peers(Some(node));
+        }
+        let welcome = self.mesh.as_ref().and_then(|m| m.welcome(node));
+        let answer = welcome.ok_or_else(|| ProtoError::new(ErrorCode::NodeConfigUnavailable));
+        self.turn.mesh_replies.push((reply, answer));
+    }
+
+    /// Every connected agent but `except`'s is told the members it has
+    /// as peers now.
+    pub(super) fn tell_mesh_peers(&mut self, except: Option<&str>) {
+        let Some(mesh) = &self.mesh else { return };
+        for (i, live) in self.live.iter().enumerate() {
+            let name = &self.core.nodes()[i].config.name;
+            if live.link.is_none() || except == Some(name.as_str()) {
+                continue;
+            }
+            let peers = mesh.peers_of(name);
+            self.turn.to_agents.push((
+                spur_core::NodeId(i as u32),
+                spur_proto::ToAgent::MeshPeers(peers),
+            ));
+        }
+    }
+
+    /// The mesh's members as the controller sees them (None: it is off).
+    pub(super) fn mesh_status(&self) -> Option<MeshStatus> {
+        self.mesh.as_ref().map(Mesh::status)
+    }
+
+    /// Where srun reaches node `node`'s agent for a step: its mesh address
+    /// where steps cross the mesh (MeshTraffic=all), else its NodeAddr.
+    pub(super) fn step_addr(&self, node: &spur_conf::NodeConf) -> String {
+        self.mesh
+            .as_ref()
+            .filter(|m| m.conf.traffic == spur_conf::MeshTraffic::All)
+            .and_then(|m| m.address_of(&node.name))
+            .map_or_else(|| node.addr.clone(), |a| a.to_string())
+    }
+
+    /// Whether an agent for `node` that connected from `from` may
+    /// register: with the mesh on, only over it, from the node's own mesh
+    /// address (which only the holder of its key can send from).
+    pub(super) fn mesh_admits(&self, node: &str, from: IpAddr) -> bool {
+        match &self.mesh {
+            None => true,
+            Some(mesh) => match mesh.address_of(node) {
+                Some(address) if IpAddr::V4(address) == from => true,
+                expected => {
+                    tracing::warn!(node, %from, ?expected, "agent refused: not from its mesh address");
+                    false
+                }
+            },
+        }
+    }
+}
