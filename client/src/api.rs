@@ -354,6 +354,15 @@ pub trait Api: Controller {
         }
     }
 
+    /// `spurd mesh rotate`: a new mesh key pair for this host (its agent's
+    /// on a node, the controller's on its host).
+    fn mesh_rotate(&mut self) -> Result<(), RequestError> {
+        match self.request(&ClientRequest::MeshRotate)? {
+            ClientResponse::Done => Ok(()),
+            _ => Err(unexpected()),
+        }
+    }
+
     /// `sshare`: every user's fair-share.
     fn shares(&mut self) -> Result<spur_proto::Shares, RequestError> {
         match self.request(&ClientRequest::Shares)? {

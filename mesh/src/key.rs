@@ -63,6 +63,36 @@ impl MeshKey {
         }
     }
 
+    /// A new key pair in place of the one in `path` (written beside it
+    /// and renamed over it, mode 0600, so that a crash leaves one key or
+    /// the other whole).
+    pub fn rotate(path: &Path) -> Result<MeshKey, MeshError> {
+        let io = |source| MeshError::Key {
+            path: path.to_path_buf(),
+            source,
+        };
+        let key = MeshKey::from_private(Key::generate_private());
+        let mut fresh = path.as_os_str().to_owned();
+        fresh.push(".new");
+        let fresh = std::path::PathBuf::from(fresh);
+        let _ = std::fs::remove_file(&fresh);
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&fresh)
+            .map_err(io)?;
+        writeln!(file, "{}", key.private.to_base64()).map_err(io)?;
+        file.sync_all().map_err(io)?;
+        std::fs::rename(&fresh, path).map_err(io)?;
+        if let Some(dir) = path.parent() {
+            std::fs::File::open(dir)
+                .and_then(|d| d.sync_all())
+                .map_err(io)?;
+        }
+        Ok(key)
+    }
+
     fn from_private(private: Key) -> MeshKey {
         let public = private.get_public();
         MeshKey { private, public }
@@ -100,6 +130,23 @@ mod tests {
         assert_eq!(made.private().get_public(), *made.public());
         assert_eq!(fingerprint(made.public()).len(), 44);
         assert!(!format!("{made:?}").contains(&made.private().to_base64()));
+    }
+
+    #[test]
+    fn a_rotated_key_replaces_the_old_one_with_mode_0600() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mesh.key");
+        let old = MeshKey::load_or_make(&path).unwrap();
+        let new = MeshKey::rotate(&path).unwrap();
+        assert_ne!(new.public(), old.public());
+        assert_eq!(MeshKey::load_or_make(&path).unwrap().public(), new.public());
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no file left beside it"
+        );
     }
 
     #[test]

@@ -103,6 +103,19 @@ impl Link {
         })
     }
 
+    /// Gives the interface a new key pair (`spurd mesh rotate`): its peers
+    /// take it once the controller has told them.
+    pub fn set_key(&self, key: &MeshKey) -> Result<(), MeshError> {
+        let update = DeviceUpdate::new()
+            .set_private_key(key.private().clone())
+            .set_public_key(key.public().clone());
+        apply(update, &self.name, self.backend).map_err(|source| MeshError::Link {
+            name: self.name.to_string(),
+            what: "giving it a new key",
+            source,
+        })
+    }
+
     /// Replaces the interface's peers with `peers`.
     pub fn set_peers(&self, peers: &[Peer]) -> Result<(), MeshError> {
         let mut update = DeviceUpdate::new().replace_peers();

@@ -215,6 +215,12 @@ pub enum ClientRequest {
     Domains,
     /// The WireGuard mesh's members as the controller sees them.
     Mesh,
+    /// `spurd mesh rotate` (root or SlurmUser): a new key pair for this
+    /// host's mesh interface. On a node its agent answers (it is never
+    /// relayed) and joins again with the new key; on the controller's
+    /// host the controller answers and tells every agent. Answered with
+    /// Done.
+    MeshRotate,
 }
 
 impl ClientRequest {

@@ -78,6 +78,10 @@ enum MeshCmd {
     /// Each member of the mesh as the controller sees it: its public key,
     /// endpoint, latest handshake and bytes moved.
     Status(ConfOpts),
+    /// A new key pair for this host's mesh interface (a node's, through
+    /// its agent; the controller's, on its host); the other members are
+    /// told the new public key and running jobs carry on.
+    Rotate(ConfOpts),
 }
 
 /// Where the configuration is.
@@ -187,14 +191,18 @@ fn main() -> ExitCode {
         // No runtime, no threads: these fork.
         Cmd::Supervise { dir } => return spur_supervise::run(dir),
         Cmd::Step { dir } => return agent::stepd::run(dir),
-        Cmd::Mesh(MeshCmd::Status(c)) => {
-            return match mesh::status(&c.conf) {
+        Cmd::Mesh(cmd) => {
+            let done = match cmd {
+                MeshCmd::Status(c) => mesh::status(&c.conf),
+                MeshCmd::Rotate(c) => mesh::rotate(&c.conf),
+            };
+            return match done {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("spurd: error: {e:#}");
                     ExitCode::FAILURE
                 }
-            }
+            };
         }
         Cmd::InstallDocs { dir } => {
             return match dev::install_docs(dir) {

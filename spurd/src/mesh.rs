@@ -1,6 +1,8 @@
 //! `spurd mesh status`: the WireGuard mesh's members as the controller's
 //! interface sees them (each one's key, endpoint, last handshake and bytes
-//! moved), asked of the controller as any command asks it.
+//! moved), asked of the controller as any command asks it; `spurd mesh
+//! rotate`: a new key pair for this host's interface (a node's agent, or
+//! the controller on its host, makes it and tells the others).
 
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -24,6 +26,22 @@ pub fn status(conf: &Path) -> Result<()> {
         None => println!("the mesh is off (spur.conf has no MeshType=wireguard)"),
         Some(status) => print!("{}", render(&status, now)),
     }
+    Ok(())
+}
+
+/// Has this host's mesh key pair replaced, for the cluster of the
+/// slurm.conf at `conf`.
+pub fn rotate(conf: &Path) -> Result<()> {
+    let slurm = spur_client::load_conf(conf)?;
+    let mut session = spur_client::Session::new(slurm);
+    session.mesh_rotate().map_err(|e| match e {
+        spur_client::RequestError::Refused(spur_proto::ProtoError {
+            detail: Some(ref detail),
+            ..
+        }) => anyhow::anyhow!("{e}: {detail}"),
+        e => anyhow::anyhow!("{e}"),
+    })?;
+    println!("spurd: mesh key rotated; the other members are told the new public key");
     Ok(())
 }
 

@@ -83,6 +83,17 @@ impl Capture {
     }
 }
 
+/// What `spurd mesh status` prints.
+fn mesh_status(conf: &std::path::Path) -> String {
+    let out = Command::new(crate::harness::bin_dir().join("spurd"))
+        .args(["mesh", "status"])
+        .env("SLURM_CONF", conf)
+        .output()
+        .expect("runs spurd mesh status");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
 /// A 3-node job whose srun runs a task on every node; its output shown
 /// where it does not complete.
 fn job_on_every_node(c: &Cluster) {
@@ -109,6 +120,7 @@ fn agents_join_the_mesh_and_every_job_byte_crosses_it() {
         nodes: 3,
         netns: true,
         mesh: true,
+        extra_conf: "MetricsType=metrics/openmetrics\n",
         ..Options::default()
     });
     let mesh = c.mesh.clone().expect("the mesh is on");
@@ -150,12 +162,7 @@ fn agents_join_the_mesh_and_every_job_byte_crosses_it() {
     }
 
     // `spurd mesh status`: each member's key, endpoint, handshake, bytes.
-    let status = Command::new(crate::harness::bin_dir().join("spurd"))
-        .args(["mesh", "status"])
-        .env("SLURM_CONF", &c.conf)
-        .output()
-        .expect("runs spurd mesh status");
-    let status = text(&status.stdout);
+    let status = mesh_status(&c.conf);
     assert!(
         status.starts_with(&format!("interface: {}\n", mesh.interface)),
         "{status}"
@@ -176,10 +183,73 @@ fn agents_join_the_mesh_and_every_job_byte_crosses_it() {
         assert!(rx > 0 && tx > 0, "bytes moved: {status}");
     }
 
+    // The metrics say the same, per member.
+    let scraped = crate::metrics::get(&crate::metrics::controller(&c), "/metrics/nodes", &[]);
+    assert_eq!(scraped.status, 200, "{}", scraped.body);
+    for family in [
+        "spur_mesh_peer_received_bytes",
+        "spur_mesh_peer_sent_bytes",
+        "spur_mesh_peer_last_handshake_timestamp_seconds",
+    ] {
+        for node in ["n01", "n02", "n03"] {
+            let prefix = format!("{family}{{node=\"{node}\"}} ");
+            let value = scraped
+                .body
+                .lines()
+                .find_map(|l| l.strip_prefix(&prefix))
+                .unwrap_or_else(|| panic!("{prefix} in {}", scraped.body));
+            assert!(value.parse::<u64>().unwrap() > 0, "{prefix}{value}");
+        }
+    }
+    crate::metrics::promtool_passes(&scraped.body);
+
     // A cut link heals; the next job runs on every node.
     c.cut_node(1);
     std::thread::sleep(Duration::from_secs(2));
     c.heal_node(1);
+    job_on_every_node(&c);
+
+    // Keys rotate, a node's and the controller's, while a job runs across
+    // the nodes; it carries on, and the members use the new keys.
+    let before = mesh_status(&c.conf);
+    let out = c.dir.path().join("long-%j.out");
+    let long = c.submit(
+        &["-N3", "-o", out.to_str().unwrap()],
+        "#!/bin/sh\nsrun -l sh -c 'sleep 6; hostname'\n",
+    );
+    c.wait_state(long, "RUNNING");
+    std::thread::sleep(Duration::from_secs(1));
+    let on_node = c.conf_away_from_controller("slurm-on-n02.conf");
+    for (conf, node) in [(&on_node, "n02"), (&c.conf, "")] {
+        let rotated = Command::new(crate::harness::bin_dir().join("spurd"))
+            .args(["mesh", "rotate"])
+            .env("SLURM_CONF", conf)
+            .env("SPUR_NODE", node)
+            .output()
+            .expect("runs spurd mesh rotate");
+        assert!(rotated.status.success(), "{}", text(&rotated.stderr));
+    }
+    c.wait_state(long, "COMPLETED");
+    let out = std::fs::read_to_string(c.dir.path().join(format!("long-{long}.out"))).unwrap();
+    assert_eq!(out.lines().count(), 3, "{out}");
+    let after = mesh_status(&c.conf);
+    // The third word of the line that starts with `what`: the key, in
+    // "  public key: KEY" as in "n02  ADDRESS  KEY ...".
+    let key_of = |status: &str, what: &str| {
+        status
+            .lines()
+            .find(|l| l.trim_start().starts_with(what))
+            .and_then(|l| l.split_whitespace().nth(2))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_ne!(
+        key_of(&before, "public"),
+        key_of(&after, "public"),
+        "the controller's key"
+    );
+    assert_ne!(key_of(&before, "n02"), key_of(&after, "n02"), "n02's key");
+    assert_eq!(key_of(&before, "n01"), key_of(&after, "n01"), "n01's key");
     job_on_every_node(&c);
 
     // The membership outlives the controller: restarted, it comes up

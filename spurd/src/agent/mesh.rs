@@ -18,7 +18,9 @@ use tracing::info;
 /// This node's mesh.
 pub struct AgentMesh {
     conf: MeshConf,
-    key: MeshKey,
+    /// The key file, in the spool folder.
+    key_file: std::path::PathBuf,
+    key: Mutex<MeshKey>,
     /// The interface and its address, once a join has brought it up.
     link: Mutex<Option<(Link, Ipv4Addr)>>,
 }
@@ -29,10 +31,12 @@ impl AgentMesh {
     pub fn load(conf: MeshConf, spool: &Path) -> Result<AgentMesh> {
         std::fs::create_dir_all(spool)
             .with_context(|| format!("while creating {}", spool.display()))?;
-        let key = MeshKey::load_or_make(&spool.join("mesh.key"))?;
+        let key_file = spool.join("mesh.key");
+        let key = MeshKey::load_or_make(&key_file)?;
         Ok(AgentMesh {
             conf,
-            key,
+            key_file,
+            key: Mutex::new(key),
             link: Mutex::new(None),
         })
     }
@@ -66,7 +70,7 @@ impl AgentMesh {
             .with_context(|| format!("while reaching {}:{} to join the mesh", plain.0, plain.1))?;
         let (mut rd, mut wr) = stream.into_split();
         let nonce = crate::handshake::nonce()?;
-        let public_key = self.key.public().0;
+        let public_key = self.key.lock().expect("mesh lock").public().0;
         let hello = Hello {
             version: PROTOCOL_VERSION,
             role: Role::MeshJoin(MeshJoinHello {
@@ -114,16 +118,30 @@ impl AgentMesh {
         if link.as_ref().is_some_and(|(_, a)| *a == address) {
             return Ok(());
         }
+        let key = self.key.lock().expect("mesh lock").clone();
         let up = Link::up(
             &self.conf.interface,
             self.conf.backend,
-            &self.key,
+            &key,
             self.conf.port,
             address,
             prefix,
         )?;
         info!(interface = %self.conf.interface, %address, userspace = up.is_userspace(), "mesh joined");
         *link = Some((up, address));
+        Ok(())
+    }
+
+    /// A new key pair (`spurd mesh rotate`), in the key file and on the
+    /// interface at once; the next join tells the controller, which tells
+    /// every other member.
+    pub fn rotate(&self) -> Result<()> {
+        let key = MeshKey::rotate(&self.key_file)?;
+        if let Some((link, _)) = self.link.lock().expect("mesh lock").as_ref() {
+            link.set_key(&key)?;
+        }
+        info!(public_key = %spur_mesh::key::fingerprint(key.public()), "mesh key rotated");
+        *self.key.lock().expect("mesh lock") = key;
         Ok(())
     }
 

@@ -27,8 +27,8 @@ use tracing::{info, warn};
 use spur_conf::{CgroupConf, ConfFile, NodeConf, SlurmConf};
 use spur_proto::frame;
 use spur_proto::{
-    AgentHello, BatchLaunch, FromAgent, Hello, JobEnd, Registration, Role, SignalScope, ToAgent,
-    PROTOCOL_VERSION,
+    AgentHello, BatchLaunch, ClientRequest, ClientResponse, ErrorCode, FromAgent, Hello, JobEnd,
+    ProtoError, Registration, Role, SignalScope, ToAgent, PROTOCOL_VERSION,
 };
 
 use cgroup::Memcg;
@@ -438,6 +438,17 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
                 None => break Err(anyhow::anyhow!("controller closed the connection")),
             },
             Some(p) = ch.relayed.recv() => {
+                // `spurd mesh rotate` on this node is the agent's to answer;
+                // the session then ends and the next joins with the new key.
+                if matches!(p.req, ClientRequest::MeshRotate) {
+                    let rotated = rotate_mesh_key(settings, p.uid);
+                    let done = rotated.is_ok();
+                    p.answer(&rotated.unwrap_or_else(ClientResponse::Error));
+                    if done {
+                        break Ok(());
+                    }
+                    continue;
+                }
                 next_tag += 1;
                 waiting.insert(next_tag, p.reply);
                 let msg = FromAgent::Relay { tag: next_tag, uid: p.uid, req: Box::new(p.req) };
@@ -521,6 +532,23 @@ fn registration(settings: &Settings, jobs: &Jobs) -> Registration {
             .collect(),
         ended: jobs.unacked.values().cloned().collect(),
     }
+}
+
+/// `spurd mesh rotate` on this node, asked by `uid` (root alone: the key
+/// is root's): a new key pair for its mesh interface.
+fn rotate_mesh_key(settings: &Settings, uid: u32) -> Result<ClientResponse, ProtoError> {
+    if uid != 0 {
+        return Err(ErrorCode::AccessDenied.into());
+    }
+    let Some(mesh) = &settings.mesh else {
+        return Err(ProtoError::with_detail(
+            ErrorCode::Disabled,
+            "the mesh is off (spur.conf)",
+        ));
+    };
+    mesh.rotate()
+        .map(|()| ClientResponse::Done)
+        .map_err(|e| ProtoError::with_detail(ErrorCode::NotSupported, format!("{e:#}")))
 }
 
 /// Whether `e` is a controller that does not answer yet (it may be

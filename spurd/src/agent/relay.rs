@@ -31,6 +31,13 @@ pub struct Pending {
 }
 
 impl Pending {
+    /// Answers the request here, without the controller.
+    pub fn answer(self, resp: &ClientResponse) {
+        if let Ok(frame) = frame::encode(resp) {
+            let _ = self.reply.send(frame);
+        }
+    }
+
     /// Answers a request that was never sent on: the controller cannot be
     /// reached, and the command may try again.
     pub fn tell_unreachable(self) {

@@ -19,6 +19,8 @@ use super::store::StoredMember;
 pub struct Mesh {
     conf: MeshConf,
     link: Link,
+    /// The controller's key file, in StateSaveLocation.
+    key_file: std::path::PathBuf,
     /// The controller as its peers know it.
     me: MeshPeer,
     /// Members by node name.
@@ -56,7 +58,8 @@ impl Mesh {
         slurm: &SlurmConf,
         stored: Vec<StoredMember>,
     ) -> Result<Mesh> {
-        let key = MeshKey::load_or_make(&state_dir.join("mesh.key"))?;
+        let key_file = state_dir.join("mesh.key");
+        let key = MeshKey::load_or_make(&key_file)?;
         let address = conf.controller_address();
         let link = Link::up(
             &conf.interface,
@@ -76,6 +79,7 @@ impl Mesh {
         let mut mesh = Mesh {
             conf: conf.clone(),
             link,
+            key_file,
             me,
             members: stored.into_iter().map(|m| (m.node.clone(), m)).collect(),
             endpoints: BTreeMap::new(),
@@ -142,6 +146,16 @@ impl Mesh {
         };
         self.members.insert(node.to_string(), member.clone());
         Ok((member, true))
+    }
+
+    /// A new key pair for the controller's interface (`spurd mesh
+    /// rotate`); every member must then be told the new public key.
+    pub fn rotate(&mut self) -> Result<()> {
+        let key = MeshKey::rotate(&self.key_file)?;
+        self.link.set_key(&key)?;
+        self.me.public_key = key.public().0;
+        tracing::info!(public_key = %spur_mesh::key::fingerprint(key.public()), "controller's mesh key rotated");
+        Ok(())
     }
 
     /// The controller's interface told every member.
@@ -254,6 +268,8 @@ fn endpoint(addr: &str, port: u16) -> Option<SocketAddr> {
         .find(SocketAddr::is_ipv4)
 }
 
+use spur_proto::{ClientResponse, ErrorCode, ProtoError};
+
 impl super::actor::Controller {
     /// Node `node`'s agent asks to join the mesh with `public_key`. The
     /// answer goes out once the membership is committed; the other agents
@@ -264,7 +280,6 @@ impl super::actor::Controller {
         public_key: MeshKeyBytes,
         reply: tokio::sync::oneshot::Sender<spur_proto::MeshAnswer>,
     ) {
-        use spur_proto::{ErrorCode, ProtoError};
         let Some(mesh) = self.mesh.as_mut() else {
             let off = ProtoError::with_detail(ErrorCode::Disabled, "the mesh is off (spur.conf)");
             let _ = reply.send(Err(off));
@@ -310,6 +325,24 @@ impl super::actor::Controller {
                 spur_proto::ToAgent::MeshPeers(peers),
             ));
         }
+    }
+
+    /// `spurd mesh rotate` on the controller's host, by `uid`: a new key
+    /// pair for the controller's interface, and every agent told.
+    pub(super) fn rotate_mesh_key(&mut self, uid: u32) -> Result<ClientResponse, ProtoError> {
+        if !self.is_operator(uid) {
+            return Err(ErrorCode::AccessDenied.into());
+        }
+        let Some(mesh) = self.mesh.as_mut() else {
+            return Err(ProtoError::with_detail(
+                ErrorCode::Disabled,
+                "the mesh is off (spur.conf)",
+            ));
+        };
+        mesh.rotate()
+            .map_err(|e| ProtoError::with_detail(ErrorCode::NotSupported, format!("{e:#}")))?;
+        self.tell_mesh_peers(None);
+        Ok(ClientResponse::Done)
     }
 
     /// The mesh's members as the controller sees them (None: it is off).

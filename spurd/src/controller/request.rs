@@ -117,6 +117,7 @@ impl Controller {
             ClientRequest::SplitArrayTasks(tasks) => self.split_array_tasks(uid, &tasks),
             ClientRequest::UpdateNode(update) => self.update_node(uid, &update),
             ClientRequest::Diag => Ok(ClientResponse::Diag(Box::new(self.diag()))),
+            ClientRequest::MeshRotate => self.rotate_mesh_key(uid),
             ClientRequest::Mesh => match self.private_viewer(uid, PrivateData::NODES) {
                 // Node names, like the node listing.
                 Some(_) => Err(ErrorCode::AccessDenied.into()),
@@ -171,7 +172,13 @@ impl Controller {
         use super::metrics::{families, Endpoint};
         match endpoint {
             Endpoint::Jobs => families::jobs(&self.core, &self.gpu_use_by_node()),
-            Endpoint::Nodes => families::nodes(&self.core, &self.live, &self.gpu_use_by_node()),
+            Endpoint::Nodes => {
+                let mut out = families::nodes(&self.core, &self.live, &self.gpu_use_by_node());
+                if let Some(status) = self.mesh_status() {
+                    families::mesh(&status, &mut out);
+                }
+                out
+            }
             Endpoint::UsersAccounts => families::users_accounts(&self.core, &users::name_of),
             Endpoint::Scheduler => families::scheduler(&self.diag()),
             Endpoint::Partitions => families::partitions(&self.core, &self.live),

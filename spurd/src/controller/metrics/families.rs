@@ -643,6 +643,36 @@ fn gpu_use_per_node(core: &Core, gpu_use: &GpuUse, out: &mut Exposition) {
     );
 }
 
+/// spur's own: each WireGuard mesh member as the controller's interface
+/// sees it (bytes each way, its latest handshake), where the mesh is on.
+pub fn mesh(status: &spur_proto::MeshStatus, out: &mut Exposition) {
+    let each = |f: &dyn Fn(&spur_proto::MeshPeerStatus) -> Option<u64>| {
+        status
+            .peers
+            .iter()
+            .filter_map(|p| f(p).map(|v| (Some(p.name.clone()), v)))
+            .collect()
+    };
+    out.labelled(
+        "spur_mesh_peer_received_bytes".to_string(),
+        "Bytes the controller's mesh interface received from the member",
+        "node",
+        each(&|p| Some(p.rx_bytes)),
+    );
+    out.labelled(
+        "spur_mesh_peer_sent_bytes".to_string(),
+        "Bytes the controller's mesh interface sent to the member",
+        "node",
+        each(&|p| Some(p.tx_bytes)),
+    );
+    out.labelled(
+        "spur_mesh_peer_last_handshake_timestamp_seconds".to_string(),
+        "When the member last completed a handshake with the controller, in seconds since the epoch",
+        "node",
+        each(&|p| p.last_handshake),
+    );
+}
+
 /// spur's own families after Slurm's: each NVLink domain's GPUs.
 fn domains(core: &Core, out: &mut Exposition) {
     let domains = core.domain_gpus();
