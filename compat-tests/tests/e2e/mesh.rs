@@ -203,22 +203,20 @@ fn agents_join_the_mesh_and_every_job_byte_crosses_it() {
     }
     crate::metrics::promtool_passes(&scraped.body);
 
-    // A cut link heals; the next job runs on every node.
-    c.cut_node(1);
-    std::thread::sleep(Duration::from_secs(2));
-    c.heal_node(1);
-    job_on_every_node(&c);
-
-    // Keys rotate, a node's and the controller's, while a job runs across
-    // the nodes; it carries on, and the members use the new keys.
+    // While a job runs across the nodes, node 2's link is cut and heals,
+    // and keys rotate, a node's and the controller's: the job carries on,
+    // and the members use the new keys.
     let before = mesh_status(&c.conf);
     let out = c.dir.path().join("long-%j.out");
     let long = c.submit(
         &["-N3", "-o", out.to_str().unwrap()],
-        "#!/bin/sh\nsrun -l sh -c 'sleep 6; hostname'\n",
+        "#!/bin/sh\nsrun -l sh -c 'sleep 8; hostname'\n",
     );
     c.wait_state(long, "RUNNING");
     std::thread::sleep(Duration::from_secs(1));
+    c.cut_node(1);
+    std::thread::sleep(Duration::from_secs(2));
+    c.heal_node(1);
     let on_node = c.conf_away_from_controller("slurm-on-n02.conf");
     for (conf, node) in [(&on_node, "n02"), (&c.conf, "")] {
         let rotated = Command::new(crate::harness::bin_dir().join("spurd"))
@@ -267,6 +265,36 @@ fn agents_join_the_mesh_and_every_job_byte_crosses_it() {
     let log = std::fs::read_to_string(c.dir.path().join("controller.log")).unwrap();
     assert!(log.contains("members=3"), "{log}");
     job_on_every_node(&c);
+
+    // A node taken out of slurm.conf leaves the mesh.
+    let conf = std::fs::read_to_string(&c.conf).unwrap();
+    let without = conf
+        .lines()
+        .filter(|l| !l.starts_with("NodeName=n03"))
+        .map(|l| l.replace("n[01-03]", "n[01-02]") + "\n")
+        .collect::<String>();
+    std::fs::write(&c.conf, &without).unwrap();
+    let topology = c.dir.path().join("topology.conf");
+    let blocks = std::fs::read_to_string(&topology).unwrap();
+    std::fs::write(&topology, blocks.replace("n[01-03]", "n[01-02]")).unwrap();
+    let reconfigured = c.run("scontrol", &["reconfigure"]);
+    assert!(
+        reconfigured.status.success(),
+        "{}",
+        text(&reconfigured.stderr)
+    );
+    let status = mesh_status(&c.conf);
+    let members: Vec<&str> = status.lines().filter(|l| l.starts_with('n')).collect();
+    assert_eq!(members.len(), 2, "{status}");
+    assert!(!status.contains("n03"), "{status}");
+    std::fs::write(&c.conf, &conf).unwrap();
+    std::fs::write(&topology, blocks).unwrap();
+    let reconfigured = c.run("scontrol", &["reconfigure"]);
+    assert!(
+        reconfigured.status.success(),
+        "{}",
+        text(&reconfigured.stderr)
+    );
 
     // An agent that does not join (no spur.conf beside its slurm.conf)
     // cannot register on the plain network.
