@@ -104,8 +104,12 @@ impl AgentMesh {
             Ok(welcome) => welcome,
             Err(e) => bail!("the controller refused this node's mesh join: {e}"),
         };
-        self.bring_up(welcome.address, welcome.prefix)?;
-        self.set_peers(&welcome.peers)?;
+        // The interface's calls block (wireguard-go starts, rtnetlink):
+        // off the runtime's other tasks.
+        tokio::task::block_in_place(|| {
+            self.bring_up(welcome.address, welcome.prefix)?;
+            self.set_peers(&welcome.peers)
+        })?;
         let controller = welcome
             .peers
             .first()

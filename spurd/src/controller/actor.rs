@@ -543,7 +543,7 @@ impl Controller {
                 self.on_agent_registered(node, link, *reg);
                 // Members that joined between its join and now.
                 if let Some(mesh) = &self.mesh {
-                    let peers = mesh.peers_of(&name);
+                    let peers = mesh.members.peers_of(&name);
                     self.turn.to_agents.push((node, ToAgent::MeshPeers(peers)));
                 }
                 let stats = super::stats::NODE_REGISTRATION;

@@ -362,7 +362,7 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
     let mesh_listener = match &site.spur.mesh {
         None => None,
         Some(conf) => {
-            let mesh = mesh::Mesh::start(
+            let (mesh, gone) = mesh::Mesh::start(
                 conf,
                 &state_dir,
                 &site.ctld_name,
@@ -372,6 +372,8 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
             )?;
             let at = (conf.controller_address(), site.conf.slurmctld_port.first);
             controller.mesh = Some(mesh);
+            // Forgotten in the store with the first turn.
+            controller.turn.mesh_gone.extend(gone);
             Some(
                 tokio::net::TcpListener::bind(at)
                     .await
@@ -521,6 +523,17 @@ fn rebuild(mut old: Controller, why: String) -> Result<Controller> {
     let site = site_before_reconfigure.unwrap_or(site);
     let mut fresh = assemble(&site, facts, store)?;
     fresh.mesh = mesh;
+    if let Some(mesh) = fresh.mesh.as_mut() {
+        // A join the failed turn admitted did not happen.
+        let stored = fresh
+            .store
+            .mesh_members()
+            .context("while loading the mesh's members")?;
+        mesh.members.reset(stored);
+        if let Err(e) = mesh.apply() {
+            warn!(error = %format!("{e:#}"), "cannot give the controller's mesh interface its peers");
+        }
+    }
     fresh.rpcs = rpcs;
     fresh.private_data = private_data;
     fresh.publish_private_data();

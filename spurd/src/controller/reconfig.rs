@@ -109,7 +109,7 @@ impl Controller {
         // Members whose node left are forgotten; the others' endpoints
         // follow their NodeAddr.
         if let Some(mesh) = self.mesh.as_mut() {
-            let gone = mesh.set_nodes(&self.site.conf);
+            let gone = mesh.members.set_nodes(&self.site.conf);
             if let Err(e) = mesh.apply() {
                 warn!(error = %format!("{e:#}"), "cannot give the controller's mesh interface its peers");
             }
