@@ -432,10 +432,7 @@ pub fn agent_socket_path(conf: &SlurmConf) -> Option<PathBuf> {
         .nodes
         .iter()
         .find(|n| n.name == me || n.hostname == me)?;
-    let spool = conf
-        .slurmd_spool_dir
-        .replace("%n", &node.name)
-        .replace("%h", &node.hostname);
+    let spool = node.slurmd_path(&conf.slurmd_spool_dir);
     Some(Path::new(&spool).join(spur_proto::AGENT_SOCKET_NAME))
 }
 

@@ -377,12 +377,6 @@ fn not_acted(daemon: &Daemon) -> Vec<&'static str> {
 
 /// How `daemon` runs with slurm.conf `conf`.
 fn plan(daemon: &Daemon, conf: &SlurmConf, conf_path: PathBuf) -> Plan {
-    let get = |key: &str| {
-        conf.other
-            .get(key)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
     let (foreground, log_flag, verbose, setwd, nice, mlock) = match daemon {
         Daemon::Ctld(a) => (
             a.foreground,
@@ -422,19 +416,29 @@ fn plan(daemon: &Daemon, conf: &SlurmConf, conf_path: PathBuf) -> Plan {
         .unwrap_or(3)
         .saturating_add(verbose)
         .min(9);
-    let log_file = log_flag.clone().or_else(|| get(log_key));
     let node = match daemon {
         Daemon::Slurmd(a) => a.node.clone().unwrap_or_else(spur_sys::short_hostname),
         Daemon::Ctld(_) => String::new(),
     };
+    // slurmd's files in slurm.conf name their node with %n and %h, so that
+    // several slurmd on one host (`-N`) each get their own; a path given
+    // on the command line is taken as it is.
+    let conf_path_of = |key: &str| {
+        let path = conf.other.get(key).filter(|v| !v.is_empty())?;
+        Some(PathBuf::from(match (daemon, conf.node(&node)) {
+            (Daemon::Slurmd(_), Some(n)) => n.slurmd_path(path),
+            _ => path.clone(),
+        }))
+    };
+    let log_file = log_flag.clone().or_else(|| conf_path_of(log_key));
     // -s: the log file's folder, else where the daemon keeps its state.
     let workdir = setwd.then(|| {
         let state = match daemon {
             Daemon::Ctld(_) => conf.state_save_location.clone(),
-            Daemon::Slurmd(_) => conf
-                .slurmd_spool_dir
-                .replace("%n", &node)
-                .replace("%h", &node),
+            Daemon::Slurmd(_) => conf.node(&node).map_or_else(
+                || conf.slurmd_spool_dir.clone(),
+                |n| n.slurmd_path(&conf.slurmd_spool_dir),
+            ),
         };
         log_file
             .as_ref()
@@ -464,7 +468,7 @@ fn plan(daemon: &Daemon, conf: &SlurmConf, conf_path: PathBuf) -> Plan {
         conf: conf_path,
         foreground,
         log_file,
-        pid_file: get(pid_key).unwrap_or_else(|| PathBuf::from(pid_default)),
+        pid_file: conf_path_of(pid_key).unwrap_or_else(|| PathBuf::from(pid_default)),
         workdir,
         level: match crate::logging::level_filter(index) {
             f if f == tracing_subscriber::filter::LevelFilter::OFF => "off",
@@ -738,6 +742,42 @@ mod tests {
         assert_eq!(odd.future.as_deref(), Some(""));
         assert_eq!(not_acted(&Daemon::Slurmd(odd)).len(), 2);
         assert!(SlurmctldArgs::try_parse_from(["slurmctld", "-x"]).is_err());
+    }
+
+    #[test]
+    fn several_slurmd_on_one_host_get_their_own_files_from_percent_n() {
+        // The layout of bench/swap's Slurm anchor: one slurmd per NodeName
+        // on 127.0.0.1, each with `-N`.
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path().display();
+        let text = format!(
+            "ClusterName=c\nSlurmctldHost=h(127.0.0.1)\nSlurmctldPidFile={d}/slurmctld.pid\n\
+             SlurmdPidFile={d}/slurmd-%n.pid\nSlurmdLogFile={d}/slurmd-%n.log\n\
+             SlurmdSpoolDir={d}/%n\nNodeName=gb[001-002] NodeAddr=127.0.0.1 Port=[17001-17002]\n\
+             PartitionName=p Nodes=gb[001-002]\n"
+        );
+        let slurmd = |args: &[&str]| {
+            let a = SlurmdArgs::try_parse_from(args).expect("parses");
+            plan(&Daemon::Slurmd(a), &conf(&text), "slurm.conf".into())
+        };
+        let p = slurmd(&["slurmd", "-N", "gb002", "-s"]);
+        assert_eq!(p.pid_file, dir.path().join("slurmd-gb002.pid"));
+        assert_eq!(p.log_file, Some(dir.path().join("slurmd-gb002.log")));
+        assert_eq!(
+            p.workdir,
+            Some(dir.path().to_path_buf()),
+            "the log's folder"
+        );
+        let p = slurmd(&["slurmd", "-N", "gb001", "-L", "/x/%n.log"]);
+        assert_eq!(p.pid_file, dir.path().join("slurmd-gb001.pid"));
+        assert_eq!(
+            p.log_file,
+            Some(PathBuf::from("/x/%n.log")),
+            "-L is taken as given"
+        );
+        let ctld = SlurmctldArgs::try_parse_from(["slurmctld"]).expect("parses");
+        let p = plan(&Daemon::Ctld(ctld), &conf(&text), "slurm.conf".into());
+        assert_eq!(p.pid_file, dir.path().join("slurmctld.pid"));
     }
 
     #[test]

@@ -118,7 +118,8 @@ pub struct SlurmConf {
     pub slurm_user: String,
     /// `StateSaveLocation` ("/var/spool").
     pub state_save_location: String,
-    /// `SlurmdSpoolDir` ("/var/spool/slurmd"; `%n`/`%h` unexpanded).
+    /// `SlurmdSpoolDir` ("/var/spool/slurmd"; `%n`/`%h` unexpanded: see
+    /// [`NodeConf::slurmd_path`]).
     pub slurmd_spool_dir: String,
     /// `SlurmdTimeout` in seconds (300).
     pub slurmd_timeout_secs: u32,

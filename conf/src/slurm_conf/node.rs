@@ -63,6 +63,16 @@ impl NodeConf {
             .map(|g| g.count)
             .sum()
     }
+
+    /// A path setting of this node's slurmd (`SlurmdSpoolDir`,
+    /// `SlurmdPidFile`, `SlurmdLogFile`) with `%n` replaced by the
+    /// NodeName and `%h` by the NodeHostname, as Slurm expands them: several
+    /// slurmd on one host each get their own file.
+    pub fn slurmd_path(&self, template: &str) -> String {
+        template
+            .replace("%n", &self.name)
+            .replace("%h", &self.hostname)
+    }
 }
 
 /// One entry of a node's `Gres=` list: `name[:type][:count][(S:sockets)]`.

@@ -295,6 +295,28 @@ fn addresses_hostnames_and_ports_match_by_position() {
 }
 
 #[test]
+fn slurmd_paths_expand_to_each_nodes_name_and_host() {
+    let c = conf(
+        "SlurmdSpoolDir=/var/spool/slurmd/%n\nSlurmdPidFile=/run/slurmd-%n.pid\n\
+         NodeName=gb[001-002] NodeHostname=h[1-2] NodeAddr=127.0.0.1 Port=[17001-17002]\n",
+    );
+    let gb002 = c.node("gb002").expect("listed");
+    assert_eq!(
+        gb002.slurmd_path(&c.slurmd_spool_dir),
+        "/var/spool/slurmd/gb002"
+    );
+    assert_eq!(
+        gb002.slurmd_path("/run/slurmd-%n.pid"),
+        "/run/slurmd-gb002.pid"
+    );
+    assert_eq!(
+        gb002.slurmd_path("/var/log/%h/%n.log"),
+        "/var/log/h2/gb002.log"
+    );
+    assert_eq!(gb002.slurmd_path("/run/slurmd.pid"), "/run/slurmd.pid");
+}
+
+#[test]
 fn malformed_node_values_name_file_line_and_key() {
     assert_eq!(
         err("ClusterName=x\n\nNodeName=a CPUs=abc\n"),

@@ -178,10 +178,7 @@ impl Settings {
             .slurmctld_hosts
             .first()
             .context("slurm.conf has no SlurmctldHost")?;
-        let spool = conf
-            .slurmd_spool_dir
-            .replace("%n", &node.name)
-            .replace("%h", &node.hostname);
+        let spool = node.slurmd_path(&conf.slurmd_spool_dir);
         let gpu = node.gres.iter().find(|g| g.name == "gpu");
         let exe = std::env::current_exe().context("while finding the spurd executable")?;
         Ok(Settings {

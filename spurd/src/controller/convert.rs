@@ -267,8 +267,14 @@ pub fn fill_job_info(
     info.time_min = job.spec.time_min;
     info.submit_time = job.submit_time();
     // slurmctld's begin_time: the submission, or a later --begin (a
-    // requeued job's too).
-    info.eligible_time = begin.unwrap_or(job.submit_time());
+    // requeued job's too); none (Unknown) while the job waits held, as
+    // sacct's record says (history.rs).
+    let held = job.state() == JobState::Pending && job.hold().is_some();
+    info.eligible_time = if held {
+        0
+    } else {
+        begin.unwrap_or(job.submit_time())
+    };
     // A pending job's start: backfill's plan, else the begin time it
     // waits for (as slurmctld shows a job held by BeginTime).
     info.start_time = job
@@ -543,7 +549,12 @@ pub fn partition_info(
             .sum(),
         total_nodes: p.nodes.len() as u32,
         preempt_mode: "OFF".into(),
-        def_mem_per_cpu: core.config().def_mem_per_cpu,
+        // The partition's own DefMemPerCPU, as slurmctld keeps it: one set
+        // for the whole cluster is not the partition's (Slurm shows
+        // DefMemPerNode=UNLIMITED, and slurmrestd null, there).
+        def_mem_per_cpu: conf
+            .and_then(|c| c.other.get("defmempercpu"))
+            .and_then(|v| spur_conf::parse_memory_mb(v).ok()),
         max_mem_per_node: None,
     }
 }
@@ -594,7 +605,7 @@ mod tests {
     };
 
     use super::topology_addr;
-    use super::{job_info, job_spec};
+    use super::{job_info, job_spec, partition_info};
     use crate::controller::store::JobMeta;
 
     #[test]
@@ -729,5 +740,73 @@ mod tests {
             (None, None, None, 0, None)
         );
         assert_eq!(p.stdout, format!("/w/slurm-{plain}.out"));
+    }
+
+    #[test]
+    fn a_job_held_from_its_submission_is_not_yet_eligible() {
+        // bench/swap: Slurm 22.05 shows `sbatch -H`'s job with
+        // EligibleTime=Unknown, and squeue's %E... N/A.
+        let cluster = Cluster {
+            nodes: vec![NodeConfig::new("gb001", 4, 16000, 0)],
+            partitions: vec![Partition {
+                is_default: true,
+                ..Partition::new("batch", vec![NodeId(0)])
+            }],
+            qos: vec![],
+            topology: Topology::Flat,
+        };
+        let mut core = Core::new(cluster, SchedConfig::default()).expect("valid cluster");
+        let desc = |hold| spur_proto::JobDesc {
+            hold,
+            ..Default::default()
+        };
+        let held = core
+            .submit_job(job_spec(&desc(true), 2001), 100)
+            .expect("a held job");
+        let free = core
+            .submit_job(job_spec(&desc(false), 2001), 100)
+            .expect("a job");
+        let meta = JobMeta::default();
+        let info = |id| job_info(&core, core.job(id).expect("known"), &meta, "gb001");
+        assert_eq!(info(held).eligible_time, 0);
+        assert_eq!(info(free).eligible_time, 100);
+        core.handle(spur_core::Input::Release(held), 150, &mut Vec::new())
+            .expect("released");
+        let released = job_info(&core, core.job(held).expect("known"), &meta, "gb001");
+        assert_eq!(released.eligible_time, 100, "eligible since its submission");
+    }
+
+    #[test]
+    fn a_partition_shows_its_own_default_memory_not_the_clusters() {
+        // Slurm 22.05 with a cluster-wide DefMemPerCPU=4096 shows
+        // `DefMemPerNode=UNLIMITED` in `scontrol show partition`
+        // (slurm-reference/40-scontrol-show-partition.txt).
+        let text = "DefMemPerCPU=4096\nNodeName=gb001 CPUs=4 RealMemory=16000\n\
+                    PartitionName=batch Nodes=gb001 Default=YES\n\
+                    PartitionName=small Nodes=gb001 DefMemPerCPU=1G\n";
+        use spur_conf::ConfFile;
+        let conf = spur_conf::SlurmConf::parse(text, std::path::Path::new("slurm.conf"))
+            .expect("parses")
+            .value;
+        let cluster = Cluster {
+            nodes: vec![NodeConfig::new("gb001", 4, 16000, 0)],
+            partitions: vec![
+                Partition::new("batch", vec![NodeId(0)]),
+                Partition::new("small", vec![NodeId(0)]),
+            ],
+            qos: vec![],
+            topology: Topology::Flat,
+        };
+        let sched = SchedConfig {
+            def_mem_per_cpu: Some(4096),
+            ..SchedConfig::default()
+        };
+        let core = Core::new(cluster, sched).expect("valid cluster");
+        let info = |i: usize| {
+            let p = &core.partitions()[i];
+            partition_info(&core, p, conf.partition(&p.name))
+        };
+        assert_eq!(info(0).def_mem_per_cpu, None);
+        assert_eq!(info(1).def_mem_per_cpu, Some(1024));
     }
 }

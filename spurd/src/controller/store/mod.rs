@@ -447,6 +447,31 @@ fn decode<T: for<'de> Deserialize<'de>>(job: u32, bytes: &[u8]) -> Result<T, Sto
     decoded.map_err(|source| StoreError::Decode { job, source })
 }
 
+/// Makes the database, its log and its shared-memory index readable by
+/// the controller's user alone: they hold every user's scripts and
+/// environments, and StateSaveLocation is often world-readable (Debian's
+/// /var/spool/slurmctld is 0755; slurmctld keeps its own job state 0600).
+/// SQLite makes a new log with the database's mode. A file that cannot be
+/// changed is warned about, not refused.
+fn keep_private(db: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    for file in [
+        db.to_path_buf(),
+        integrity::wal_of(db),
+        integrity::beside(db, "-shm"),
+    ] {
+        let Ok(meta) = std::fs::metadata(&file) else {
+            continue;
+        };
+        if meta.permissions().mode() & 0o077 == 0 {
+            continue;
+        }
+        if let Err(e) = std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)) {
+            tracing::warn!(path = %file.display(), error = %e, "cannot make the state file private");
+        }
+    }
+}
+
 /// A SQLite error on the way in, as a fault of the file.
 fn of_file(path: &Path, e: StoreError) -> StoreError {
     match e {
@@ -506,6 +531,7 @@ impl Store {
             },
             other => of_file(&path, other),
         })?;
+        keep_private(&path);
         store.check = Some(PendingCheck::start(&path, wal_was_there)?);
         Ok(store)
     }

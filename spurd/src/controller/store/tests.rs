@@ -216,6 +216,27 @@ fn refusal(dir: &Path) -> String {
 }
 
 #[test]
+fn the_state_files_are_for_the_controllers_user_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    // bench/swap: in Slurm's StateSaveLocation (0755 on Debian) the
+    // database, with every job's script and environment, was 0644.
+    let mode = |p: &Path| std::fs::metadata(p).expect("there").permissions().mode() & 0o777;
+    let dir = folder_with_jobs(1);
+    let db = dir.path().join(STATE_FILE);
+    assert_eq!(mode(&db), 0o600, "a new database");
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let store = Store::open(dir.path()).expect("reopens");
+    for file in [
+        db.clone(),
+        integrity::wal_of(&db),
+        integrity::beside(&db, "-shm"),
+    ] {
+        assert_eq!(mode(&file), 0o600, "{}", file.display());
+    }
+    drop(store);
+}
+
+#[test]
 fn a_store_closed_cleanly_opens_again_with_its_jobs() {
     let dir = folder_with_jobs(3);
     let store = Store::open(dir.path()).expect("reopens");
