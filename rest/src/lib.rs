@@ -27,6 +27,7 @@ pub mod document;
 pub mod dp;
 pub mod listen;
 pub mod listing;
+pub mod mesh;
 pub mod reply;
 mod server;
 pub mod slurmdb;

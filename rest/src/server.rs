@@ -56,6 +56,7 @@ pub fn router(state: Arc<State>) -> Router {
         .merge(slurmdb::routes())
         .merge(document::routes())
         .merge(ui::routes())
+        .merge(crate::mesh::routes())
         .fallback(unknown_path)
         .method_not_allowed_fallback(unknown_method)
         .layer(middleware::from_fn_with_state(state.clone(), admit))

@@ -121,6 +121,7 @@ fn agents_join_the_mesh_and_every_job_byte_crosses_it() {
         netns: true,
         mesh: true,
         extra_conf: "MetricsType=metrics/openmetrics\n",
+        jwt: true,
         ..Options::default()
     });
     let mesh = c.mesh.clone().expect("the mesh is on");
@@ -202,6 +203,37 @@ fn agents_join_the_mesh_and_every_job_byte_crosses_it() {
         }
     }
     crate::metrics::promtool_passes(&scraped.body);
+
+    // And the REST server's /spur/v1/mesh.
+    let rest = c.start_rest(&[]);
+    let token = c.token(&[]);
+    let answer = crate::http::request(
+        &rest,
+        "GET",
+        "/spur/v1/mesh",
+        &[("X-SLURM-USER-TOKEN", token.as_str())],
+        None,
+    );
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let answer = answer.json();
+    assert_eq!(
+        answer["mesh"]["interface"],
+        mesh.interface.as_str(),
+        "{answer}"
+    );
+    let peers = answer["mesh"]["peers"].as_array().expect("peers");
+    assert_eq!(peers.len(), 3, "{answer}");
+    for (i, p) in peers.iter().enumerate() {
+        assert_eq!(p["name"], format!("n0{}", i + 1), "{answer}");
+        assert_eq!(p["public_key"].as_str().map(str::len), Some(44), "{answer}");
+        assert!(p["endpoint"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!(":{}", mesh.port)));
+        assert!(p["last_handshake"].as_u64().unwrap() > 0, "{answer}");
+        assert!(p["received_bytes"].as_u64().unwrap() > 0, "{answer}");
+        assert!(p["sent_bytes"].as_u64().unwrap() > 0, "{answer}");
+    }
 
     // While a job runs across the nodes, node 2's link is cut and heals,
     // and keys rotate, a node's and the controller's: the job carries on,

@@ -427,13 +427,40 @@ fn drive(
         );
         call("get", dbat("/diag"), dbat("/diag"), None);
     }
-    // spur's own path beside Slurm's, which the cluster map reads.
+    // spur's own paths beside Slurm's: the domains the cluster map reads,
+    // and the mesh (off here: `"mesh": null`).
     call(
         "get",
         "/spur/v1/domains".into(),
         "/spur/v1/domains".into(),
         None,
     );
+    call("get", "/spur/v1/mesh".into(), "/spur/v1/mesh".into(), None);
+    // A mesh that is on, as the path renders it (the mesh's own e2e test
+    // reads it from a cluster on WireGuard).
+    let on = spur_proto::MeshStatus {
+        interface: "spur0".into(),
+        address: "10.77.0.1".parse().expect("an address"),
+        port: 51820,
+        public_key: [1; 32],
+        peers: vec![spur_proto::MeshPeerStatus {
+            name: "n01".into(),
+            address: "10.77.0.2".parse().expect("an address"),
+            public_key: [2; 32],
+            endpoint: Some("192.168.1.11:51820".parse().expect("an endpoint")),
+            last_handshake: Some(1_780_000_000),
+            rx_bytes: 4_312,
+            tx_bytes: 17_048,
+        }],
+    };
+    samples.push(Sample {
+        method: "get",
+        template: "/spur/v1/mesh".into(),
+        query: vec![],
+        request: None,
+        status: 200,
+        answer: json!({ "mesh": spur_rest::mesh::render(&on), "errors": [] }),
+    });
     samples
 }
 
