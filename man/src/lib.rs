@@ -103,19 +103,28 @@ fn for_page(cmd: &Command) -> Command {
 }
 
 /// The man pages of `cmd`: `man/man1/<name>.1`, and one
-/// `man/man1/<name>-<sub>.1` for each subcommand it shows.
+/// `man/man1/<name>-<sub>.1` for each subcommand it shows, and so on down
+/// (`spurd-mesh-status.1`), each page after its parent's.
 pub fn pages(cmd: &Command) -> io::Result<Vec<Doc>> {
     let mut cmd = for_page(cmd);
     cmd.build();
-    let mut out = vec![page(&cmd, cmd.get_name())?];
+    let mut out = Vec::new();
+    add_pages(&cmd, cmd.get_name(), cmd.get_name(), &mut out)?;
+    Ok(out)
+}
+
+/// `cmd`'s page as `name` (its command line `bin`), then its subcommands'.
+fn add_pages(cmd: &Command, name: &str, bin: &str, out: &mut Vec<Doc>) -> io::Result<()> {
+    out.push(page(cmd, name)?);
     // clap's own `help` subcommand needs no page.
     let shown = |s: &&Command| !s.is_hide_set() && s.get_name() != "help";
     for sub in cmd.get_subcommands().filter(shown) {
-        let name = format!("{}-{}", cmd.get_name(), sub.get_name());
-        let sub = for_page(sub).bin_name(format!("{} {}", cmd.get_name(), sub.get_name()));
-        out.push(page(&sub, &name)?);
+        let sub_name = format!("{name}-{}", sub.get_name());
+        let sub_bin = format!("{bin} {}", sub.get_name());
+        let sub = for_page(sub).bin_name(sub_bin.clone());
+        add_pages(&sub, &sub_name, &sub_bin, out)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 fn page(cmd: &Command, name: &str) -> io::Result<Doc> {

@@ -283,12 +283,17 @@ mod tests {
     fn every_page_names_every_option_its_parser_accepts() {
         let cmd = super::command();
         let pages = spur_man::pages(&cmd).expect("renders");
-        let mut shown = vec![cmd.clone()];
-        shown.extend(
-            cmd.get_subcommands()
-                .filter(|s| !s.is_hide_set() && s.get_name() != "help")
-                .cloned(),
-        );
+        // Each page's command, in the pages' order (parents first).
+        fn shown(cmd: &clap::Command, out: &mut Vec<clap::Command>) {
+            out.push(cmd.clone());
+            for sub in cmd.get_subcommands() {
+                if !sub.is_hide_set() && sub.get_name() != "help" {
+                    shown(sub, out);
+                }
+            }
+        }
+        let mut commands = Vec::new();
+        shown(&cmd, &mut commands);
         let names: Vec<String> = pages
             .iter()
             .map(|p| p.path.file_name().unwrap().to_string_lossy().into_owned())
@@ -302,10 +307,14 @@ mod tests {
                 "spurd-dev.1",
                 "spurd-relay.1",
                 "spurd-rest.1",
+                "spurd-mesh.1",
+                "spurd-mesh-status.1",
+                "spurd-mesh-rotate.1",
                 "spurd-install-docs.1"
             ]
         );
-        for (cmd, page) in shown.iter().zip(&pages) {
+        assert_eq!(commands.len(), pages.len());
+        for (cmd, page) in commands.iter().zip(&pages) {
             let text = spur_man::plain(&page.bytes);
             let missing = spur_man::missing_options(cmd, &text);
             assert!(missing.is_empty(), "{}: {missing:?}", page.path.display());
