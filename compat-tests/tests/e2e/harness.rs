@@ -257,6 +257,17 @@ impl Netns {
     }
 }
 
+/// The first of `programs` not on PATH, if one is not.
+pub fn missing_program<'a>(programs: &[&'a str]) -> Option<&'a str> {
+    programs.iter().copied().find(|program| {
+        !Command::new("sh")
+            .args(["-c", &format!("command -v {program}")])
+            .stdout(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    })
+}
+
 /// libfaketime, where Debian's `faketime` package put it.
 pub fn faketime_library() -> Option<PathBuf> {
     [

@@ -8,7 +8,7 @@ use std::io::BufRead;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::harness::{netns_unavailable, Cluster, Options};
+use crate::harness::{missing_program, netns_unavailable, Cluster, Options};
 use crate::text;
 
 /// Why this machine cannot run the test, if it cannot.
@@ -19,17 +19,7 @@ fn unavailable() -> Option<String> {
     if !std::path::Path::new("/dev/net/tun").exists() {
         return Some("no /dev/net/tun".into());
     }
-    for tool in ["wireguard-go", "tcpdump"] {
-        let found = Command::new("sh")
-            .args(["-c", &format!("command -v {tool}")])
-            .stdout(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !found {
-            return Some(format!("{tool} is not installed"));
-        }
-    }
-    None
+    missing_program(&["wireguard-go", "tcpdump"]).map(|tool| format!("{tool} is not installed"))
 }
 
 /// A capture of what crosses a link, from when it is made until it is

@@ -7,10 +7,10 @@
 //! namespace of its own, so nothing mounted for it outlives it.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
-use crate::harness::{bin_dir, free_port_on};
+use crate::harness::{bin_dir, free_port_on, missing_program};
 use crate::text;
 
 /// Why this machine cannot run the test, if it cannot.
@@ -18,17 +18,8 @@ fn unavailable() -> Option<String> {
     if !is_root() {
         return Some("not root".into());
     }
-    for tool in ["mmdebstrap", "dpkg-deb", "dpkg-shlibdeps", "unshare"] {
-        let found = Command::new("sh")
-            .args(["-c", &format!("command -v {tool}")])
-            .stdout(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !found {
-            return Some(format!("{tool} is not installed (mmdebstrap, dpkg-dev)"));
-        }
-    }
-    None
+    missing_program(&["mmdebstrap", "dpkg-deb", "dpkg-shlibdeps", "unshare"])
+        .map(|tool| format!("{tool} is not installed (mmdebstrap, dpkg-dev)"))
 }
 
 fn is_root() -> bool {
