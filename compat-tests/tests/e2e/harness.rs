@@ -668,6 +668,14 @@ impl Cluster {
         Some(())
     }
 
+    /// Node `i`'s NodeAddr (Options::netns).
+    pub fn node_addr(&self, i: usize) -> String {
+        self.netns
+            .as_ref()
+            .expect("nodes in namespaces")
+            .node_addr(i + 1)
+    }
+
     /// The name, in this namespace, of node `i`'s link (Options::netns).
     pub fn node_link(&self, i: usize) -> String {
         self.netns

@@ -288,6 +288,21 @@ fn agents_join_the_mesh_and_every_job_byte_crosses_it() {
     assert!(log.contains("members=3"), "{log}");
     job_on_every_node(&c);
 
+    // From outside the mesh a node's agent takes no step: a connection to
+    // its plain address is closed unread.
+    let mut plain = std::net::TcpStream::connect((c.node_addr(1).as_str(), 6818))
+        .expect("the node's port answers");
+    plain
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut byte = [0u8; 1];
+    assert_eq!(std::io::Read::read(&mut plain, &mut byte).unwrap_or(0), 0);
+    c.wait_for(Duration::from_secs(10), "the launch refused", |c| {
+        std::fs::read_to_string(c.dir.path().join("agent-n02.log"))
+            .unwrap()
+            .contains("not over the mesh")
+    });
+
     // A node taken out of slurm.conf leaves the mesh.
     let conf = std::fs::read_to_string(&c.conf).unwrap();
     let without = conf
