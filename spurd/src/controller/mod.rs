@@ -359,6 +359,7 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
         .mesh_members()
         .context("while loading the mesh's members")?;
     let mut controller = assemble(&site, facts, store)?;
+    let plain_addr = bind_addr(&site);
     let mesh_listener = match &site.spur.mesh {
         None => None,
         Some(conf) => {
@@ -374,15 +375,21 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
             controller.mesh = Some(mesh);
             // Forgotten in the store with the first turn.
             controller.turn.mesh_gone.extend(gone);
-            Some(
-                tokio::net::TcpListener::bind(at)
-                    .await
-                    .with_context(|| format!("while binding {}:{} on the mesh", at.0, at.1))?,
-            )
+            // A listener on every address takes the mesh's connections
+            // too (each is known by the address it came to).
+            if plain_addr == "0.0.0.0" {
+                None
+            } else {
+                Some(
+                    tokio::net::TcpListener::bind(at)
+                        .await
+                        .with_context(|| format!("while binding {}:{} on the mesh", at.0, at.1))?,
+                )
+            }
         }
     };
     let agent_listener =
-        tokio::net::TcpListener::bind((bind_addr(&site), site.conf.slurmctld_port.first))
+        tokio::net::TcpListener::bind((plain_addr, site.conf.slurmctld_port.first))
             .await
             .with_context(|| {
                 format!(
@@ -416,6 +423,7 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
         clients: client_listener,
         agents: agent_listener,
         mesh: mesh_listener,
+        mesh_address: site.spur.mesh.as_ref().map(|m| m.controller_address()),
     };
     server::serve(
         listeners,

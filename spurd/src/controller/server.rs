@@ -68,8 +68,11 @@ pub(super) struct Listeners {
     /// with tokens, metrics; with the mesh on, agents only join there.
     pub agents: TcpListener,
     /// SlurmctldPort on the controller's mesh address, where the mesh is
-    /// on: agents register there.
+    /// on and `agents` listens on one address only: agents register there.
     pub mesh: Option<TcpListener>,
+    /// The controller's mesh address, where the mesh is on: a connection
+    /// to it came over the mesh, whichever listener took it.
+    pub mesh_address: Option<std::net::Ipv4Addr>,
 }
 
 /// Accepts clients and agents until `shutdown` resolves. `jwt` holds
@@ -86,6 +89,7 @@ pub(super) async fn serve(
         clients,
         agents,
         mesh: mesh_agents,
+        mesh_address,
     } = listeners;
     let key: Arc<Vec<u8>> = Arc::new(site.key.clone());
     let conns = Arc::new(AtomicU64::new(1));
@@ -102,7 +106,7 @@ pub(super) async fn serve(
             super::metrics::HTTP_CONNECTIONS,
         )),
         scrapes: super::metrics::Scrapes::default(),
-        mesh_on: mesh_agents.is_some(),
+        mesh_address,
     });
     tokio::pin!(shutdown);
     loop {
@@ -125,7 +129,7 @@ pub(super) async fn serve(
                     let (gateway, key) = (gateway.clone(), key.clone());
                     let conn = conns.fetch_add(1, Ordering::Relaxed);
                     tokio::spawn(async move {
-                        if let Err(e) = tcp_conn(stream, conn, false, gateway, &key).await {
+                        if let Err(e) = tcp_conn(stream, conn, gateway, &key).await {
                             info!(%peer, error = %e, "connection on SlurmctldPort ended");
                         }
                     });
@@ -138,7 +142,7 @@ pub(super) async fn serve(
                     let (gateway, key) = (gateway.clone(), key.clone());
                     let conn = conns.fetch_add(1, Ordering::Relaxed);
                     tokio::spawn(async move {
-                        if let Err(e) = tcp_conn(stream, conn, true, gateway, &key).await {
+                        if let Err(e) = tcp_conn(stream, conn, gateway, &key).await {
                             info!(%peer, error = %e, "connection on the mesh ended");
                         }
                     });
@@ -217,10 +221,14 @@ async fn client_requests<S: AsyncRead + AsyncWrite + Unpin>(
 async fn tcp_conn(
     mut stream: TcpStream,
     conn: u64,
-    via_mesh: bool,
     gateway: Arc<Gateway>,
     key: &[u8],
 ) -> Result<()> {
+    let mesh_on = gateway.mesh_address.is_some();
+    let via_mesh = match (gateway.mesh_address, stream.local_addr()?.ip()) {
+        (Some(mesh), std::net::IpAddr::V4(to)) => mesh == to,
+        _ => false,
+    };
     let mut first = [0u8; 1];
     let peeked = tokio::time::timeout(crate::handshake::OPENING_WAIT, stream.peek(&mut first));
     if let Ok(Ok(1)) = peeked.await {
@@ -230,20 +238,20 @@ async fn tcp_conn(
     }
     let theirs: Hello = crate::handshake::opening(&mut stream).await?;
     let agent = match theirs.role {
-        Role::Agent(agent) if gateway.mesh_on && !via_mesh => {
+        Role::Agent(agent) if mesh_on && !via_mesh => {
             bail!(
                 "agent {} connected over the plain network; with the mesh on, agents join it and register over it",
                 agent.node
             )
         }
         Role::Agent(agent) => agent,
-        Role::MeshJoin(join) if gateway.mesh_on && !via_mesh => {
+        Role::MeshJoin(join) if mesh_on && !via_mesh => {
             return mesh_join_conn(stream, theirs.version, join, &gateway, key).await;
         }
         Role::MeshJoin(join) => bail!(
             "agent {} asked to join the mesh {}",
             join.node,
-            if gateway.mesh_on {
+            if mesh_on {
                 "over the mesh itself"
             } else {
                 "but it is off here (spur.conf)"
@@ -410,9 +418,10 @@ pub(super) struct Gateway {
     pub(super) http_slots: Arc<tokio::sync::Semaphore>,
     /// The metrics endpoints' last answers.
     pub(super) scrapes: super::metrics::Scrapes,
-    /// Whether the WireGuard mesh is on: agents then register over it
-    /// only, and join it on the plain network.
-    mesh_on: bool,
+    /// The controller's mesh address, where the WireGuard mesh is on:
+    /// agents then register over it only, and join it on the plain
+    /// network.
+    mesh_address: Option<std::net::Ipv4Addr>,
 }
 
 impl Gateway {
