@@ -143,6 +143,11 @@ fn agents_join_the_mesh_and_every_job_byte_crosses_it() {
     let out = std::fs::read_to_string(c.dir.path().join(format!("job-{id}.out"))).unwrap();
     assert_eq!(out.lines().count(), 3, "{out}");
     let seen = capture.stop();
+    eprintln!(
+        "node 1's link during the job: {} packets, e.g. {}",
+        seen.len(),
+        seen.first().map_or("", String::as_str)
+    );
     assert!(!seen.is_empty(), "nothing crossed node 1's link");
     let udp = format!(".{}: UDP", mesh.port);
     for line in &seen {
@@ -154,6 +159,7 @@ fn agents_join_the_mesh_and_every_job_byte_crosses_it() {
 
     // `spurd mesh status`: each member's key, endpoint, handshake, bytes.
     let status = mesh_status(&c.conf);
+    eprintln!("spurd mesh status:\n{status}");
     assert!(
         status.starts_with(&format!("interface: {}\n", mesh.interface)),
         "{status}"
