@@ -115,6 +115,18 @@ impl RequestError {
     pub fn errno(&self) -> i32 {
         self.code().errno()
     }
+
+    /// The error as a daemon's command line tells it: Slurm's text, then
+    /// the controller's detail where it gave one.
+    pub fn detailed(&self) -> String {
+        match self {
+            RequestError::Refused(ProtoError {
+                detail: Some(detail),
+                ..
+            }) => format!("{self}: {detail}"),
+            e => e.to_string(),
+        }
+    }
 }
 
 /// Whoever answers requests: the controller (through [`Session`]), or a

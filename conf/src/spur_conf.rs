@@ -87,12 +87,6 @@ impl MeshConf {
         let size = 1u64 << (32 - self.prefix);
         (n > 0 && u64::from(n) < size - 1).then(|| Ipv4Addr::from(u32::from(self.network) + n))
     }
-
-    /// Whether `addr` is in the mesh's network.
-    pub fn contains(&self, addr: Ipv4Addr) -> bool {
-        let mask = u32::MAX << (32 - self.prefix);
-        u32::from(addr) & mask == u32::from(self.network)
-    }
 }
 
 impl SpurConf {
@@ -265,8 +259,6 @@ mod tests {
         assert_eq!(mesh.host(1), Some(Ipv4Addr::new(172, 30, 8, 1)));
         assert_eq!(mesh.host(1022), Some(Ipv4Addr::new(172, 30, 11, 254)));
         assert_eq!(mesh.host(1023), None, "the broadcast address");
-        assert!(mesh.contains(Ipv4Addr::new(172, 30, 11, 9)));
-        assert!(!mesh.contains(Ipv4Addr::new(172, 30, 12, 1)));
     }
 
     #[test]

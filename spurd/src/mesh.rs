@@ -17,7 +17,7 @@ pub fn status(conf: &Path) -> Result<()> {
     let mut session = spur_client::Session::new(slurm);
     let status = session
         .mesh()
-        .map_err(|e| anyhow::anyhow!("{e}"))
+        .map_err(|e| anyhow::anyhow!(e.detailed()))
         .context("while asking the controller")?;
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -34,13 +34,9 @@ pub fn status(conf: &Path) -> Result<()> {
 pub fn rotate(conf: &Path) -> Result<()> {
     let slurm = spur_client::load_conf(conf)?;
     let mut session = spur_client::Session::new(slurm);
-    session.mesh_rotate().map_err(|e| match e {
-        spur_client::RequestError::Refused(spur_proto::ProtoError {
-            detail: Some(ref detail),
-            ..
-        }) => anyhow::anyhow!("{e}: {detail}"),
-        e => anyhow::anyhow!("{e}"),
-    })?;
+    session
+        .mesh_rotate()
+        .map_err(|e| anyhow::anyhow!(e.detailed()))?;
     println!("spurd: mesh key rotated; the other members are told the new public key");
     Ok(())
 }

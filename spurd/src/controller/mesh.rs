@@ -49,29 +49,27 @@ impl Membership {
         stored: Vec<StoredMember>,
         slurm: &SlurmConf,
     ) -> (Membership, Vec<String>) {
-        let (kept, outside): (Vec<_>, Vec<_>) = stored
-            .into_iter()
-            .partition(|m| m.host >= 2 && conf.host(m.host).is_some());
         let mut membership = Membership {
             conf: conf.clone(),
             me,
-            members: kept.into_iter().map(|m| (m.node.clone(), m)).collect(),
+            members: BTreeMap::new(),
             endpoints: BTreeMap::new(),
         };
-        let mut gone: Vec<String> = outside.into_iter().map(|m| m.node).collect();
-        gone.extend(membership.set_nodes(slurm));
+        membership.set_nodes(slurm);
+        let gone = membership.reset(stored);
         (membership, gone)
     }
 
     /// The members as `stored` has them (after a turn failed to commit,
-    /// what it admitted did not happen).
-    pub fn reset(&mut self, stored: Vec<StoredMember>) {
-        self.members = stored
-            .into_iter()
-            .filter(|m| m.host >= 2 && self.conf.host(m.host).is_some())
-            .filter(|m| self.endpoints.contains_key(&m.node))
-            .map(|m| (m.node.clone(), m))
-            .collect();
+    /// what it admitted did not happen), but for those whose node is not
+    /// in slurm.conf or whose address is outside MeshNetwork: those are
+    /// returned, to be forgotten in the store too.
+    pub fn reset(&mut self, stored: Vec<StoredMember>) -> Vec<String> {
+        let (kept, gone): (Vec<_>, Vec<_>) = stored.into_iter().partition(|m| {
+            m.host >= 2 && self.conf.host(m.host).is_some() && self.endpoints.contains_key(&m.node)
+        });
+        self.members = kept.into_iter().map(|m| (m.node.clone(), m)).collect();
+        gone.into_iter().map(|m| m.node).collect()
     }
 
     /// Takes slurm.conf's nodes: their endpoints, and the members whose

@@ -282,13 +282,7 @@ pub fn copy_state(conf: &Path, backup: Option<PathBuf>, restore: Option<PathBuf>
         let mut session = spur_client::Session::new(slurm);
         let (jobs, bytes) = session
             .backup(&to.to_string_lossy())
-            .map_err(|e| match e {
-                spur_client::RequestError::Refused(spur_proto::ProtoError {
-                    detail: Some(ref detail),
-                    ..
-                }) => anyhow::anyhow!("{e}: {detail}"),
-                e => anyhow::anyhow!("{e}"),
-            })
+            .map_err(|e| anyhow::anyhow!(e.detailed()))
             .with_context(|| format!("while writing {}", to.display()))?;
         println!(
             "spurd: state written to {} ({jobs} jobs, {bytes} bytes)",
@@ -537,10 +531,11 @@ fn rebuild(mut old: Controller, why: String) -> Result<Controller> {
             .store
             .mesh_members()
             .context("while loading the mesh's members")?;
-        mesh.members.reset(stored);
+        let gone = mesh.members.reset(stored);
         if let Err(e) = mesh.apply() {
             warn!(error = %format!("{e:#}"), "cannot give the controller's mesh interface its peers");
         }
+        fresh.turn.mesh_gone.extend(gone);
     }
     fresh.rpcs = rpcs;
     fresh.private_data = private_data;

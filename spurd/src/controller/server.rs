@@ -123,7 +123,7 @@ pub(super) async fn serve(
                 }
                 Err(e) => warn!(error = %e, "accept on the local socket failed"),
             },
-            accepted = agents.accept() => match accepted {
+            accepted = accept_tcp(&agents, mesh_agents.as_ref()) => match accepted {
                 Ok((stream, peer)) => {
                     let _ = stream.set_nodelay(true);
                     let (gateway, key) = (gateway.clone(), key.clone());
@@ -136,30 +136,23 @@ pub(super) async fn serve(
                 }
                 Err(e) => warn!(error = %e, "accept on SlurmctldPort failed"),
             },
-            accepted = accept_on(mesh_agents.as_ref()) => match accepted {
-                Ok((stream, peer)) => {
-                    let _ = stream.set_nodelay(true);
-                    let (gateway, key) = (gateway.clone(), key.clone());
-                    let conn = conns.fetch_add(1, Ordering::Relaxed);
-                    tokio::spawn(async move {
-                        if let Err(e) = tcp_conn(stream, conn, gateway, &key).await {
-                            info!(%peer, error = %e, "connection on the mesh ended");
-                        }
-                    });
-                }
-                Err(e) => warn!(error = %e, "accept on the mesh address failed"),
-            },
         }
     }
 }
 
-/// The next connection on `listener`; never, where there is none.
-async fn accept_on(
-    listener: Option<&TcpListener>,
+/// The next connection on SlurmctldPort: on SlurmctldHost's address, or
+/// on the mesh's where it has a listener of its own (`tcp_conn` knows
+/// which by the address the connection came to).
+async fn accept_tcp(
+    agents: &TcpListener,
+    mesh: Option<&TcpListener>,
 ) -> std::io::Result<(TcpStream, std::net::SocketAddr)> {
-    match listener {
-        Some(l) => l.accept().await,
-        None => std::future::pending().await,
+    match mesh {
+        None => agents.accept().await,
+        Some(mesh) => tokio::select! {
+            accepted = agents.accept() => accepted,
+            accepted = mesh.accept() => accepted,
+        },
     }
 }
 
