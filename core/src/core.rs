@@ -390,6 +390,9 @@ pub struct Core {
     pub(crate) jobs: BTreeMap<JobId, Box<Job>>,
     pub(crate) pending: BTreeSet<JobId>,
     pub(crate) running: BTreeSet<JobId>,
+    /// Ended jobs by end time, so that MinJobAge's purge reads only those
+    /// old enough instead of every job each second.
+    pub(crate) ended: BTreeSet<(Time, JobId)>,
     pub(crate) next_job_id: u32,
     pub(crate) seq: u32,
     pub(crate) fairshare: FairShare,
@@ -585,6 +588,7 @@ impl Core {
             jobs: BTreeMap::new(),
             pending: BTreeSet::new(),
             running: BTreeSet::new(),
+            ended: BTreeSet::new(),
             next_job_id: config.first_job_id.max(1),
             seq: 0,
             fairshare: FairShare::default(),
@@ -1043,6 +1047,7 @@ impl Core {
         if requeued {
             self.pending.insert(id);
         } else {
+            self.note_ended(id);
             self.note_task_end(id);
         }
         self.preempting.retain(|_, victims| {
@@ -1080,6 +1085,7 @@ impl Core {
             JobState::Pending => {
                 job.cancel_pending(now)?;
                 self.pending.remove(&id);
+                self.note_ended(id);
                 self.preempting.remove(&id);
                 effects.emit(Effect::PendingJobEnded { job: id });
             }
@@ -1151,7 +1157,11 @@ impl Core {
                 Ok(())
             }
             _ => {
+                let ended = job.end_time.map(|end| (end, id));
                 job.requeue(now, begin, hold)?;
+                if let Some(key) = ended {
+                    self.ended.remove(&key);
+                }
                 self.pending.insert(id);
                 Ok(())
             }
@@ -1304,11 +1314,17 @@ impl Core {
     /// go once a pass has decided those parts), and an array's own record
     /// while other jobs of the array are kept (slurmctld purges it last).
     fn purge(&mut self, before: Time) -> Vec<JobId> {
+        let mut old = self
+            .ended
+            .range(..(before, JobId(0)))
+            .map(|&(_, id)| id)
+            .peekable();
+        if old.peek().is_none() {
+            return Vec::new();
+        }
         let named = self.dependency_targets();
-        let old: BTreeSet<JobId> = self
-            .jobs
-            .values()
-            .filter(|j| j.state().is_finished() && j.end_time.is_some_and(|e| e < before))
+        let old: BTreeSet<JobId> = old
+            .filter_map(|id| self.jobs.get(&id))
             .filter(|j| {
                 !named.contains(&j.id) && !j.array_job_id().is_some_and(|a| named.contains(&a))
             })
@@ -1324,11 +1340,29 @@ impl Core {
             })
             .collect();
         for id in &gone {
-            if let Some(array) = self.jobs.remove(id).and_then(|j| j.array_job_id()) {
+            let Some(job) = self.jobs.remove(id) else {
+                continue;
+            };
+            if let Some(end) = job.end_time {
+                self.ended.remove(&(end, *id));
+            }
+            if let Some(array) = job.array_job_id() {
                 self.unindex_array_member(array, *id);
             }
         }
         gone
+    }
+
+    /// Files a job that has just ended for MinJobAge's purge.
+    pub(crate) fn note_ended(&mut self, id: JobId) {
+        if let Some(end) = self
+            .jobs
+            .get(&id)
+            .filter(|j| j.state().is_finished())
+            .and_then(|j| j.end_time)
+        {
+            self.ended.insert((end, id));
+        }
     }
 
     /// A job, if known.

@@ -183,6 +183,7 @@ impl Core {
             _ => {}
         }
         self.jobs.insert(id, Box::new(job));
+        self.note_ended(id);
         self.index_array_member(id);
         self.next_job_id = self.next_job_id.max(id.0 + 1);
         Ok(())

@@ -38,7 +38,7 @@ pub enum SanityError {
         /// The other.
         second: JobId,
     },
-    /// A job's state disagrees with the pending/running sets or its
+    /// A job's state disagrees with the pending/running/ended sets or its
     /// allocation.
     #[error("job {job}: state and bookkeeping disagree ({what})")]
     JobBookkeeping {
@@ -72,6 +72,13 @@ impl Core {
                 return Err(SanityError::JobBookkeeping {
                     job: job.id,
                     what: "pending set",
+                });
+            }
+            let ended = job.end_time.filter(|_| job.state().is_finished());
+            if ended.is_some_and(|end| !self.ended.contains(&(end, job.id))) {
+                return Err(SanityError::JobBookkeeping {
+                    job: job.id,
+                    what: "ended set",
                 });
             }
             if running == job.alloc.is_empty() {
@@ -109,6 +116,16 @@ impl Core {
                 return Err(SanityError::JobBookkeeping {
                     job: job.id,
                     what: "running with a dependency",
+                });
+            }
+        }
+        // Every entry of the ended set names an ended job of that end time.
+        for &(end, id) in &self.ended {
+            let job = self.jobs.get(&id);
+            if !job.is_some_and(|j| j.state().is_finished() && j.end_time == Some(end)) {
+                return Err(SanityError::JobBookkeeping {
+                    job: id,
+                    what: "ended set",
                 });
             }
         }

@@ -198,6 +198,7 @@ impl Core {
                     if a.pending.is_empty() {
                         meta.cancel_pending(now)?;
                         self.pending.remove(&array);
+                        self.note_ended(array);
                         self.preempting.remove(&array);
                         effects.emit(Effect::PendingJobEnded { job: array });
                     } else {

@@ -297,6 +297,7 @@ impl Core {
         let job = self.jobs.get_mut(&id).expect("pending ids are jobs");
         if job.cancel_never_satisfied(now).is_ok() {
             self.pending.remove(&id);
+            self.note_ended(id);
             self.preempting.remove(&id);
             effects.emit(Effect::PendingJobEnded { job: id });
         }

@@ -385,6 +385,7 @@ impl Core {
             let job = self.jobs.get_mut(&id).expect("pending ids are jobs");
             if job.miss_deadline(now).is_ok() {
                 self.pending.remove(&id);
+                self.note_ended(id);
                 self.preempting.remove(&id);
                 self.note_task_end(id);
                 effects.emit(Effect::PendingJobEnded { job: id });

@@ -269,3 +269,39 @@ fn accounting_keeps_the_last_reason_a_job_waited_for_beyond_its_turn() {
     let record = env.core.job(then).unwrap().record();
     assert_eq!(record.reason_prev, Reason::Dependency);
 }
+
+#[test]
+fn ended_jobs_are_purged_by_end_time_and_a_requeued_one_is_kept() {
+    let mut env = TestEnv::nvl72(1);
+    let first = env.submit(gpu_job(1));
+    let second = env.submit(gpu_job(1));
+    let requeued = env.submit(gpu_job(1));
+    let waiting = env.submit(gpu_job(1).hold());
+    env.schedule();
+    exit(&mut env, first, 0, 0);
+    let first_end = env.now;
+    env.advance(10);
+    exit(&mut env, second, 0, 0);
+    exit(&mut env, requeued, 1, 0);
+    handle(&mut env, Input::Cancel(waiting)).expect("pending");
+    // A finished job put back in the queue is no longer an ended one.
+    handle(
+        &mut env,
+        Input::Requeue {
+            job: requeued,
+            hold: Some(Hold::Requeued),
+        },
+    )
+    .expect("finished");
+    assert!(env.core.purge_finished(first_end).is_empty());
+    assert_eq!(env.core.purge_finished(first_end + 1), vec![first]);
+    env.core.sanity_check().expect("sane after a purge");
+    assert_eq!(env.core.purge_finished(env.now + 1), vec![second, waiting]);
+    env.core.sanity_check().expect("sane after a purge");
+    assert!(env.core.job(first).is_none() && env.core.job(waiting).is_none());
+    assert_eq!(
+        env.core.job(requeued).map(|j| j.state()),
+        Some(JobState::Pending)
+    );
+    assert!(env.core.purge_finished(env.now + 100).is_empty());
+}
