@@ -501,6 +501,11 @@ impl AsRawFd for Stream {
 #[derive(Debug)]
 pub struct Client {
     stream: Stream,
+    /// Whether the controller's hello has been read. On a socket of this
+    /// host the first request follows the command's hello at once, and
+    /// the controller's hello is read before the first answer: one round
+    /// trip less for every command.
+    greeted: bool,
 }
 
 impl Client {
@@ -533,7 +538,11 @@ impl Client {
         };
         let stream = TcpStream::connect((addr, port)).map_err(unreachable)?;
         let _ = stream.set_nodelay(true);
-        Client::handshake(Stream::Tcp(stream))
+        // Over TCP a peer that refuses the hello may reset the connection,
+        // and with it the hello that says why: it is read first.
+        let mut client = Client::handshake(Stream::Tcp(stream))?;
+        client.greet()?;
+        Ok(client)
     }
 
     /// Connects to the socket at `path`.
@@ -545,7 +554,8 @@ impl Client {
         Client::handshake(Stream::Unix(stream))
     }
 
-    fn handshake(mut stream: Stream) -> Result<Client, ClientError> {
+    /// Sends the command's hello; the controller's is read by [`Client::greet`].
+    fn handshake(stream: Stream) -> Result<Client, ClientError> {
         // A controller that accepts but never answers must not hang a
         // pipeline forever.
         let limit = Some(Duration::from_secs(60));
@@ -562,31 +572,52 @@ impl Client {
             },
         )
         .map_err(ClientError::Hello)?;
-        let theirs: Hello = frame::read_sync(&mut stream).map_err(ClientError::Hello)?;
+        Ok(Client {
+            stream,
+            greeted: false,
+        })
+    }
+
+    /// Reads the controller's hello, once, and checks its version.
+    fn greet(&mut self) -> Result<(), ClientError> {
+        if self.greeted {
+            return Ok(());
+        }
+        let theirs: Hello = frame::read_sync(&mut self.stream).map_err(ClientError::Hello)?;
         if theirs.version != PROTOCOL_VERSION {
             return Err(ClientError::Version {
                 theirs: theirs.version,
             });
         }
-        Ok(Client { stream })
+        self.greeted = true;
+        Ok(())
     }
 
     /// Sends one request. A peer that has gone away is an error, never a
     /// SIGPIPE (the commands keep SIGPIPE's default action for their
     /// output).
     fn send(&mut self, req: &ClientRequest) -> Result<(), ClientError> {
-        frame::write_sync(&mut NoSigpipe(&self.stream), req)?;
+        if let Err(e) = frame::write_sync(&mut NoSigpipe(&self.stream), req) {
+            // A controller that refused the hello said why in its own.
+            self.greet()?;
+            return Err(e.into());
+        }
         Ok(())
     }
 
     /// Reads one answer.
     fn receive(&mut self) -> Result<ClientResponse, ClientError> {
+        self.greet()?;
         Ok(frame::read_sync(&mut self.stream)?)
     }
 
     /// Whether the controller still holds the connection: nothing to read
     /// and no hang-up (between requests it never sends unasked).
     fn is_open(&self) -> bool {
+        if !self.greeted {
+            // The controller's hello may wait unread: nothing else does.
+            return true;
+        }
         let mut fd = libc::pollfd {
             fd: self.stream.as_raw_fd(),
             events: libc::POLLIN,

@@ -174,3 +174,63 @@ fn a_request_that_may_have_acted_is_not_sent_again() {
     );
     assert_eq!(seen.lock().unwrap().len(), 1);
 }
+
+/// A fresh session on the stand-in that `serve` runs on each connection.
+fn session_serving(
+    serve: impl Fn(std::os::unix::net::UnixStream) + Send + 'static,
+) -> (tempfile::TempDir, Session) {
+    let (dir, _, _) = session(0);
+    let conf = load_conf(&dir.path().join("slurm.conf")).expect("loads");
+    std::fs::remove_file(spur_client::socket_path(&conf)).expect("the first one goes");
+    let listener = UnixListener::bind(spur_client::socket_path(&conf)).expect("binds");
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            serve(stream);
+        }
+    });
+    (dir, Session::new(conf))
+}
+
+#[test]
+fn the_request_follows_the_hello_without_waiting_for_the_controllers() {
+    // This controller answers its hello only once the request is in: a
+    // command that waited for it first would wait until its read timeout.
+    let (_dir, mut s) = session_serving(|mut stream| {
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+            .expect("timeout");
+        let _: Hello = frame::read_sync(&mut stream).expect("hello");
+        let req: ClientRequest = frame::read_sync(&mut stream).expect("the request, unasked");
+        assert!(matches!(req, ClientRequest::Ping));
+        let hello = Hello {
+            version: PROTOCOL_VERSION,
+            role: Role::Client,
+        };
+        frame::write_sync(&mut stream, &hello).expect("hello back");
+        let pong = ClientResponse::Pong { host: "ctl".into() };
+        frame::write_sync(&mut stream, &pong).expect("answer");
+    });
+    let started = std::time::Instant::now();
+    let answer = s.request(&ClientRequest::Ping).expect("answered");
+    assert!(matches!(answer, ClientResponse::Pong { .. }), "{answer:?}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(4));
+}
+
+#[test]
+fn a_controller_of_another_version_is_named_as_such() {
+    // As spurd does: its own hello, then the connection closed unread.
+    let (_dir, mut s) = session_serving(|mut stream| {
+        let _: Hello = frame::read_sync(&mut stream).expect("hello");
+        let hello = Hello {
+            version: PROTOCOL_VERSION + 1,
+            role: Role::Client,
+        };
+        frame::write_sync(&mut stream, &hello).expect("hello back");
+    });
+    let answer = s.request(&ClientRequest::Ping);
+    assert!(
+        matches!(answer, Err(spur_client::ClientError::Version { theirs }) if theirs == PROTOCOL_VERSION + 1),
+        "{answer:?}"
+    );
+}
