@@ -268,6 +268,38 @@ mod tests {
         assert!(matches!(read, Err(FrameError::Decode(_))), "{read:?}");
     }
 
+    /// A reader that hands out at most 1,000 bytes a read, as a socket may.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(self.0.len()).min(1000);
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_frame_larger_than_the_first_read_arrives_whole_or_not_at_all() {
+        let big = ClientResponse::Pong {
+            host: "h".repeat(3 * PRESIZE_BYTES + 17),
+        };
+        let mut frame = Vec::new();
+        write_sync(&mut frame, &big).expect("writes");
+        let got: ClientResponse = read_sync(&mut Trickle(&frame)).expect("reads");
+        assert!(
+            matches!(got, ClientResponse::Pong { host } if host.len() == 3 * PRESIZE_BYTES + 17)
+        );
+        for cut in [PRESIZE_BYTES, PRESIZE_BYTES + 4, frame.len() - 1] {
+            let got = read_sync::<ClientResponse, _>(&mut Trickle(&frame[..cut]));
+            assert!(
+                matches!(&got, Err(FrameError::Io(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof),
+                "cut at {cut}: {got:?}"
+            );
+        }
+    }
+
     #[tokio::test]
     async fn a_message_survives_the_round_trip() {
         let (mut a, mut b) = tokio::io::duplex(1 << 16);
