@@ -1,7 +1,11 @@
 //! The messages: client <-> controller and agent <-> controller. Each
 //! connection opens with a [`Hello`]; after it, a client sends requests and
 //! reads one response per request, and an agent sends [`FromAgent`] and
-//! receives [`ToAgent`] in both directions at any time.
+//! receives [`ToAgent`] in both directions at any time. A client may send
+//! its first request right behind its hello, before the other side's has
+//! come: a side reads the hello, writes its own, and only then reads a
+//! request, so a request is never acted on unless the hello was answered
+//! (and one whose version is refused is never read).
 
 use serde::{Deserialize, Serialize};
 
