@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use spur_client::{load_conf, Session};
+use spur_conf::SlurmConf;
 use spur_proto::frame;
 use spur_proto::{ClientRequest, ClientResponse, Hello, Role, PROTOCOL_VERSION};
 
@@ -38,7 +39,9 @@ fn stand_in(listener: UnixListener, per_conn: usize) -> Arc<AtomicUsize> {
     conns
 }
 
-fn session(per_conn: usize) -> (tempfile::TempDir, Session, Arc<AtomicUsize>) {
+/// A cluster's slurm.conf in a folder of its own, and the listener on
+/// its controller's socket, for a stand-in to serve.
+fn cluster() -> (tempfile::TempDir, SlurmConf, UnixListener) {
     let dir = tempfile::tempdir().expect("tempdir");
     let state = dir.path().join("state");
     std::fs::create_dir(&state).expect("state folder");
@@ -54,6 +57,11 @@ fn session(per_conn: usize) -> (tempfile::TempDir, Session, Arc<AtomicUsize>) {
     .expect("slurm.conf");
     let conf = load_conf(&conf).expect("loads");
     let listener = UnixListener::bind(spur_client::socket_path(&conf)).expect("binds");
+    (dir, conf, listener)
+}
+
+fn session(per_conn: usize) -> (tempfile::TempDir, Session, Arc<AtomicUsize>) {
+    let (dir, conf, listener) = cluster();
     let conns = stand_in(listener, per_conn);
     (dir, Session::new(conf), conns)
 }
@@ -131,12 +139,7 @@ fn key_of(req: &ClientRequest) -> Option<String> {
 #[test]
 fn a_submission_whose_answer_was_lost_is_sent_again_with_its_key() {
     use spur_client::Api;
-    let (dir, _, _) = session(0);
-    let conf = load_conf(&dir.path().join("slurm.conf")).expect("loads");
-    // A second socket of the same cluster, served by the stand-in that
-    // loses answers.
-    std::fs::remove_file(spur_client::socket_path(&conf)).expect("the first one goes");
-    let listener = UnixListener::bind(spur_client::socket_path(&conf)).expect("binds");
+    let (_dir, conf, listener) = cluster();
     let seen = loses_answers(listener, 2);
     let mut s = Session::new(conf);
     let submitted = s
@@ -160,10 +163,7 @@ fn a_submission_whose_answer_was_lost_is_sent_again_with_its_key() {
 
 #[test]
 fn a_request_that_may_have_acted_is_not_sent_again() {
-    let (dir, _, _) = session(0);
-    let conf = load_conf(&dir.path().join("slurm.conf")).expect("loads");
-    std::fs::remove_file(spur_client::socket_path(&conf)).expect("the first one goes");
-    let listener = UnixListener::bind(spur_client::socket_path(&conf)).expect("binds");
+    let (_dir, conf, listener) = cluster();
     let seen = loses_answers(listener, 1);
     let mut s = Session::new(conf);
     let hold = ClientRequest::Release { jobs: vec![3] };
@@ -179,10 +179,7 @@ fn a_request_that_may_have_acted_is_not_sent_again() {
 fn session_serving(
     serve: impl Fn(std::os::unix::net::UnixStream) + Send + 'static,
 ) -> (tempfile::TempDir, Session) {
-    let (dir, _, _) = session(0);
-    let conf = load_conf(&dir.path().join("slurm.conf")).expect("loads");
-    std::fs::remove_file(spur_client::socket_path(&conf)).expect("the first one goes");
-    let listener = UnixListener::bind(spur_client::socket_path(&conf)).expect("binds");
+    let (dir, conf, listener) = cluster();
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(stream) = stream else { return };

@@ -1084,10 +1084,7 @@ impl Core {
         match job.state() {
             JobState::Pending => {
                 job.cancel_pending(now)?;
-                self.pending.remove(&id);
-                self.note_ended(id);
-                self.preempting.remove(&id);
-                effects.emit(Effect::PendingJobEnded { job: id });
+                self.pending_ended(id, effects);
             }
             JobState::Running => {
                 job.mark_kill(KillCause::Cancelled)?;
@@ -1351,6 +1348,15 @@ impl Core {
             }
         }
         gone
+    }
+
+    /// Files a pending job that has just ended without running (cancelled,
+    /// its dependency never met, its deadline missed) and says so.
+    pub(crate) fn pending_ended(&mut self, id: JobId, effects: &mut impl Effects) {
+        self.pending.remove(&id);
+        self.preempting.remove(&id);
+        self.note_ended(id);
+        effects.emit(Effect::PendingJobEnded { job: id });
     }
 
     /// Files a job that has just ended for MinJobAge's purge.

@@ -197,10 +197,7 @@ impl Core {
                     rest = rest.difference(&hit);
                     if a.pending.is_empty() {
                         meta.cancel_pending(now)?;
-                        self.pending.remove(&array);
-                        self.note_ended(array);
-                        self.preempting.remove(&array);
-                        effects.emit(Effect::PendingJobEnded { job: array });
+                        self.pending_ended(array, effects);
                     } else {
                         // Slurm counts cancelled pending tasks as failed
                         // (max_exit_code), so `afterok:N` fails.

@@ -296,10 +296,7 @@ impl Core {
     fn cancel_for_dependency(&mut self, id: JobId, now: Time, effects: &mut impl Effects) {
         let job = self.jobs.get_mut(&id).expect("pending ids are jobs");
         if job.cancel_never_satisfied(now).is_ok() {
-            self.pending.remove(&id);
-            self.note_ended(id);
-            self.preempting.remove(&id);
-            effects.emit(Effect::PendingJobEnded { job: id });
+            self.pending_ended(id, effects);
         }
     }
 

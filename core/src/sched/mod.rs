@@ -384,11 +384,8 @@ impl Core {
         for id in missed {
             let job = self.jobs.get_mut(&id).expect("pending ids are jobs");
             if job.miss_deadline(now).is_ok() {
-                self.pending.remove(&id);
-                self.note_ended(id);
-                self.preempting.remove(&id);
+                self.pending_ended(id, effects);
                 self.note_task_end(id);
-                effects.emit(Effect::PendingJobEnded { job: id });
             }
         }
     }

@@ -650,8 +650,8 @@ mod tests {
         );
     }
 
-    #[test]
-    fn arrays_and_dependencies_show_as_slurm_shows_them() {
+    /// A core of one node, gb001, in the default partition `batch`.
+    fn one_node_core() -> Core {
         let cluster = Cluster {
             nodes: vec![NodeConfig::new("gb001", 4, 16000, 0)],
             partitions: vec![Partition {
@@ -661,7 +661,12 @@ mod tests {
             qos: vec![],
             topology: Topology::Flat,
         };
-        let mut core = Core::new(cluster, SchedConfig::default()).expect("valid cluster");
+        Core::new(cluster, SchedConfig::default()).expect("valid cluster")
+    }
+
+    #[test]
+    fn arrays_and_dependencies_show_as_slurm_shows_them() {
+        let mut core = one_node_core();
         let desc = |array: Option<&str>, dependency: Option<String>| spur_proto::JobDesc {
             name: Some("arr".into()),
             array: array.map(str::to_string),
@@ -746,16 +751,7 @@ mod tests {
     fn a_job_held_from_its_submission_is_not_yet_eligible() {
         // bench/swap: Slurm 22.05 shows `sbatch -H`'s job with
         // EligibleTime=Unknown, and squeue's %E... N/A.
-        let cluster = Cluster {
-            nodes: vec![NodeConfig::new("gb001", 4, 16000, 0)],
-            partitions: vec![Partition {
-                is_default: true,
-                ..Partition::new("batch", vec![NodeId(0)])
-            }],
-            qos: vec![],
-            topology: Topology::Flat,
-        };
-        let mut core = Core::new(cluster, SchedConfig::default()).expect("valid cluster");
+        let mut core = one_node_core();
         let desc = |hold| spur_proto::JobDesc {
             hold,
             ..Default::default()
