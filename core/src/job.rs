@@ -466,7 +466,8 @@ impl Job {
         self.start_time = Some(now);
         self.alloc = alloc;
         self.reason = Reason::None;
-        self.forget_plan();
+        self.expected_start = None;
+        self.sched_nodes = Box::default();
         self.kill = None;
         self.signaled = false;
         Ok(())
@@ -544,7 +545,6 @@ impl Job {
         if let Some(hold) = hold {
             self.hold = Some(hold);
             (self.priority, self.reason) = (0, hold.reason());
-            self.forget_plan();
         }
         self.steps.clear();
         Ok(std::mem::take(&mut self.alloc))
@@ -623,19 +623,11 @@ impl Job {
             return Err(self.wrong(if hold.is_some() { "hold" } else { "release" }));
         }
         self.hold = hold;
-        // Shown at once, as slurmctld does: passes do not look at held
-        // jobs.
+        // Shown at once, as slurmctld does, not at the next pass.
         if let Some(hold) = hold {
             self.priority = 0;
             self.set_pending_reason(hold.reason());
-            self.forget_plan();
         }
         Ok(())
-    }
-
-    /// Drops the start time and nodes a pass planned for it.
-    pub(crate) fn forget_plan(&mut self) {
-        self.expected_start = None;
-        self.sched_nodes = Box::default();
     }
 }

@@ -33,8 +33,7 @@ use self::pass::{MemoFloor, MemoKey, Pass};
 pub struct PassSummary {
     /// When it ran.
     pub at: Time,
-    /// Pending jobs not held when the pass began (slurmctld leaves held
-    /// jobs out of its queue too).
+    /// Pending jobs in the queue when the pass began.
     pub queue: u32,
     /// Jobs the pass tried to start (the rest waited behind a job that
     /// stopped it, or their array's throttle).
@@ -337,7 +336,8 @@ impl Core {
         if let Some(job) = self.jobs.get_mut(&id) {
             job.set_pending_reason(reason);
             if reason != Reason::Resources && reason != Reason::Priority {
-                job.forget_plan();
+                job.expected_start = None;
+                job.sched_nodes = Box::default();
             }
         }
     }
@@ -374,12 +374,10 @@ impl Core {
     fn enforce_deadlines(&mut self, now: Time, effects: &mut impl Effects) {
         let missed: Vec<JobId> = self
             .pending
-            .unheld()
             .iter()
             .filter(|id| {
-                self.jobs[*id]
-                    .last_start_for_deadline()
-                    .is_some_and(|t| now > t)
+                let job = &self.jobs[id];
+                job.hold.is_none() && job.last_start_for_deadline().is_some_and(|t| now > t)
             })
             .copied()
             .collect();
@@ -402,11 +400,9 @@ impl Core {
                 *running_per_user_qos.entry((job.spec.user, q)).or_default() += 1;
             }
         }
-        // Held jobs are left out: they showed why they wait when they
-        // were held, and nothing a pass does changes that.
-        let mut keyed = Vec::with_capacity(self.pending.unheld().len());
+        let mut keyed = Vec::with_capacity(self.pending.len());
         let ctx_total = self.nodes.len() as u32;
-        let pending: Vec<JobId> = self.pending.unheld().iter().copied().collect();
+        let pending: Vec<JobId> = self.pending.iter().copied().collect();
         let running_per_array = self.running_per_array();
         for id in pending {
             let blocking = self.blocking_reason(
@@ -424,13 +420,18 @@ impl Core {
                     qos: &self.qos,
                     fairshare: &self.fairshare,
                 };
-                self.config.priority.priority(job, &ctx)
+                if job.hold.is_some() {
+                    0
+                } else {
+                    self.config.priority.priority(job, &ctx)
+                }
             };
             let job = self.jobs.get_mut(&id).expect("pending ids are jobs");
             job.priority = priority;
             if let Some(reason) = blocking {
                 job.set_pending_reason(reason);
-                job.forget_plan();
+                job.expected_start = None;
+                job.sched_nodes = Box::default();
                 continue;
             }
             let tier = self.partitions[job.partition.index()].priority_tier;
@@ -460,7 +461,9 @@ impl Core {
         running: &BTreeMap<(crate::id::Uid, crate::id::QosId), u32>,
         running_per_array: &BTreeMap<JobId, u32>,
     ) -> Option<Reason> {
-        // A held job is never asked: it showed its hold when held.
+        if let Some(hold) = job.hold {
+            return Some(hold.reason());
+        }
         // slurmctld's job_independent: dependency, then the array's
         // throttle, then the begin time.
         match job.dependency.as_deref().map(|d| d.status()) {
@@ -844,7 +847,7 @@ impl Core {
                 }
             }
         }
-        self.pending.remove(id);
+        self.pending.remove(&id);
         self.running.insert(id);
         self.preempting.remove(&id);
         profile.start(&alloc, end);
@@ -943,7 +946,8 @@ impl Core {
 
     fn clear_plan(&mut self, id: JobId) {
         if let Some(job) = self.jobs.get_mut(&id) {
-            job.forget_plan();
+            job.expected_start = None;
+            job.sched_nodes = Box::default();
         }
     }
 }
