@@ -116,9 +116,21 @@ impl Link {
         })
     }
 
-    /// Replaces the interface's peers with `peers`.
+    /// Makes the interface's peers `peers`. A peer it has already is
+    /// updated in place and keeps its session: a member joining again (as
+    /// every member does when the controller restarts) or another joining
+    /// interrupts no traffic. Replacing them all instead would drop every
+    /// session here while the other side kept sending on its own, unheard
+    /// until it gave up on the session (15 s). A peer not named goes.
     pub fn set_peers(&self, peers: &[Peer]) -> Result<(), MeshError> {
-        let mut update = DeviceUpdate::new().replace_peers();
+        let mut update = DeviceUpdate::new();
+        for gone in self
+            .peers()?
+            .into_iter()
+            .filter(|had| !peers.iter().any(|p| p.key == had.key))
+        {
+            update = update.remove_peer_by_key(&gone.key);
+        }
         for peer in peers {
             let mut config = PeerConfigBuilder::new(&peer.key)
                 .replace_allowed_ips()

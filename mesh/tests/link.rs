@@ -1,8 +1,8 @@
 //! Two hosts in network namespaces joined by a veth pair, each with a mesh
 //! interface on wireguard-go: TCP between their mesh addresses crosses the
 //! veth as WireGuard's UDP only, both see the handshake and the bytes, a
-//! link taken down and up heals, and a host whose key its peer was never
-//! given gets nothing through.
+//! link taken down and up heals, peers told again keep their session, and
+//! a host whose key its peer was never given gets nothing through.
 
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
@@ -285,6 +285,25 @@ fn two_hosts_talk_over_the_mesh_as_udp_only_and_heal_after_a_cut() {
     assert!(!echo(&pair, Duration::from_secs(3)), "through a cut link");
     ip(&["-n", &pair.ns("a"), "link", "set", &pair.veth("a"), "up"]);
     assert!(echo(&pair, Duration::from_secs(30)), "healed after the cut");
+
+    // b is told the same peer again, as every member is when it joins
+    // again after a controller restart: the session stands (the same
+    // handshake, the bytes counted on), and a's traffic gets through on
+    // it at once.
+    let before = links[1].peers().unwrap();
+    links[1].set_peers(&[peer("a", &keys[0])]).unwrap();
+    let after = links[1].peers().unwrap();
+    assert_eq!(after.len(), 1);
+    assert!(before[0].last_handshake.is_some());
+    assert_eq!(
+        after[0].last_handshake, before[0].last_handshake,
+        "{after:?}"
+    );
+    assert!(after[0].rx_bytes >= before[0].rx_bytes, "{after:?}");
+    assert!(
+        echo(&pair, Duration::from_secs(2)),
+        "on the session kept through the peers told again"
+    );
 
     // b forgets a's key: a stranger now, it gets nothing through.
     links[1].set_peers(&[]).unwrap();
