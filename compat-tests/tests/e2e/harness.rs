@@ -764,11 +764,23 @@ impl Cluster {
 
     /// Runs a command with the cluster's environment, in the cluster folder.
     pub fn command(&self, cmd: &str, args: &[&str]) -> Command {
+        use std::os::unix::process::CommandExt;
         let mut c = Command::new(self.bin.join(cmd));
         c.args(args)
             .env("SLURM_CONF", &self.conf)
             .env("PATH", format!("{}:/usr/bin:/bin", self.bin.display()))
             .current_dir(self.dir.path());
+        // salloc ends its command with SIGHUP when the allocation is
+        // revoked, as Slurm's does: under a test run started by nohup the
+        // command would inherit it ignored and outlive its allocation.
+        // SAFETY: signal() is async-signal-safe, fit to run between fork
+        // and exec.
+        unsafe {
+            c.pre_exec(|| {
+                libc::signal(libc::SIGHUP, libc::SIG_DFL);
+                Ok(())
+            });
+        }
         c
     }
 
@@ -937,6 +949,15 @@ fn remove_cgroup(cg: &Path) {
 
 impl Drop for Cluster {
     fn drop(&mut self) {
+        // A failed test leaves its cluster's folder (logs, state, job
+        // output) to be read.
+        if std::thread::panicking() {
+            self.dir.disable_cleanup(true);
+            eprintln!(
+                "the failed test's cluster is kept in {}",
+                self.dir.path().display()
+            );
+        }
         let mut crashed = Vec::new();
         let mut children: Vec<(String, Child)> = Vec::new();
         if let Some(c) = self.controller.take() {
