@@ -388,7 +388,7 @@ pub struct Core {
     /// Which partitions share a node, for preempt/partition_prio.
     part_share: Vec<Vec<bool>>,
     pub(crate) jobs: BTreeMap<JobId, Box<Job>>,
-    pub(crate) pending: BTreeSet<JobId>,
+    pub(crate) pending: crate::pending::PendingJobs,
     pub(crate) running: BTreeSet<JobId>,
     /// Ended jobs by end time, so that MinJobAge's purge reads only those
     /// old enough instead of every job each second.
@@ -586,7 +586,7 @@ impl Core {
             features,
             part_share,
             jobs: BTreeMap::new(),
-            pending: BTreeSet::new(),
+            pending: Default::default(),
             running: BTreeSet::new(),
             ended: BTreeSet::new(),
             next_job_id: config.first_job_id.max(1),
@@ -814,8 +814,8 @@ impl Core {
         let mut job = Job::new(id, spec, resolved, now, self.seq);
         job.array = array.map(Box::new);
         job.dependency = dependency.map(Box::new);
+        self.pending.file(&job);
         self.jobs.insert(id, Box::new(job));
-        self.pending.insert(id);
         self.index_array_member(id);
         Ok(id)
     }
@@ -1045,7 +1045,7 @@ impl Core {
         }
         self.running.remove(&id);
         if requeued {
-            self.pending.insert(id);
+            self.refile_pending(id);
         } else {
             self.note_ended(id);
             self.note_task_end(id);
@@ -1110,12 +1110,16 @@ impl Core {
             .filter(|m| self.pending.contains(m))
             .collect();
         match (members.first(), pending.is_empty()) {
-            (None, _) => self.job_mut(id)?.set_hold(hold)?,
+            (None, _) => {
+                self.job_mut(id)?.set_hold(hold)?;
+                self.refile_pending(id);
+            }
             // Nothing of the array is pending: the record says why.
             (Some(&first), true) => self.job_mut(first)?.set_hold(hold)?,
             (Some(_), false) => {
                 for m in pending {
                     self.job_mut(m)?.set_hold(hold)?;
+                    self.refile_pending(m);
                 }
             }
         }
@@ -1159,7 +1163,7 @@ impl Core {
                 if let Some(key) = ended {
                     self.ended.remove(&key);
                 }
-                self.pending.insert(id);
+                self.refile_pending(id);
                 Ok(())
             }
         }
@@ -1266,8 +1270,7 @@ impl Core {
         job.excluded = resolved.excluded.into();
         job.constraint = resolved.constraint.map(Box::new);
         job.time_limit = resolved.time_limit;
-        job.expected_start = None;
-        job.sched_nodes = Box::default();
+        job.forget_plan();
         Ok(())
     }
 
@@ -1350,10 +1353,18 @@ impl Core {
         gone
     }
 
+    /// Files a pending job again after its hold or dependency changed (or
+    /// it went back to the queue).
+    pub(crate) fn refile_pending(&mut self, id: JobId) {
+        if let Some(job) = self.jobs.get(&id) {
+            self.pending.file(job);
+        }
+    }
+
     /// Files a pending job that has just ended without running (cancelled,
     /// its dependency never met, its deadline missed) and says so.
     pub(crate) fn pending_ended(&mut self, id: JobId, effects: &mut impl Effects) {
-        self.pending.remove(&id);
+        self.pending.remove(id);
         self.preempting.remove(&id);
         self.note_ended(id);
         effects.emit(Effect::PendingJobEnded { job: id });
@@ -1506,7 +1517,8 @@ impl Core {
                     _ => Some(deadline),
                 }
             });
-        let pending = self.pending_jobs().filter_map(|j| {
+        let pending = self.pending.unheld().iter().map(|id| &*self.jobs[id]);
+        let pending = pending.filter_map(|j| {
             let begin = j.spec.begin.filter(|&b| b > j.submit_time);
             let switches = match j.shape.switches {
                 Some((_, wait)) => Some(j.eligible_time + wait),

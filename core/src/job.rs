@@ -466,8 +466,7 @@ impl Job {
         self.start_time = Some(now);
         self.alloc = alloc;
         self.reason = Reason::None;
-        self.expected_start = None;
-        self.sched_nodes = Box::default();
+        self.forget_plan();
         self.kill = None;
         self.signaled = false;
         Ok(())
@@ -545,6 +544,7 @@ impl Job {
         if let Some(hold) = hold {
             self.hold = Some(hold);
             (self.priority, self.reason) = (0, hold.reason());
+            self.forget_plan();
         }
         self.steps.clear();
         Ok(std::mem::take(&mut self.alloc))
@@ -623,11 +623,19 @@ impl Job {
             return Err(self.wrong(if hold.is_some() { "hold" } else { "release" }));
         }
         self.hold = hold;
-        // Shown at once, as slurmctld does, not at the next pass.
+        // Shown at once, as slurmctld does: passes do not look at held
+        // jobs.
         if let Some(hold) = hold {
             self.priority = 0;
             self.set_pending_reason(hold.reason());
+            self.forget_plan();
         }
         Ok(())
+    }
+
+    /// Drops the start time and nodes a pass planned for it.
+    pub(crate) fn forget_plan(&mut self) {
+        self.expected_start = None;
+        self.sched_nodes = Box::default();
     }
 }

@@ -21,6 +21,7 @@ pub mod id;
 pub mod job;
 pub mod node;
 pub mod partition;
+mod pending;
 pub mod placement;
 mod preempt;
 pub mod queue;

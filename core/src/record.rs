@@ -164,7 +164,11 @@ impl Core {
         job.reason_prev = record.reason_prev;
         match record.state {
             JobState::Pending => {
-                self.pending.insert(id);
+                if let Some(hold) = job.hold {
+                    // Never looked at by a pass while held: shown now.
+                    job.set_pending_reason(hold.reason());
+                }
+                self.pending.file(&job);
             }
             JobState::Running => {
                 let whole = job.shape.is_whole_node();
@@ -182,9 +186,15 @@ impl Core {
             }
             _ => {}
         }
+        // Filed from the job at hand: another look-up of each of 100,000
+        // jobs is a tenth of a restart.
+        if let Some(end) = job.end_time.filter(|_| job.state().is_finished()) {
+            self.ended.insert((end, id));
+        }
+        if let Some(a) = job.array.as_deref() {
+            self.arrays.entry(a.array_job_id()).or_default().insert(id);
+        }
         self.jobs.insert(id, Box::new(job));
-        self.note_ended(id);
-        self.index_array_member(id);
         self.next_job_id = self.next_job_id.max(id.0 + 1);
         Ok(())
     }

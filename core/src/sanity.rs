@@ -68,11 +68,8 @@ impl Core {
                     what: "running set",
                 });
             }
-            if (job.state() == JobState::Pending) != self.pending.contains(&job.id) {
-                return Err(SanityError::JobBookkeeping {
-                    job: job.id,
-                    what: "pending set",
-                });
+            if let Some(what) = self.pending.misfiled(job) {
+                return Err(SanityError::JobBookkeeping { job: job.id, what });
             }
             let ended = job.end_time.filter(|_| job.state().is_finished());
             if ended.is_some_and(|end| !self.ended.contains(&(end, job.id))) {
@@ -118,6 +115,14 @@ impl Core {
                     what: "running with a dependency",
                 });
             }
+        }
+        // Every id the pending sets hold is a job (each job's membership
+        // was checked above).
+        if let Some(id) = self.pending.stray(|id| self.jobs.contains_key(&id)) {
+            return Err(SanityError::JobBookkeeping {
+                job: id,
+                what: "pending set",
+            });
         }
         // Every entry of the ended set names an ended job of that end time.
         for &(end, id) in &self.ended {

@@ -155,10 +155,9 @@ impl Core {
             throttle: 0,
             task_failed: false,
         }));
-        job.expected_start = None;
-        job.sched_nodes = Box::default();
+        job.forget_plan();
+        self.pending.file(&job);
         self.jobs.insert(id, Box::new(job));
-        self.pending.insert(id);
         self.arrays.entry(array_job_id).or_default().insert(id);
         effects.emit(Effect::ArrayTaskSplit {
             array_job: array_job_id,
@@ -336,6 +335,7 @@ impl Core {
     pub(crate) fn split_corresponding_tasks(&mut self, effects: &mut impl Effects) {
         let metas: Vec<JobId> = self
             .pending
+            .dependent()
             .iter()
             .copied()
             .filter(|id| {

@@ -249,6 +249,7 @@ impl Core {
     pub(crate) fn update_dependencies(&mut self, now: Time, effects: &mut impl Effects) {
         let ids: Vec<JobId> = self
             .pending
+            .dependent()
             .iter()
             .copied()
             .filter(|id| {
@@ -284,6 +285,7 @@ impl Core {
                 .unwrap_or(self.config.kill_invalid_depend);
             let job = self.jobs.get_mut(&id).expect("pending ids are jobs");
             job.dependency = (status != DependencyStatus::Satisfied).then(|| Box::new(next));
+            self.pending.file(job);
             if changed || status == DependencyStatus::Satisfied {
                 effects.emit(Effect::DependencyChanged { job: id });
             }
@@ -349,6 +351,7 @@ impl Core {
         let job = self.jobs.get_mut(&id).expect("checked above");
         job.spec.dependency = dep.is_some().then(|| text.into());
         job.dependency = dep.map(Box::new);
+        self.pending.file(job);
         if matches!(
             job.reason,
             Reason::Dependency | Reason::DependencyNeverSatisfied
@@ -390,6 +393,7 @@ impl Core {
     /// The dependencies of pending jobs that passes still evaluate.
     fn open_dependencies(&self) -> impl Iterator<Item = &Dependency> + '_ {
         self.pending
+            .dependent()
             .iter()
             .filter_map(|id| self.jobs.get(id))
             .filter(|j| j.reason != Reason::DependencyNeverSatisfied)

@@ -33,7 +33,8 @@ use self::pass::{MemoFloor, MemoKey, Pass};
 pub struct PassSummary {
     /// When it ran.
     pub at: Time,
-    /// Pending jobs in the queue when the pass began.
+    /// Pending jobs not held when the pass began (slurmctld leaves held
+    /// jobs out of its queue too).
     pub queue: u32,
     /// Jobs the pass tried to start (the rest waited behind a job that
     /// stopped it, or their array's throttle).
@@ -336,8 +337,7 @@ impl Core {
         if let Some(job) = self.jobs.get_mut(&id) {
             job.set_pending_reason(reason);
             if reason != Reason::Resources && reason != Reason::Priority {
-                job.expected_start = None;
-                job.sched_nodes = Box::default();
+                job.forget_plan();
             }
         }
     }
@@ -374,10 +374,12 @@ impl Core {
     fn enforce_deadlines(&mut self, now: Time, effects: &mut impl Effects) {
         let missed: Vec<JobId> = self
             .pending
+            .unheld()
             .iter()
             .filter(|id| {
-                let job = &self.jobs[id];
-                job.hold.is_none() && job.last_start_for_deadline().is_some_and(|t| now > t)
+                self.jobs[*id]
+                    .last_start_for_deadline()
+                    .is_some_and(|t| now > t)
             })
             .copied()
             .collect();
@@ -400,9 +402,11 @@ impl Core {
                 *running_per_user_qos.entry((job.spec.user, q)).or_default() += 1;
             }
         }
-        let mut keyed = Vec::with_capacity(self.pending.len());
+        // Held jobs are left out: they showed why they wait when they
+        // were held, and nothing a pass does changes that.
+        let mut keyed = Vec::with_capacity(self.pending.unheld().len());
         let ctx_total = self.nodes.len() as u32;
-        let pending: Vec<JobId> = self.pending.iter().copied().collect();
+        let pending: Vec<JobId> = self.pending.unheld().iter().copied().collect();
         let running_per_array = self.running_per_array();
         for id in pending {
             let blocking = self.blocking_reason(
@@ -420,18 +424,13 @@ impl Core {
                     qos: &self.qos,
                     fairshare: &self.fairshare,
                 };
-                if job.hold.is_some() {
-                    0
-                } else {
-                    self.config.priority.priority(job, &ctx)
-                }
+                self.config.priority.priority(job, &ctx)
             };
             let job = self.jobs.get_mut(&id).expect("pending ids are jobs");
             job.priority = priority;
             if let Some(reason) = blocking {
                 job.set_pending_reason(reason);
-                job.expected_start = None;
-                job.sched_nodes = Box::default();
+                job.forget_plan();
                 continue;
             }
             let tier = self.partitions[job.partition.index()].priority_tier;
@@ -461,9 +460,7 @@ impl Core {
         running: &BTreeMap<(crate::id::Uid, crate::id::QosId), u32>,
         running_per_array: &BTreeMap<JobId, u32>,
     ) -> Option<Reason> {
-        if let Some(hold) = job.hold {
-            return Some(hold.reason());
-        }
+        // A held job is never asked: it showed its hold when held.
         // slurmctld's job_independent: dependency, then the array's
         // throttle, then the begin time.
         match job.dependency.as_deref().map(|d| d.status()) {
@@ -847,7 +844,7 @@ impl Core {
                 }
             }
         }
-        self.pending.remove(&id);
+        self.pending.remove(id);
         self.running.insert(id);
         self.preempting.remove(&id);
         profile.start(&alloc, end);
@@ -946,8 +943,7 @@ impl Core {
 
     fn clear_plan(&mut self, id: JobId) {
         if let Some(job) = self.jobs.get_mut(&id) {
-            job.expected_start = None;
-            job.sched_nodes = Box::default();
+            job.forget_plan();
         }
     }
 }

@@ -2,8 +2,8 @@
 //! limits, pending reasons, preemption.
 
 use spur_core::{
-    Effect, JobState, KillCause, NodeId, Partition, PreemptMode, PreemptType, PriorityType,
-    PriorityWeights, Reason, SchedConfig,
+    Core, Effect, Hold, Input, JobState, KillCause, NodeId, Partition, PreemptMode, PreemptType,
+    PriorityType, PriorityWeights, Reason, SchedConfig,
 };
 
 use crate::env::*;
@@ -288,4 +288,50 @@ fn time_unlimited_takes_the_partitions_max_time_never_its_default() {
         let id = core.submit_job(JobSpec::default(), 0).expect("accepted");
         assert_eq!(core.job(id).expect("exists").time_limit(), Some(600));
     }
+}
+
+#[test]
+fn a_held_job_shows_its_hold_at_once_and_passes_leave_it_out_until_released() {
+    let mut env = TestEnv::nvl72(1);
+    env.submit(gpu_job(18).time(3600));
+    env.schedule();
+    let waiting = env.submit(gpu_job(4).time(600));
+    let held = env.submit(gpu_job(4).time(600).hold());
+    env.schedule();
+    assert_eq!(env.core.last_pass().queue, 1, "the held job is not queued");
+    let job = env.core.job(waiting).unwrap();
+    assert!(job.expected_start().is_some() && job.priority() > 0);
+
+    env.core
+        .handle(Input::Hold(waiting, Hold::Admin), env.now, &mut Vec::new())
+        .unwrap();
+    let job = env.core.job(waiting).unwrap();
+    assert_eq!(job.reason(), Reason::JobHeldAdmin);
+    assert_eq!(
+        (job.expected_start(), job.sched_nodes(), job.priority()),
+        (None, &[][..], 0)
+    );
+    env.schedule();
+    assert_eq!(env.core.last_pass().queue, 0);
+    assert_eq!(env.core.job(held).unwrap().reason(), Reason::JobHeldUser);
+
+    // A restarted controller shows the stored hold before its first pass.
+    let mut fresh = Core::new(cluster(18, nvl72_topology(1, None)), SchedConfig::default())
+        .expect("valid cluster");
+    for job in env.core.jobs() {
+        fresh.restore_job(job.record()).unwrap();
+    }
+    fresh.sanity_check().unwrap();
+    assert_eq!(fresh.job(waiting).unwrap().reason(), Reason::JobHeldAdmin);
+    assert_eq!(fresh.job(held).unwrap().reason(), Reason::JobHeldUser);
+
+    env.core
+        .handle(Input::Release(held), env.now, &mut Vec::new())
+        .unwrap();
+    env.core.sanity_check().unwrap();
+    env.schedule();
+    assert_eq!(env.core.last_pass().queue, 1);
+    let job = env.core.job(held).unwrap();
+    assert_eq!(job.reason(), Reason::Resources);
+    assert!(job.expected_start().is_some());
 }

@@ -1,0 +1,87 @@
+//! The pending jobs, and the two parts of them a scheduling pass walks on
+//! their own: those not held (what it orders and tries to start) and those
+//! with a dependency (what it evaluates). A queue of many held jobs then
+//! costs a pass nothing: it never looks them up.
+
+use std::collections::BTreeSet;
+
+use crate::id::JobId;
+use crate::job::Job;
+
+/// Every pending job by id, with its unheld and dependent subsets.
+#[derive(Debug, Default)]
+pub(crate) struct PendingJobs {
+    all: BTreeSet<JobId>,
+    unheld: BTreeSet<JobId>,
+    dependent: BTreeSet<JobId>,
+}
+
+impl PendingJobs {
+    /// Files a pending `job`, or files it again after its hold or its
+    /// dependency changed.
+    pub fn file(&mut self, job: &Job) {
+        self.all.insert(job.id);
+        place(&mut self.unheld, job.id, job.hold.is_none());
+        place(&mut self.dependent, job.id, job.dependency.is_some());
+    }
+
+    /// Takes a job out: it started or ended.
+    pub fn remove(&mut self, id: JobId) {
+        self.all.remove(&id);
+        self.unheld.remove(&id);
+        self.dependent.remove(&id);
+    }
+
+    pub fn contains(&self, id: &JobId) -> bool {
+        self.all.contains(id)
+    }
+
+    pub fn len(&self) -> usize {
+        self.all.len()
+    }
+
+    /// Every pending job, by id.
+    pub fn iter(&self) -> std::collections::btree_set::Iter<'_, JobId> {
+        self.all.iter()
+    }
+
+    /// The pending jobs not held, by id.
+    pub fn unheld(&self) -> &BTreeSet<JobId> {
+        &self.unheld
+    }
+
+    /// The pending jobs that have a dependency, by id.
+    pub fn dependent(&self) -> &BTreeSet<JobId> {
+        &self.dependent
+    }
+
+    /// Whether `job` is filed as its state, hold and dependency say (the
+    /// sanity check's question); the name of the set that is wrong if not.
+    pub fn misfiled(&self, job: &Job) -> Option<&'static str> {
+        let pending = job.state() == crate::job::JobState::Pending;
+        if self.all.contains(&job.id) != pending {
+            return Some("pending set");
+        }
+        if self.unheld.contains(&job.id) != (pending && job.hold.is_none()) {
+            return Some("unheld pending set");
+        }
+        if self.dependent.contains(&job.id) != (pending && job.dependency.is_some()) {
+            return Some("dependent pending set");
+        }
+        None
+    }
+
+    /// An id filed here that `known` says is no job.
+    pub fn stray(&self, known: impl Fn(JobId) -> bool) -> Option<JobId> {
+        let mut ids = self.all.iter().chain(&self.unheld).chain(&self.dependent);
+        ids.find(|&&id| !known(id)).copied()
+    }
+}
+
+fn place(set: &mut BTreeSet<JobId>, id: JobId, member: bool) {
+    if member {
+        set.insert(id);
+    } else {
+        set.remove(&id);
+    }
+}
