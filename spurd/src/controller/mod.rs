@@ -152,20 +152,12 @@ fn restore(site: &Site, store: &mut Store) -> Result<Restored> {
     }
     let min_age = u64::from(site.conf.min_job_age_secs);
     let reading = std::time::Instant::now();
-    let jobs = store
-        .load_jobs(actor::now().saturating_sub(min_age))
-        .context("while loading jobs")?;
-    tracing::debug!(
-        jobs = jobs.len(),
-        elapsed_ms = reading.elapsed().as_millis() as u64,
-        "jobs read"
-    );
-    let mut metas = actor::JobMap::with_capacity_and_hasher(jobs.len(), Default::default());
     let stored_names = store.node_names().context("while loading the node table")?;
+    let mut metas = actor::JobMap::default();
     let mut lost = Vec::new();
     let mut submit_keys = submit_key::SubmitKeys::default();
     let mut shared = store::Names::default();
-    for mut job in jobs {
+    let restore_one = |mut job: store::StoredJob| {
         let id = job.record.id;
         if let Some(names) = &stored_names {
             if !follow_nodes(&core, names, &mut job.record) {
@@ -178,7 +170,6 @@ fn restore(site: &Site, store: &mut Store) -> Result<Restored> {
         }
         match core.restore_job(job.record) {
             Ok(()) => {
-                job.meta.share_names(&mut shared);
                 metas.insert(id, Box::new(job.meta));
                 if let Some(key) = job.submit_key {
                     submit_keys.insert(key, id);
@@ -188,7 +179,20 @@ fn restore(site: &Site, store: &mut Store) -> Result<Restored> {
                 warn!(job = id.0, error = %e, "stored job cannot be restored; it stays in history only")
             }
         }
-    }
+    };
+    let jobs = store
+        .each_job(
+            actor::now().saturating_sub(min_age),
+            &mut shared,
+            restore_one,
+        )
+        .context("while loading jobs")?;
+    store.loaded();
+    tracing::debug!(
+        jobs,
+        elapsed_ms = reading.elapsed().as_millis() as u64,
+        "jobs read and restored"
+    );
     let names: Vec<String> = core.nodes().iter().map(|n| n.config.name.clone()).collect();
     // Written only when it changed: a controller rebuilt while its store
     // takes no writes must not need one.

@@ -6,6 +6,7 @@
 //! a retry finds its job across a restart too.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use sha2::{Digest, Sha256};
 use spur_core::JobId;
@@ -35,7 +36,7 @@ pub fn digest(uid: u32, key: &str) -> Result<SubmitKey, ProtoError> {
 #[derive(Debug, Default)]
 pub struct SubmitKeys {
     /// The job of each key.
-    jobs: HashMap<[u64; 2], Kept>,
+    jobs: HashMap<Words, Kept, BuildHasherDefault<FirstWord>>,
 }
 
 /// What is kept of a key: a map entry of 32 bytes, where a `u128` key
@@ -50,8 +51,41 @@ struct Kept {
 }
 
 /// A digest as the map holds it: two words, aligned as words.
-fn words(key: SubmitKey) -> [u64; 2] {
-    [key as u64, (key >> 64) as u64]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Words([u64; 2]);
+
+fn words(key: SubmitKey) -> Words {
+    Words([key as u64, (key >> 64) as u64])
+}
+
+/// A digest's bits are already spread evenly (they are SHA-256's), and a
+/// user who wanted keys that meet in a table would have to search for
+/// each: its first word is its hash, with no hashing of its own.
+impl Hash for Words {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0[0]);
+    }
+}
+
+/// The hasher of [`Words`]: the word it was given.
+#[derive(Debug, Default)]
+struct FirstWord(u64);
+
+impl Hasher for FirstWord {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = word;
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only Words is hashed with it, and it writes one u64.
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
 }
 
 /// How long a key outlives its job: longer than any command waits for an

@@ -12,7 +12,7 @@ mod retention;
 mod step;
 mod usage;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
@@ -85,6 +85,15 @@ pub enum StoreError {
         /// What is wrong with it.
         fault: String,
     },
+    /// A thread the store works on could not be started.
+    #[error("cannot start a thread to {what}")]
+    Thread {
+        /// What it was to do.
+        what: &'static str,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// Why a stored row could not be read or written.
@@ -113,8 +122,10 @@ pub struct JobMeta {
     /// The owner's primary gid.
     pub gid: u32,
     /// The owner's name.
+    #[serde(deserialize_with = "shared_name")]
     pub user_name: Arc<str>,
     /// The group's name.
+    #[serde(deserialize_with = "shared_name")]
     pub group_name: Arc<str>,
     /// The working directory.
     pub work_dir: Box<str>,
@@ -129,6 +140,7 @@ pub struct JobMeta {
     /// `--comment`.
     pub comment: Option<Box<str>>,
     /// The submit host.
+    #[serde(deserialize_with = "shared_name")]
     pub submit_host: Arc<str>,
     /// The script's path as submitted (None for `--wrap` and stdin).
     pub command: Option<Box<str>>,
@@ -147,6 +159,7 @@ pub struct JobMeta {
     pub launched: bool,
     /// The partition it runs (or waits) in, as resolved (None: written
     /// before spur kept it; the first one asked for applies).
+    #[serde(deserialize_with = "shared_name_or_none")]
     pub partition: Option<Arc<str>>,
     /// What it asked for, as accounting counts it (ReqTRES).
     pub requested: Option<TresCount>,
@@ -181,16 +194,88 @@ impl JobMeta {
 /// partitions. A cluster has few of each, so the set stays small while
 /// every job's metadata points into it.
 #[derive(Debug, Default)]
-pub struct Names(std::collections::HashSet<Arc<str>>);
+pub struct Names {
+    all: std::collections::HashSet<Arc<str>>,
+    /// The last few asked for, compared before any hashing: jobs come in
+    /// runs of one owner, group, host and partition.
+    recent: Vec<Arc<str>>,
+    /// The entry of `recent` the next new one replaces.
+    next: usize,
+}
+
+/// How many names [`Names`] keeps at hand.
+const RECENT_NAMES: usize = 8;
+
+std::thread_local! {
+    /// The names that metadata decoded on this thread takes its own from,
+    /// while [`Names::sharing`] runs.
+    static SHARING: std::cell::RefCell<Option<Names>> = const { std::cell::RefCell::new(None) };
+}
+
+/// A name of [`JobMeta`], decoded as the shared copy while
+/// [`Names::sharing`] runs (no copy of its own made, then dropped), else
+/// as a copy.
+struct SharedName(Arc<str>);
+
+impl<'de> Deserialize<'de> for SharedName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<SharedName, D::Error> {
+        struct Text;
+        impl serde::de::Visitor<'_> for Text {
+            type Value = SharedName;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a name")
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<SharedName, E> {
+                let shared = SHARING.with_borrow_mut(|names| match names {
+                    Some(names) => names.get(name),
+                    None => name.into(),
+                });
+                Ok(SharedName(shared))
+            }
+        }
+        d.deserialize_str(Text)
+    }
+}
+
+fn shared_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Error> {
+    SharedName::deserialize(d).map(|n| n.0)
+}
+
+fn shared_name_or_none<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Arc<str>>, D::Error> {
+    Option::<SharedName>::deserialize(d).map(|n| n.map(|n| n.0))
+}
 
 impl Names {
+    /// Runs `f`, in which metadata decoded on this thread takes its names
+    /// from these.
+    pub fn sharing<T>(&mut self, f: impl FnOnce() -> T) -> T {
+        SHARING.set(Some(std::mem::take(self)));
+        let out = f();
+        *self = SHARING.take().unwrap_or_default();
+        out
+    }
+
     /// The shared copy of `name`.
     pub fn get(&mut self, name: &str) -> Arc<str> {
-        if let Some(shared) = self.0.get(name) {
-            return shared.clone();
+        if let Some(hit) = self.recent.iter().find(|r| ***r == *name) {
+            return hit.clone();
         }
-        let shared: Arc<str> = name.into();
-        self.0.insert(shared.clone());
+        let shared = match self.all.get(name) {
+            Some(shared) => shared.clone(),
+            None => {
+                let shared: Arc<str> = name.into();
+                self.all.insert(shared.clone());
+                shared
+            }
+        };
+        if self.recent.len() < RECENT_NAMES {
+            self.recent.push(shared.clone());
+        } else {
+            self.recent[self.next] = shared.clone();
+            self.next = (self.next + 1) % RECENT_NAMES;
+        }
         shared
     }
 }
@@ -277,11 +362,14 @@ pub struct Store {
 /// read-only connection, in two stages: the tables a restart reads every
 /// row of, then the rest (scripts and environments). A restart loads its
 /// jobs while the first stage runs and serves nothing before it passed;
-/// the first write waits for the second.
+/// the second starts once the jobs are loaded (it would take a core from
+/// the load), and the first write waits for it.
 #[derive(Debug)]
 struct PendingCheck {
     /// Each stage's result, in order.
     stages: std::sync::mpsc::Receiver<Result<(), StoreError>>,
+    /// Dropped to let the second stage start.
+    hold_rest: Option<std::sync::mpsc::Sender<()>>,
     /// How many stages have passed.
     passed: usize,
     path: std::path::PathBuf,
@@ -297,8 +385,10 @@ impl PendingCheck {
 
     fn start(path: &Path, wal_was_there: bool) -> Result<PendingCheck, StoreError> {
         let (tx, stages) = std::sync::mpsc::channel();
+        let (hold_rest, rest_held) = std::sync::mpsc::channel::<()>();
         let checked = path.to_path_buf();
         let check = move || {
+            let started = std::time::Instant::now();
             let conn = match Connection::open_with_flags(
                 &checked,
                 rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
@@ -307,16 +397,28 @@ impl PendingCheck {
                 Err(e) => return drop(tx.send(Err(integrity::fault_of(&checked, e)))),
             };
             let first = integrity::check_restored_tables(&conn, &checked);
+            tracing::debug!(
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                ok = first.is_ok(),
+                "pages of the tables a restart reads checked"
+            );
             let failed = first.is_err();
             if tx.send(first).is_err() || failed {
                 return;
             }
+            // Nothing is ever sent: this returns once the sender is gone.
+            let _ = rest_held.recv();
             // The rest (scripts, environments: most of the file) holds up
             // only the first write: it yields to the threads that answer.
             if let Err(e) = spur_sys::background_thread() {
                 tracing::debug!(error = %e, "the page check keeps its priority");
             }
             let rest = integrity::check_other_tables(&conn, &checked);
+            tracing::debug!(
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                ok = rest.is_ok(),
+                "every page checked"
+            );
             // Closed before the check reports its end: once it has, this
             // connection holds no lock nor the log.
             drop(conn);
@@ -325,12 +427,13 @@ impl PendingCheck {
         std::thread::Builder::new()
             .name("spur-check".into())
             .spawn(check)
-            .map_err(|e| StoreError::Copy {
-                path: path.to_path_buf(),
-                why: format!("cannot start the check of its pages: {e}"),
+            .map_err(|source| StoreError::Thread {
+                what: "check the state database's pages",
+                source,
             })?;
         Ok(PendingCheck {
             stages,
+            hold_rest: Some(hold_rest),
             passed: 0,
             path: path.to_path_buf(),
             log_unchecked: Some(wal_was_there),
@@ -340,6 +443,9 @@ impl PendingCheck {
 
     /// Waits until `stages` stages have passed, or one failed.
     fn wait(&mut self, stages: usize) -> Result<(), StoreError> {
+        if stages > 1 {
+            self.hold_rest = None;
+        }
         while self.passed < stages {
             match self.stages.recv() {
                 Ok(Ok(())) => self.passed += 1,
@@ -426,6 +532,42 @@ fn encode<T: Serialize>(job: u32, value: &T) -> Result<Vec<u8>, StoreError> {
 
 /// Column `i` of `row` as the bytes SQLite holds (a blob, or text), None
 /// for NULL: borrowed, not copied.
+/// How many decoded jobs go from the reading thread to the restoring one
+/// at a time, and how many such batches may wait.
+const LOAD_BATCH: usize = 512;
+const LOAD_BATCHES: usize = 4;
+
+/// The jobs [`Store::each_job`] reads, read and decoded on `conn`.
+fn read_jobs(
+    conn: &Connection,
+    ended_since: u64,
+    names: &mut Names,
+    mut each: impl FnMut(StoredJob),
+) -> Result<usize, StoreError> {
+    let mut stmt = conn.prepare(
+        "SELECT id, record, meta, submit_key FROM jobs \
+         WHERE end_time IS NULL OR end_time >= ?1 ORDER BY id",
+    )?;
+    let mut rows = stmt.query([ended_since as i64])?;
+    let mut count = 0;
+    // Each row decoded from SQLite's own buffers, copied nowhere first.
+    while let Some(r) = rows.next()? {
+        let id = r.get::<_, i64>(0)? as u32;
+        let key = bytes(r, 3)?;
+        let meta = names.sharing(|| decode(id, bytes(r, 2)?.unwrap_or_default()))?;
+        each(StoredJob {
+            record: decode(id, bytes(r, 1)?.unwrap_or_default())?,
+            meta,
+            // Anything but 16 bytes was not written by spur: no key.
+            submit_key: key
+                .and_then(|k| <[u8; 16]>::try_from(k).ok())
+                .map(u128::from_le_bytes),
+        });
+        count += 1;
+    }
+    Ok(count)
+}
+
 fn bytes<'r>(row: &'r rusqlite::Row<'_>, i: usize) -> Result<Option<&'r [u8]>, StoreError> {
     let value = row.get_ref(i)?;
     let kind = value.data_type();
@@ -554,6 +696,14 @@ impl Store {
         Ok(())
     }
 
+    /// Lets the second stage of the check [`Store::open_checking`] started
+    /// run: the jobs are loaded.
+    pub fn loaded(&mut self) {
+        if let Some(check) = &mut self.check {
+            check.hold_rest = None;
+        }
+    }
+
     /// Waits for the whole check [`Store::open_checking`] started, and
     /// marks the database open once it passed. Every write does this first.
     pub fn verified(&mut self) -> Result<(), StoreError> {
@@ -632,27 +782,75 @@ impl Store {
         Ok(v.unwrap_or(0) as u32)
     }
 
-    /// Jobs still live (pending, running) or ended at or after `ended_since`.
+    /// Jobs still live (pending, running) or ended at or after
+    /// `ended_since`, in id order, each handed to `each` as it is decoded
+    /// (a restart puts them in place as they come: no list of them all is
+    /// made, moved and freed), their metadata's names shared through
+    /// `names`. Returns how many there were.
+    ///
+    /// Reading and decoding the rows is half the work of a restart: for a
+    /// database in a file it runs on a thread of its own, with a
+    /// connection of its own, a batch at a time, while `each` runs here.
+    /// What that thread allocates for a job it hands over whole: freeing
+    /// across threads is what makes glibc's allocator slow.
+    pub fn each_job(
+        &self,
+        ended_since: u64,
+        names: &mut Names,
+        mut each: impl FnMut(StoredJob),
+    ) -> Result<usize, StoreError> {
+        let Some(path) = self.conn.path().filter(|p| !p.is_empty()) else {
+            return read_jobs(&self.conn, ended_since, names, each);
+        };
+        let path = PathBuf::from(path);
+        std::thread::scope(|scope| {
+            let (full_tx, full) = std::sync::mpsc::sync_channel::<Vec<StoredJob>>(LOAD_BATCHES);
+            // Emptied batches go back to be filled again.
+            let (empty_tx, empty) = std::sync::mpsc::channel::<Vec<StoredJob>>();
+            let reader = move || {
+                let conn = Connection::open_with_flags(
+                    &path,
+                    rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+                        | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                )?;
+                conn.pragma_update(None, "cache_size", CACHE_SIZE)?;
+                let mut batch = Vec::with_capacity(LOAD_BATCH);
+                let count = read_jobs(&conn, ended_since, names, |job| {
+                    batch.push(job);
+                    if batch.len() == LOAD_BATCH {
+                        let next = empty
+                            .try_recv()
+                            .unwrap_or_else(|_| Vec::with_capacity(LOAD_BATCH));
+                        // Refused only once the receiving side is gone, and
+                        // then its error is what the caller sees.
+                        let _ = full_tx.send(std::mem::replace(&mut batch, next));
+                    }
+                })?;
+                let _ = full_tx.send(batch);
+                Ok::<_, StoreError>(count)
+            };
+            let reader = std::thread::Builder::new()
+                .name("spur-load".into())
+                .spawn_scoped(scope, reader)
+                .map_err(|source| StoreError::Thread {
+                    what: "read the stored jobs",
+                    source,
+                })?;
+            for mut batch in full {
+                batch.drain(..).for_each(&mut each);
+                let _ = empty_tx.send(batch);
+            }
+            reader
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    }
+
+    /// The jobs [`Store::each_job`] hands out, as a list.
+    #[cfg(test)]
     pub fn load_jobs(&self, ended_since: u64) -> Result<Vec<StoredJob>, StoreError> {
-        let mut stmt = self.conn.prepare(
-            "SELECT id, record, meta, submit_key FROM jobs \
-             WHERE end_time IS NULL OR end_time >= ?1 ORDER BY id",
-        )?;
-        let mut rows = stmt.query([ended_since as i64])?;
         let mut jobs = Vec::new();
-        // Each row decoded from SQLite's own buffers, copied nowhere first.
-        while let Some(r) = rows.next()? {
-            let id = r.get::<_, i64>(0)? as u32;
-            let key = bytes(r, 3)?;
-            jobs.push(StoredJob {
-                record: decode(id, bytes(r, 1)?.unwrap_or_default())?,
-                meta: decode(id, bytes(r, 2)?.unwrap_or_default())?,
-                // Anything but 16 bytes was not written by spur: no key.
-                submit_key: key
-                    .and_then(|k| <[u8; 16]>::try_from(k).ok())
-                    .map(u128::from_le_bytes),
-            });
-        }
+        self.each_job(ended_since, &mut Names::default(), |job| jobs.push(job))?;
         Ok(jobs)
     }
 

@@ -207,6 +207,68 @@ fn folder_with_jobs(jobs: u32) -> tempfile::TempDir {
     dir
 }
 
+#[test]
+fn a_file_store_loads_every_job_in_order_through_its_reading_thread_with_names_shared() {
+    // Batches of LOAD_BATCH: two full ones and a part.
+    let jobs = 2 * LOAD_BATCH as u32 + 7;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut store = Store::open(dir.path()).expect("a new store opens");
+    let turn = store.begin().expect("begins");
+    for id in 1..=jobs {
+        let meta = JobMeta {
+            user_name: "alice".into(),
+            group_name: "users".into(),
+            submit_host: format!("login{}", id % 2).into(),
+            partition: (id % 3 == 0).then(|| "gpu".into()),
+            work_dir: format!("/home/alice/{id}").into(),
+            ..Default::default()
+        };
+        let ended = (id % 5 == 0).then_some(50);
+        let state = if ended.is_some() {
+            JobState::Completed
+        } else {
+            JobState::Pending
+        };
+        let key = Some(u128::from(id) << 64 | 7);
+        turn.insert_job(
+            &record(id, state, ended),
+            &meta,
+            &JobPayload::default(),
+            key,
+        )
+        .expect("inserts");
+    }
+    turn.commit().expect("commits");
+
+    let mut names = Names::default();
+    let mut loaded = Vec::new();
+    let count = store
+        .each_job(100, &mut names, |job| loaded.push(job))
+        .expect("loads");
+    let live: Vec<u32> = (1..=jobs).filter(|id| id % 5 != 0).collect();
+    assert_eq!(count, live.len());
+    let ids: Vec<u32> = loaded.iter().map(|j| j.record.id.0).collect();
+    assert_eq!(ids, live, "every live job, in id order");
+    for job in &loaded {
+        let id = job.record.id.0;
+        assert_eq!(&*job.meta.work_dir, format!("/home/alice/{id}"));
+        assert_eq!(&*job.meta.submit_host, format!("login{}", id % 2));
+        assert_eq!(
+            job.meta.partition.as_deref(),
+            (id % 3 == 0).then_some("gpu")
+        );
+        assert_eq!(job.submit_key, Some(u128::from(id) << 64 | 7));
+        assert!(Arc::ptr_eq(&job.meta.user_name, &loaded[0].meta.user_name));
+        assert!(Arc::ptr_eq(&job.meta.group_name, &names.get("users")));
+    }
+    assert!(Arc::ptr_eq(&loaded[0].meta.user_name, &names.get("alice")));
+    let gpu = loaded.iter().find_map(|j| j.meta.partition.clone());
+    assert!(Arc::ptr_eq(
+        &gpu.expect("some job in gpu"),
+        &names.get("gpu")
+    ));
+}
+
 fn refusal(dir: &Path) -> String {
     match Store::open(dir) {
         Err(e @ StoreError::Unusable { .. }) => e.to_string(),
