@@ -161,9 +161,12 @@ impl std::hash::Hasher for IdHasher {
 /// Per-job data of the controller, by job id.
 pub type JobMap<V> = HashMap<JobId, V, std::hash::BuildHasherDefault<IdHasher>>;
 
-/// Scheduling passes run at most this often, so that a burst of
-/// submissions is scheduled together.
-const MIN_PASS_INTERVAL: Duration = Duration::from_millis(5);
+/// Scheduling passes run at most this often (or twice as far apart as the
+/// last one took), so that a burst of submissions is scheduled together.
+/// Short enough that a job submitted on its own usually starts in the turn
+/// that stores it: one commit stores it running, where a later pass would
+/// take a turn and a commit of its own.
+const MIN_PASS_INTERVAL: Duration = Duration::from_millis(1);
 
 /// The controller's state, owned by the actor thread.
 pub struct Controller {
