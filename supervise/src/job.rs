@@ -20,16 +20,16 @@ use crate::exec::{apply_umask, become_user, last_wins};
 use crate::rusage::{self, TaskRusage};
 
 /// What the agent leaves for the supervisor in the control folder: the
-/// job and the groups it runs with ([`launch_bytes`]). It is also the
-/// job's lock: the agent locks it before it starts the supervisor, which
-/// holds the lock (and the script after it) as long as it lives.
+/// job and the groups it runs with ([`launch_bytes`]), then the
+/// supervisor's record of the script, appended: its pid (its process
+/// group) once forked, then `end CODE SIGNAL END_TIME` once it has ended
+/// (or could not start), followed by what it used ([`TaskRusage::words`]).
+/// The record is written while still root, so the agent may believe it;
+/// one file for both is one file fewer to make and remove per job. It is
+/// also the job's lock: the agent locks it before it starts the
+/// supervisor, which holds the lock (and the script after it) as long as
+/// it lives. Only root reads it: it holds the job's environment.
 pub const LAUNCH_FILE: &str = "launch.bin";
-/// The supervisor's record, in the control folder: the script's pid (its
-/// process group) once forked, then `end CODE SIGNAL END_TIME` once it has
-/// ended (or could not start), followed by what it used
-/// ([`TaskRusage::words`]). Opened while still root, so the agent may
-/// believe it.
-pub const PID_FILE: &str = "pid";
 /// Why the script could not be started, in the job's folder.
 pub const ERROR_FILE: &str = "error";
 /// A line of slurmstepd's for the script's stderr, left by the agent in
@@ -37,9 +37,34 @@ pub const ERROR_FILE: &str = "error";
 pub const NOTICE_FILE: &str = "notice";
 
 /// The launch file's contents: `job`, to run with supplementary `groups`
-/// (resolved by the agent, which may read the user databases).
+/// (resolved by the agent, which may read the user databases), encoded
+/// after its length (8 bytes, little-endian), so that the record that
+/// follows it is found without decoding it.
 pub fn launch_bytes(job: &BatchLaunch, groups: &[u32]) -> Result<Vec<u8>, bincode::Error> {
-    bincode::serialize(&(job, groups))
+    let body = bincode::serialize(&(job, groups))?;
+    let mut bytes = Vec::with_capacity(LENGTH_BYTES + body.len());
+    bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&body);
+    Ok(bytes)
+}
+
+/// The launch's length, ahead of it in the launch file.
+const LENGTH_BYTES: usize = 8;
+
+/// A launch file's two parts: the encoded launch and the record after it;
+/// None where the length ahead of them does not fit the file.
+fn split_launch(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (length, rest) = bytes.split_first_chunk::<LENGTH_BYTES>()?;
+    let length = usize::try_from(u64::from_le_bytes(*length)).ok()?;
+    (length <= rest.len()).then(|| rest.split_at(length))
+}
+
+/// The supervisor's record of the job in `dir`, as far as it has written
+/// it.
+fn record(dir: &Path) -> Option<String> {
+    let bytes = fs::read(control_dir(dir).join(LAUNCH_FILE)).ok()?;
+    let (_, record) = split_launch(&bytes)?;
+    Some(String::from_utf8_lossy(record).into_owned())
 }
 
 /// The job's control folder beside its folder (`job0000000007.ctl`):
@@ -99,11 +124,8 @@ pub fn run(dir: &Path) -> ExitCode {
     let ctl = control_dir(dir);
     let record = keep_lock().and_then(|()| {
         fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o644)
-            .open(ctl.join(PID_FILE))
+            .append(true)
+            .open(ctl.join(LAUNCH_FILE))
     });
     let mut record = match record {
         Ok(file) => file,
@@ -159,7 +181,7 @@ fn keep_lock() -> std::io::Result<()> {
 /// The end the supervisor of the job in `dir` recorded: (code, signal,
 /// end time), once there is one.
 pub fn read_status(dir: &Path) -> Option<(i32, i32, u64)> {
-    let text = fs::read_to_string(control_dir(dir).join(PID_FILE)).ok()?;
+    let text = record(dir)?;
     let line = text.lines().find_map(|l| l.strip_prefix("end "))?;
     let mut it = line.split_whitespace();
     Some((
@@ -172,7 +194,7 @@ pub fn read_status(dir: &Path) -> Option<(i32, i32, u64)> {
 /// What the script of the job in `dir` used, once it has ended (None
 /// from a supervisor that did not record it).
 pub fn read_rusage(dir: &Path) -> Option<TaskRusage> {
-    let text = fs::read_to_string(control_dir(dir).join(PID_FILE)).ok()?;
+    let text = record(dir)?;
     let line = text.lines().find_map(|l| l.strip_prefix("end "))?;
     TaskRusage::parse(&mut line.split_whitespace().skip(3))
 }
@@ -180,7 +202,7 @@ pub fn read_rusage(dir: &Path) -> Option<TaskRusage> {
 /// The script's pid (its process group) the supervisor of the job in
 /// `dir` recorded, once forked.
 pub fn script_pid(dir: &Path) -> Option<i32> {
-    let text = fs::read_to_string(control_dir(dir).join(PID_FILE)).ok()?;
+    let text = record(dir)?;
     text.lines().next()?.parse().ok().filter(|&p: &i32| p > 1)
 }
 
@@ -214,8 +236,23 @@ fn out_of_memory(started: &Started) -> Option<(i32, i32)> {
 fn launch(dir: &Path, ctl: &Path, record: &fs::File) -> Result<Started, String> {
     let bytes =
         fs::read(ctl.join(LAUNCH_FILE)).map_err(|e| io_err("reading the launch file", e))?;
-    let (mut job, groups): (BatchLaunch, Vec<u32>) =
-        bincode::deserialize(&bytes).map_err(|e| format!("malformed launch file: {e}"))?;
+    let decoded = split_launch(&bytes)
+        .ok_or_else(|| "its length does not fit the file".to_string())
+        .and_then(|(launch, _)| bincode::deserialize(launch).map_err(|e| e.to_string()));
+    let (mut job, groups): (BatchLaunch, Vec<u32>) = match decoded {
+        Ok(decoded) => decoded,
+        Err(e) => {
+            // What follows would be no record the agent can find: the
+            // file becomes the header of an empty launch, and the record
+            // follows that.
+            let header = 0u64.to_le_bytes();
+            let _ = record.set_len(0).and_then(|()| {
+                let mut f = record;
+                f.write_all(&header)
+            });
+            return Err(format!("malformed launch file: {e}"));
+        }
+    };
     // Into the job's memory cgroup while still root; the script and all
     // it starts are born there.
     let cgroup = cgroup::join_from(&ctl.join(cgroup::CGROUP_FILE))?;

@@ -17,7 +17,7 @@ pub mod rusage;
 
 pub use job::{
     control_dir, launch_bytes, post_notice, read_rusage, read_status, run, script_pid, ERROR_FILE,
-    LAUNCH_FILE, NOTICE_FILE, PID_FILE,
+    LAUNCH_FILE, NOTICE_FILE,
 };
 
 /// The supervisor's binary, looked for beside spurd.

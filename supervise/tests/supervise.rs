@@ -86,6 +86,13 @@ fn a_script_runs_in_its_folder_and_its_end_is_left_for_the_agent() {
     // The last GREETING wins; the script's pid is its SLURM_TASK_PID.
     assert_eq!(out, format!("hello first {pid}\n{}\n", work.display()));
     assert!(!dir.join(spur_supervise::ERROR_FILE).exists());
+    // The record went where the launch is: the control folder holds no
+    // other file.
+    let ctl: Vec<_> = fs::read_dir(spur_supervise::control_dir(&dir))
+        .expect("the control folder")
+        .map(|e| e.expect("an entry").file_name())
+        .collect();
+    assert_eq!(ctl, [spur_supervise::LAUNCH_FILE]);
 }
 
 #[test]

@@ -912,18 +912,18 @@ impl Cluster {
                     .into_iter()
                     .flatten()
                     .flatten();
-                let groups = std::iter::once(job.path().join("pid"))
-                    .chain(steps.map(|s| s.path().join("pgid")));
-                for file in groups {
-                    let pid = std::fs::read_to_string(file)
-                        .ok()
-                        .and_then(|p| p.lines().next()?.trim().parse::<i32>().ok())
-                        .filter(|&p| p > 1);
-                    if let Some(pid) = pid {
-                        // SAFETY: signalling a process group this test
-                        // created.
-                        unsafe { libc::kill(-pid, libc::SIGKILL) };
-                    }
+                // The script's is recorded in its control folder
+                // (`jobN.ctl`), named for the job's folder.
+                let script = (job.path().extension() == Some("ctl".as_ref()))
+                    .then(|| spur_supervise::script_pid(&job.path().with_extension("")))
+                    .flatten();
+                let steps = steps.filter_map(|s| {
+                    let pgid = std::fs::read_to_string(s.path().join("pgid")).ok()?;
+                    pgid.lines().next()?.trim().parse::<i32>().ok()
+                });
+                for pid in script.into_iter().chain(steps).filter(|&p| p > 1) {
+                    // SAFETY: signalling a process group this test created.
+                    unsafe { libc::kill(-pid, libc::SIGKILL) };
                 }
             }
         }

@@ -1425,7 +1425,7 @@ fn the_agent_believes_nothing_the_job_folder_says() {
     c.wait_state(id, "RUNNING");
     let folder = c.dir.path().join(format!("spool/n01/job{id:010}"));
     c.wait_for(Duration::from_secs(10), "the script's pid", |_| {
-        folder.with_extension("ctl").join("pid").exists()
+        spur_supervise::script_pid(&folder).is_some()
     });
     std::fs::write(folder.join("pid"), format!("{}\n", bystander.id())).expect("plants a pid");
     std::fs::write(folder.join("notice"), "planted notice\n").expect("plants a notice");

@@ -15,7 +15,8 @@ pub mod relay;
 pub mod stepd;
 
 use std::collections::{BTreeMap, HashMap};
-use std::os::unix::fs::PermissionsExt;
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -719,9 +720,17 @@ fn start(
     // The supervisor reads no user database: the groups are resolved here.
     let groups = spur_sys::users::group_list(&launch.user_name, launch.gid);
     let bytes = supervisor::launch_bytes(&launch, &groups).context("while encoding the launch")?;
-    // Whole or not at all: a restarted agent starts what it finds.
+    // Whole or not at all: a restarted agent starts what it finds. Only
+    // root reads it: it holds the job's environment.
     let tmp = ctl.join("launch.tmp");
-    std::fs::write(&tmp, bytes)?;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(&bytes))
+        .with_context(|| format!("while writing {}", tmp.display()))?;
     std::fs::rename(&tmp, ctl.join(supervisor::LAUNCH_FILE))?;
     spawn_supervisor(settings, launch.job_id, &dir, events)?;
     Ok(dir)
