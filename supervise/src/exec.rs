@@ -1,8 +1,10 @@
 //! What a job's process takes on before it runs the user's program: the
 //! job's user with the groups the agent resolved, the submitter's umask,
-//! and an environment with each name once.
+//! and an environment with each name once; and the program's exec, made
+//! ready before the fork ([`Image`]).
 
 use std::collections::HashMap;
+use std::ffi::{CStr, CString};
 
 /// The signals a per-job process ignores: the agent signals the job's
 /// processes, never it, and a hangup or Ctrl-C meant for the agent must
@@ -80,6 +82,109 @@ pub fn last_wins(env: Vec<(String, String)>) -> Vec<(String, String)> {
     out
 }
 
+/// `s` as a C string; an error where it holds a NUL byte.
+pub fn cstring(s: impl AsRef<[u8]>) -> Result<CString, String> {
+    CString::new(s.as_ref()).map_err(|_| "an argument or variable holds a NUL byte".to_string())
+}
+
+/// A program's exec, made ready before a fork so that the child allocates
+/// nothing: its path, its arguments, and its environment with each name
+/// once ([`last_wins`]) and `SLURM_TASK_PID` last, which the child fills in
+/// with its own pid.
+pub struct Image {
+    path: CString,
+    argv: Vec<*const libc::c_char>,
+    env: Vec<*const libc::c_char>,
+    /// The strings `argv` and `env` point into.
+    _strings: Vec<CString>,
+    /// slurmstepd's line for a failed exec, up to the reason.
+    failed: String,
+}
+
+/// Room for `SLURM_TASK_PID=`, a pid and a NUL.
+const TASK_PID_BYTES: usize = 32;
+
+impl Image {
+    /// The exec of the program at `path` with `argv` (its name first) and
+    /// `env`; `shown` names it in the line said if the exec fails.
+    pub fn new(
+        path: &[u8],
+        argv: &[impl AsRef<[u8]>],
+        env: &[(String, String)],
+        shown: &str,
+    ) -> Result<Image, String> {
+        let args: Vec<CString> = argv.iter().map(cstring).collect::<Result<_, _>>()?;
+        let vars: Vec<CString> = last_wins(env.to_vec())
+            .iter()
+            .filter(|(k, _)| k != "SLURM_TASK_PID")
+            .map(|(k, v)| cstring(format!("{k}={v}")))
+            .collect::<Result<_, _>>()?;
+        let pointers = |strings: &[CString]| -> Vec<*const libc::c_char> {
+            strings.iter().map(|s| s.as_ptr()).collect()
+        };
+        let mut argv = pointers(&args);
+        argv.push(std::ptr::null());
+        let mut env = pointers(&vars);
+        // The pid's slot, then the end.
+        env.extend([std::ptr::null(), std::ptr::null()]);
+        Ok(Image {
+            path: cstring(path)?,
+            argv,
+            env,
+            _strings: args.into_iter().chain(vars).collect(),
+            failed: format!("slurmstepd: error: execve(): {shown}: "),
+        })
+    }
+
+    /// Runs the program in place of this process, with `SLURM_TASK_PID`
+    /// its pid; if it cannot, says why on stderr as slurmstepd does and
+    /// exits with `code`.
+    ///
+    /// # Safety
+    ///
+    /// Only in the child of a fork, which owns its copy of the image: it
+    /// calls only async-signal-safe functions and allocates nothing.
+    pub unsafe fn exec(&mut self, code: i32) -> ! {
+        let mut task_pid = [0u8; TASK_PID_BYTES];
+        // SAFETY: getpid has no preconditions.
+        let pid = unsafe { libc::getpid() };
+        let slot = self.env.len() - 2;
+        self.env[slot] = task_pid_variable(&mut task_pid, pid).as_ptr();
+        // SAFETY: the path and both arrays are NUL-terminated and point
+        // at strings this image owns; the errno location is this thread's;
+        // strerror's text lives as long as the process.
+        unsafe {
+            libc::execve(self.path.as_ptr(), self.argv.as_ptr(), self.env.as_ptr());
+            let why = CStr::from_ptr(libc::strerror(*libc::__errno_location()));
+            libc::write(2, self.failed.as_ptr().cast(), self.failed.len());
+            libc::write(2, why.as_ptr().cast(), why.count_bytes());
+            libc::write(2, c"\n".as_ptr().cast(), 1);
+            libc::_exit(code)
+        }
+    }
+}
+
+/// `SLURM_TASK_PID=<pid>` written into `buf`, allocating nothing.
+fn task_pid_variable(buf: &mut [u8; TASK_PID_BYTES], pid: libc::pid_t) -> &CStr {
+    const NAME: &[u8] = b"SLURM_TASK_PID=";
+    buf[..NAME.len()].copy_from_slice(NAME);
+    let mut digits = [0u8; 10];
+    let (mut n, mut len) = (pid.unsigned_abs(), 0);
+    loop {
+        digits[len] = b'0' + (n % 10) as u8;
+        len += 1;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for (i, d) in digits[..len].iter().rev().enumerate() {
+        buf[NAME.len() + i] = *d;
+    }
+    buf[NAME.len() + len] = 0;
+    CStr::from_bytes_until_nul(&buf[..]).expect("a NUL was just written")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,6 +200,19 @@ mod tests {
         assert_eq!(
             last_wins(env(&[("A", "1"), ("B", "2"), ("A", "3")])),
             env(&[("A", "3"), ("B", "2")])
+        );
+    }
+
+    #[test]
+    fn the_task_pid_variable_is_written_in_place() {
+        let mut buf = [0xffu8; TASK_PID_BYTES];
+        assert_eq!(
+            task_pid_variable(&mut buf, 4_294_967).to_bytes(),
+            b"SLURM_TASK_PID=4294967"
+        );
+        assert_eq!(
+            task_pid_variable(&mut buf, 7).to_bytes(),
+            b"SLURM_TASK_PID=7"
         );
     }
 

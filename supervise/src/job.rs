@@ -5,7 +5,6 @@
 //! the exit status in DIR/status for whichever agent is running then.
 //! Single-threaded on purpose: it forks.
 
-use std::ffi::CString;
 use std::fs;
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
@@ -16,7 +15,7 @@ use std::process::ExitCode;
 use spur_proto::{BatchLaunch, OpenMode, PatternValues};
 
 use crate::cgroup;
-use crate::exec::{apply_umask, become_user, last_wins};
+use crate::exec::{apply_umask, become_user, Image};
 use crate::rusage::{self, TaskRusage};
 
 /// What the agent leaves for the supervisor in the control folder: the
@@ -358,10 +357,6 @@ fn trusted_symlink(path: &str) -> Result<(), String> {
     ))
 }
 
-fn cstring(s: impl AsRef<[u8]>) -> Result<CString, String> {
-    CString::new(s.as_ref()).map_err(|_| "an argument or variable holds a NUL byte".to_string())
-}
-
 fn spawn(
     job: &BatchLaunch,
     script: &Path,
@@ -369,22 +364,13 @@ fn spawn(
     mut record: &fs::File,
 ) -> Result<libc::pid_t, String> {
     use std::os::fd::AsRawFd;
-    let path = cstring(script.as_os_str().as_bytes())?;
-    let mut argv = vec![path.clone()];
-    for a in &job.argv {
-        argv.push(cstring(a)?);
-    }
-    let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
-    argv_ptrs.push(std::ptr::null());
-    // Each name once, the last value set winning; the pid comes last.
-    let env: Vec<String> = last_wins(job.env.clone())
-        .iter()
-        .filter(|(k, _)| k != "SLURM_TASK_PID")
-        .map(|(k, v)| format!("{k}={v}"))
+    let path = script.as_os_str().as_bytes();
+    let argv: Vec<&[u8]> = std::iter::once(path)
+        .chain(job.argv.iter().map(|a| a.as_bytes()))
         .collect();
+    let mut image = Image::new(path, &argv, &job.env, &script.display().to_string())?;
     // SAFETY: fork in a single-threaded process; the child only calls
-    // async-signal-safe functions and allocates before exec only through
-    // format! of its own pid, which is safe without other threads.
+    // async-signal-safe functions and allocates nothing.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(io_err("fork", std::io::Error::last_os_error()));
@@ -405,20 +391,7 @@ fn spawn(
             for (target, f) in stdio.iter().enumerate() {
                 libc::dup2(f.as_raw_fd(), target as i32);
             }
-            let mut envs: Vec<CString> = env
-                .iter()
-                .filter_map(|e| CString::new(e.as_str()).ok())
-                .collect();
-            if let Ok(e) = CString::new(format!("SLURM_TASK_PID={}", libc::getpid())) {
-                envs.push(e);
-            }
-            let mut env_ptrs: Vec<*const libc::c_char> = envs.iter().map(|e| e.as_ptr()).collect();
-            env_ptrs.push(std::ptr::null());
-            libc::execve(path.as_ptr(), argv_ptrs.as_ptr(), env_ptrs.as_ptr());
-            let err = std::io::Error::last_os_error();
-            let msg = format!("slurmstepd: error: execve(): {}: {err}\n", script.display());
-            libc::write(2, msg.as_ptr().cast(), msg.len());
-            libc::_exit(127);
+            image.exec(127)
         }
     }
     // The parent also sets the group, so the agent can signal it at once.

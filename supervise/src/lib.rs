@@ -10,6 +10,7 @@
 //! database, so it needs none: the agent resolves the job's groups and
 //! leaves them with the launch.
 
+pub mod arena;
 pub mod cgroup;
 pub mod exec;
 pub mod job;

@@ -3,6 +3,9 @@
 
 use std::process::ExitCode;
 
+#[global_allocator]
+static ALLOCATOR: spur_supervise::arena::Arena = spur_supervise::arena::Arena::new();
+
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
     match (args.next(), args.next()) {

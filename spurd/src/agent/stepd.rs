@@ -7,7 +7,6 @@
 //! input to task 0, forwards srun's signals, reports each task's exit, and
 //! kills the tasks if srun goes away. Single-threaded on purpose: it forks.
 
-use std::ffi::CString;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
@@ -16,6 +15,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use spur_proto::{frame, FromStep, StepStdin, TaskLaunch, ToStep};
+use spur_supervise::exec::{cstring, Image};
 use spur_supervise::rusage::{self, TaskRusage};
 
 /// The launch the agent verified, for the step process.
@@ -110,10 +110,6 @@ struct Step {
     oom_told: bool,
     /// Where the tasks' usage goes when they have all ended.
     usage_file: std::fs::File,
-}
-
-fn cstring(s: impl AsRef<[u8]>) -> Result<CString, String> {
-    CString::new(s.as_ref()).map_err(|_| "an argument or variable holds a NUL byte".to_string())
 }
 
 fn pipe() -> Result<(RawFd, RawFd), String> {
@@ -577,30 +573,15 @@ fn spawn(
         .find(|(k, _)| k == "PATH")
         .map_or("/usr/local/bin:/usr/bin:/bin", |(_, v)| v.as_str());
     let resolved = resolve(program, path_var);
-    let path = cstring(resolved.as_bytes())?;
-    let args: Vec<CString> = argv.iter().map(cstring).collect::<Result<_, _>>()?;
-    let mut arg_ptrs: Vec<*const libc::c_char> = args.iter().map(|a| a.as_ptr()).collect();
-    arg_ptrs.push(std::ptr::null());
-    // Each name once, the last value set winning; the pid comes last.
-    let mut envs: Vec<CString> = spur_supervise::exec::last_wins(env.to_vec())
-        .iter()
-        .filter(|(k, _)| k != "SLURM_TASK_PID")
-        .map(|(k, v)| cstring(format!("{k}={v}")))
-        .collect::<Result<_, _>>()?;
-    // Filled in by the child with its own pid, without allocating.
-    envs.push(cstring("SLURM_TASK_PID=0000000000")?);
-    let pid_slot = envs.len() - 1;
-    let mut env_ptrs: Vec<*const libc::c_char> = envs.iter().map(|e| e.as_ptr()).collect();
-    env_ptrs.push(std::ptr::null());
-    let error = format!("slurmstepd: error: execve(): {program}: ");
+    let mut image = Image::new(resolved.as_bytes(), argv, env, program)?;
     // SAFETY: fork in a single-threaded process; the child only calls
-    // async-signal-safe functions and writes into memory it owns.
+    // async-signal-safe functions and allocates nothing.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(format!("fork: {}", std::io::Error::last_os_error()));
     }
     if pid == 0 {
-        // SAFETY: in the child: defaults, group, stdio, pid, exec.
+        // SAFETY: in the child: defaults, group, stdio, exec.
         unsafe {
             for sig in spur_supervise::exec::IGNORED_SIGNALS {
                 libc::signal(sig, libc::SIG_DFL);
@@ -610,28 +591,7 @@ fn spawn(
             for (target, fd) in stdio.iter().enumerate() {
                 libc::dup2(*fd, target as i32);
             }
-            let slot = envs[pid_slot].as_ptr() as *mut u8;
-            let prefix = "SLURM_TASK_PID=".len();
-            let mut digits = [b'0'; 10];
-            let mut n = libc::getpid() as u32;
-            let mut len = 0;
-            loop {
-                digits[9 - len] = b'0' + (n % 10) as u8;
-                n /= 10;
-                len += 1;
-                if n == 0 {
-                    break;
-                }
-            }
-            std::ptr::copy_nonoverlapping(digits[10 - len..].as_ptr(), slot.add(prefix), len);
-            *slot.add(prefix + len) = 0;
-            libc::execve(path.as_ptr(), arg_ptrs.as_ptr(), env_ptrs.as_ptr());
-            let errno = *libc::__errno_location();
-            let text = libc::strerror(errno);
-            libc::write(2, error.as_ptr().cast(), error.len());
-            libc::write(2, text.cast(), libc::strlen(text));
-            libc::write(2, b"\n".as_ptr().cast(), 1);
-            libc::_exit(2);
+            image.exec(2)
         }
     }
     // The parent sets the group too, so that a signal reaches it at once.
