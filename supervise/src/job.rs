@@ -1,9 +1,16 @@
 //! `spur-supervise DIR`: the process that runs one job's batch script. The
 //! agent starts it in its own process group, so it outlives an agent
-//! restart, with the job's lock as its standard input. It drops to the job's user, opens the output files
-//! as that user, forks the script in a new process group, waits, and leaves
-//! the exit status in DIR/status for whichever agent is running then.
-//! Single-threaded on purpose: it forks.
+//! restart, with the job's lock as its standard input. It writes the
+//! script into the job's folder DIR, drops to the job's user, opens the
+//! output files as that user, forks the script in a new process group,
+//! waits, and records the script's end in the launch file for whichever
+//! agent is running then. Single-threaded on purpose: it forks.
+//!
+//! The job's folder on its node (`job0000000007`, as slurmd's) belongs to
+//! root, with the job's group allowed to enter it and nobody else to write
+//! in it: it holds the agent's files for the supervisor (the launch, the
+//! cgroup to join, notices), the supervisor's record, the script (which
+//! belongs to the job's user) and the job's steps on this node.
 
 use std::fs;
 use std::io::Write;
@@ -18,7 +25,7 @@ use crate::cgroup;
 use crate::exec::{apply_umask, become_user, Image};
 use crate::rusage::{self, TaskRusage};
 
-/// What the agent leaves for the supervisor in the control folder: the
+/// What the agent leaves for the supervisor in the job's folder: the
 /// job and the groups it runs with ([`launch_bytes`]), then the
 /// supervisor's record of the script, appended: its pid (its process
 /// group) once forked, then `end CODE SIGNAL END_TIME` once it has ended
@@ -29,10 +36,10 @@ use crate::rusage::{self, TaskRusage};
 /// supervisor, which holds the lock (and the script after it) as long as
 /// it lives. Only root reads it: it holds the job's environment.
 pub const LAUNCH_FILE: &str = "launch.bin";
-/// Why the script could not be started, in the job's folder.
-pub const ERROR_FILE: &str = "error";
+/// The batch script, as slurmd names it.
+pub const SCRIPT_FILE: &str = "slurm_script";
 /// A line of slurmstepd's for the script's stderr, left by the agent in
-/// the job's control folder.
+/// the job's folder.
 pub const NOTICE_FILE: &str = "notice";
 
 /// The launch file's contents: `job`, to run with supplementary `groups`
@@ -61,55 +68,31 @@ fn split_launch(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
 /// The supervisor's record of the job in `dir`, as far as it has written
 /// it.
 fn record(dir: &Path) -> Option<String> {
-    let bytes = fs::read(control_dir(dir).join(LAUNCH_FILE)).ok()?;
+    let bytes = fs::read(dir.join(LAUNCH_FILE)).ok()?;
     let (_, record) = split_launch(&bytes)?;
     Some(String::from_utf8_lossy(record).into_owned())
 }
 
-/// The job's control folder beside its folder (`job0000000007.ctl`):
-/// the agent's files for the supervisor (the launch, the cgroup to join,
-/// notices) and the supervisor's record of the script. It
-/// belongs to root and only root writes in it; the job's own folder
-/// belongs to the job's user, so root never writes or trusts a file there.
-pub fn control_dir(job_dir: &Path) -> std::path::PathBuf {
-    let mut name = job_dir.file_name().unwrap_or_default().to_os_string();
-    name.push(".ctl");
-    job_dir.with_file_name(name)
-}
-
-/// Leaves `line` in control folder `ctl` for the supervisor to write into
-/// the script's stderr; it looks at least four times a second.
-pub fn post_notice(ctl: &Path, line: &str) {
-    let tmp = ctl.join("notice.tmp");
+/// Leaves `line` in the job's folder `dir` for the supervisor to write
+/// into the script's stderr; it looks at least four times a second.
+pub fn post_notice(dir: &Path, line: &str) {
+    let tmp = dir.join("notice.tmp");
     let _ =
-        fs::write(&tmp, format!("{line}\n")).and_then(|()| fs::rename(&tmp, ctl.join(NOTICE_FILE)));
+        fs::write(&tmp, format!("{line}\n")).and_then(|()| fs::rename(&tmp, dir.join(NOTICE_FILE)));
 }
 
 /// Writes the agent's notice into `stderr` the first time one is there.
-fn take_notice(ctl: &Path, stderr: &fs::File, told: &mut bool) {
+fn take_notice(dir: &Path, stderr: &fs::File, told: &mut bool) {
     if *told {
         return;
     }
-    if let Ok(line) = fs::read_to_string(ctl.join(NOTICE_FILE)) {
+    if let Ok(line) = fs::read_to_string(dir.join(NOTICE_FILE)) {
         *told = true;
         let _ = (&*stderr).write_all(line.as_bytes());
     }
 }
 
-/// Writes `text` to `path` without following a symlink there: for what
-/// the supervisor writes into the user's folder before it is the user.
-fn write_unfollowed(path: &Path, text: &str) -> std::io::Result<()> {
-    let mut f = fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .mode(0o644)
-        .open(path)?;
-    f.write_all(text.as_bytes())
-}
-
-/// Runs the job whose launch file is in `dir`'s control folder.
+/// Runs the job whose launch file is in its folder `dir`.
 pub fn run(dir: &Path) -> ExitCode {
     crate::exec::ignore_signals();
     // SAFETY: initialising a signal set and blocking it at startup.
@@ -120,30 +103,28 @@ pub fn run(dir: &Path) -> ExitCode {
         libc::sigaddset(&mut chld, libc::SIGCHLD);
         libc::sigprocmask(libc::SIG_BLOCK, &chld, std::ptr::null_mut());
     }
-    let ctl = control_dir(dir);
     let record = keep_lock().and_then(|()| {
         fs::OpenOptions::new()
             .append(true)
-            .open(ctl.join(LAUNCH_FILE))
+            .open(dir.join(LAUNCH_FILE))
     });
-    let mut record = match record {
-        Ok(file) => file,
-        Err(e) => {
-            let _ = write_unfollowed(&dir.join(ERROR_FILE), &format!("{e}\n"));
-            return ExitCode::FAILURE;
-        }
+    // Nowhere to record anything: the agent finds no end, and reports the
+    // job killed.
+    let Ok(mut record) = record else {
+        return ExitCode::FAILURE;
     };
-    let (status, usage) = match launch(dir, &ctl, &record) {
+    let (status, usage) = match launch(dir, &record) {
         Ok(started) => {
             let mut told = false;
-            let (status, usage) = wait(started.pid, || {
-                take_notice(&ctl, &started.stderr, &mut told)
-            });
-            take_notice(&ctl, &started.stderr, &mut told);
+            let (status, usage) =
+                wait(started.pid, || take_notice(dir, &started.stderr, &mut told));
+            take_notice(dir, &started.stderr, &mut told);
             (out_of_memory(&started).unwrap_or(status), usage)
         }
         Err(e) => {
-            let _ = write_unfollowed(&dir.join(ERROR_FILE), &format!("{e}\n"));
+            // One line, before the end.
+            let line = format!("error {}\n", e.replace('\n', " "));
+            let _ = record.write_all(line.as_bytes());
             ((1, 0), TaskRusage::default())
         }
     };
@@ -198,6 +179,15 @@ pub fn read_rusage(dir: &Path) -> Option<TaskRusage> {
     TaskRusage::parse(&mut line.split_whitespace().skip(3))
 }
 
+/// Why the script of the job in `dir` could not be started, if the
+/// supervisor recorded that it could not.
+pub fn read_error(dir: &Path) -> Option<String> {
+    let text = record(dir)?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("error "))
+        .map(str::to_string)
+}
+
 /// The script's pid (its process group) the supervisor of the job in
 /// `dir` recorded, once forked.
 pub fn script_pid(dir: &Path) -> Option<i32> {
@@ -232,9 +222,9 @@ fn out_of_memory(started: &Started) -> Option<(i32, i32)> {
     Some((0, spur_proto::SIG_OOM))
 }
 
-fn launch(dir: &Path, ctl: &Path, record: &fs::File) -> Result<Started, String> {
+fn launch(dir: &Path, record: &fs::File) -> Result<Started, String> {
     let bytes =
-        fs::read(ctl.join(LAUNCH_FILE)).map_err(|e| io_err("reading the launch file", e))?;
+        fs::read(dir.join(LAUNCH_FILE)).map_err(|e| io_err("reading the launch file", e))?;
     let decoded = split_launch(&bytes)
         .ok_or_else(|| "its length does not fit the file".to_string())
         .and_then(|(launch, _)| bincode::deserialize(launch).map_err(|e| e.to_string()));
@@ -254,17 +244,17 @@ fn launch(dir: &Path, ctl: &Path, record: &fs::File) -> Result<Started, String> 
     };
     // Into the job's memory cgroup while still root; the script and all
     // it starts are born there.
-    let cgroup = cgroup::join_from(&ctl.join(cgroup::CGROUP_FILE))?;
+    let cgroup = cgroup::join_from(&dir.join(cgroup::CGROUP_FILE))?;
+    // The script, written while still root in root's folder, then handed
+    // to the job's user, as slurmd does.
+    let script = dir.join(SCRIPT_FILE);
+    write_script(&script, &job)?;
     become_user(job.uid, job.gid, &groups)?;
     // Files the job creates, its output files first, get the submitter's
     // umask (SLURM_UMASK, set by sbatch); the batch script itself does
     // not see the variable, as slurmstepd's set_umask removes it.
     apply_umask(&job.env);
     job.env.retain(|(k, _)| k != "SLURM_UMASK");
-    let script = dir.join("slurm_script");
-    fs::write(&script, job.script.as_bytes()).map_err(|e| io_err("writing the script", e))?;
-    fs::set_permissions(&script, fs::Permissions::from_mode(0o700))
-        .map_err(|e| io_err("making the script executable", e))?;
     std::env::set_current_dir(&job.work_dir)
         .map_err(|e| io_err(&format!("entering {}", job.work_dir), e))?;
     let host = spur_sys::short_hostname();
@@ -298,6 +288,34 @@ fn launch(dir: &Path, ctl: &Path, record: &fs::File) -> Result<Started, String> 
         cgroup,
         stderr: own_stderr,
     })
+}
+
+/// Writes the batch script of `job` at `path`, executable by the job's
+/// user alone, and gives it to that user.
+fn write_script(path: &Path, job: &BatchLaunch) -> Result<(), String> {
+    use std::os::fd::AsRawFd;
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .mode(0o700)
+        .open(path)
+        .map_err(|e| io_err("writing the script", e))?;
+    file.write_all(job.script.as_bytes())
+        .map_err(|e| io_err("writing the script", e))?;
+    // The mode asked for, whatever the umask.
+    file.set_permissions(fs::Permissions::from_mode(0o700))
+        .map_err(|e| io_err("making the script executable", e))?;
+    // SAFETY: fchown on a descriptor this process holds.
+    if unsafe { libc::fchown(file.as_raw_fd(), job.uid, job.gid) } != 0 {
+        let e = std::io::Error::last_os_error();
+        // An agent that is not root runs its own user's jobs only.
+        if e.raw_os_error() != Some(libc::EPERM) {
+            return Err(io_err("giving the script to its user", e));
+        }
+    }
+    Ok(())
 }
 
 /// How long an output file's folder may take to appear. spur starts a job

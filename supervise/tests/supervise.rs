@@ -1,6 +1,6 @@
-//! The spur-supervise binary run as the agent runs it: a job folder and its
-//! control folder on disk, the job's lock as standard input; what it
-//! leaves behind is what the agent reads.
+//! The spur-supervise binary run as the agent runs it: a job folder on
+//! disk, the job's lock as standard input; what it leaves behind is what
+//! the agent reads.
 
 use std::fs;
 use std::os::fd::AsRawFd;
@@ -10,15 +10,12 @@ use std::process::{Command, Stdio};
 use spur_proto::job::OpenMode;
 use spur_proto::BatchLaunch;
 
-/// A job folder under `root` with its control folder holding `launch` and
-/// `groups`.
+/// A job folder under `root` holding `launch` and `groups`.
 fn prepare(root: &Path, launch: &BatchLaunch, groups: &[u32]) -> PathBuf {
     let dir = root.join(format!("job{:010}", launch.job_id));
-    let ctl = spur_supervise::control_dir(&dir);
     fs::create_dir_all(&dir).expect("job folder");
-    fs::create_dir_all(&ctl).expect("control folder");
     let bytes = spur_supervise::launch_bytes(launch, groups).expect("encodes");
-    fs::write(ctl.join(spur_supervise::LAUNCH_FILE), bytes).expect("launch file");
+    fs::write(dir.join(spur_supervise::LAUNCH_FILE), bytes).expect("launch file");
     dir
 }
 
@@ -52,7 +49,7 @@ fn launch(job_id: u32, script: &str, work_dir: &Path) -> BatchLaunch {
 /// Runs spur-supervise on `dir` with a locked lock file as its standard
 /// input, as the agent does; returns its exit status.
 fn supervise(dir: &Path) -> std::process::ExitStatus {
-    let lock_path = spur_supervise::control_dir(dir).join(spur_supervise::LAUNCH_FILE);
+    let lock_path = dir.join(spur_supervise::LAUNCH_FILE);
     let lock = fs::File::open(lock_path).expect("the launch file");
     // SAFETY: flock on a descriptor we own.
     assert_eq!(
@@ -85,14 +82,21 @@ fn a_script_runs_in_its_folder_and_its_end_is_left_for_the_agent() {
     let pid = spur_supervise::script_pid(&dir).expect("the script's pid");
     // The last GREETING wins; the script's pid is its SLURM_TASK_PID.
     assert_eq!(out, format!("hello first {pid}\n{}\n", work.display()));
-    assert!(!dir.join(spur_supervise::ERROR_FILE).exists());
-    // The record went where the launch is: the control folder holds no
-    // other file.
-    let ctl: Vec<_> = fs::read_dir(spur_supervise::control_dir(&dir))
-        .expect("the control folder")
+    assert_eq!(spur_supervise::read_error(&dir), None);
+    // The record went where the launch is: the folder holds the launch
+    // and the script, and nothing else.
+    let mut files: Vec<_> = fs::read_dir(&dir)
+        .expect("the job folder")
         .map(|e| e.expect("an entry").file_name())
         .collect();
-    assert_eq!(ctl, [spur_supervise::LAUNCH_FILE]);
+    files.sort();
+    assert_eq!(
+        files,
+        [spur_supervise::LAUNCH_FILE, spur_supervise::SCRIPT_FILE]
+    );
+    let script = fs::metadata(dir.join(spur_supervise::SCRIPT_FILE)).expect("the script");
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!((script.mode() & 0o777, script.uid()), (0o700, job.uid));
 }
 
 #[test]
@@ -102,7 +106,7 @@ fn a_script_that_cannot_start_leaves_why() {
     let job = launch(8, "#!/bin/sh\ntrue\n", &missing);
     let dir = prepare(root.path(), &job, &[]);
     assert!(supervise(&dir).success());
-    let why = fs::read_to_string(dir.join(spur_supervise::ERROR_FILE)).expect("an error file");
+    let why = spur_supervise::read_error(&dir).expect("why, recorded");
     assert!(why.contains("entering"), "{why}");
     assert_eq!(
         spur_supervise::read_status(&dir).map(|s| (s.0, s.1)),
@@ -116,10 +120,9 @@ fn a_malformed_launch_file_is_said_and_ends_the_job() {
     let root = tempfile::tempdir().expect("temp dir");
     let job = launch(9, "#!/bin/sh\ntrue\n", root.path());
     let dir = prepare(root.path(), &job, &[]);
-    let ctl = spur_supervise::control_dir(&dir);
-    fs::write(ctl.join(spur_supervise::LAUNCH_FILE), b"\x01\x02").expect("launch file");
+    fs::write(dir.join(spur_supervise::LAUNCH_FILE), b"\x01\x02").expect("launch file");
     assert!(supervise(&dir).success());
-    let why = fs::read_to_string(dir.join(spur_supervise::ERROR_FILE)).expect("an error file");
+    let why = spur_supervise::read_error(&dir).expect("why, recorded");
     assert!(why.contains("malformed launch file"), "{why}");
     assert!(spur_supervise::read_status(&dir).is_some());
 }

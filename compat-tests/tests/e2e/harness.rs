@@ -912,11 +912,7 @@ impl Cluster {
                     .into_iter()
                     .flatten()
                     .flatten();
-                // The script's is recorded in its control folder
-                // (`jobN.ctl`), named for the job's folder.
-                let script = (job.path().extension() == Some("ctl".as_ref()))
-                    .then(|| spur_supervise::script_pid(&job.path().with_extension("")))
-                    .flatten();
+                let script = spur_supervise::script_pid(&job.path());
                 let steps = steps.filter_map(|s| {
                     let pgid = std::fs::read_to_string(s.path().join("pgid")).ok()?;
                     pgid.lines().next()?.trim().parse::<i32>().ok()

@@ -1408,40 +1408,44 @@ fn a_step_running_across_a_controller_restart_ends_in_the_history() {
 }
 
 #[test]
-fn the_agent_believes_nothing_the_job_folder_says() {
-    // The job's folder on its node belongs to the job's user: a pid or a
-    // notice planted there must not steer the agent, which runs as root.
-    use std::os::unix::process::CommandExt;
+fn the_job_folder_on_its_node_is_roots_and_only_the_script_the_users() {
+    // As slurmd's: the agent's files for the job (its launch, with the
+    // job's environment, and the supervisor's record) sit in a folder the
+    // job's user may enter but not write in, so the agent may believe
+    // them; the script in it is the user's.
+    use std::os::unix::fs::MetadataExt;
     let c = Cluster::start(Options {
         nodes: 1,
         ..Options::default()
     });
-    let mut bystander = std::process::Command::new("sleep")
-        .arg("300")
-        .process_group(0)
-        .spawn()
-        .expect("sleep runs");
-    let id = c.submit(&["-o", "planted.out", "--wrap", "sleep 300"], "");
+    let id = c.submit(
+        &["-o", "folder.out", "--wrap", "echo \"$0\"; sleep 300"],
+        "",
+    );
     c.wait_state(id, "RUNNING");
     let folder = c.dir.path().join(format!("spool/n01/job{id:010}"));
     c.wait_for(Duration::from_secs(10), "the script's pid", |_| {
         spur_supervise::script_pid(&folder).is_some()
     });
-    std::fs::write(folder.join("pid"), format!("{}\n", bystander.id())).expect("plants a pid");
-    std::fs::write(folder.join("notice"), "planted notice\n").expect("plants a notice");
+    // SAFETY: getuid and getgid have no preconditions.
+    let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+    let meta = |name: &str| std::fs::metadata(folder.join(name)).expect("a file in the folder");
+    let dir = std::fs::metadata(&folder).expect("the job's folder");
+    assert_eq!(
+        (dir.uid(), dir.gid(), dir.mode() & 0o777),
+        (uid, gid, 0o750)
+    );
+    assert_eq!(meta(spur_supervise::LAUNCH_FILE).mode() & 0o777, 0o600);
+    let script = meta(spur_supervise::SCRIPT_FILE);
+    assert_eq!((script.uid(), script.mode() & 0o777), (uid, 0o700));
     let out = c.run("scancel", &[&id.to_string()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     c.wait_state(id, "CANCELLED");
-    let pid = bystander.id() as i32;
-    // SAFETY: signal 0 only asks whether the process exists.
+    let out = std::fs::read_to_string(c.dir.path().join("folder.out")).expect("output");
+    let script_path = folder.join(spur_supervise::SCRIPT_FILE);
     assert_eq!(
-        unsafe { libc::kill(pid, 0) },
-        0,
-        "the bystander was signalled"
+        out.lines().next(),
+        Some(&*script_path.to_string_lossy()),
+        "{out}"
     );
-    let _ = bystander.kill();
-    let _ = bystander.wait();
-    let out = std::fs::read_to_string(c.dir.path().join("planted.out")).expect("output");
-    assert!(!out.contains("planted notice"), "{out}");
-    assert_eq!(cancel_notices(&out).len(), 1, "{out}");
 }

@@ -121,8 +121,7 @@ pub fn jobs_in(spool: &Path) -> BTreeSet<u32> {
         .flatten()
         .filter_map(|e| {
             let name = e.file_name();
-            let name = name.to_str()?.strip_prefix("job")?;
-            name.strip_suffix(".ctl").unwrap_or(name).parse().ok()
+            name.to_str()?.strip_prefix("job")?.parse().ok()
         })
         .collect()
 }
@@ -132,15 +131,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn jobs_are_read_from_their_folders_and_control_folders() {
+    fn jobs_are_read_from_their_folders() {
         let spool = tempfile::tempdir().expect("temp dir");
-        for name in [
-            "job0000000007",
-            "job0000000007.ctl",
-            "job0000000009.ctl",
-            "grants",
-            "jobx",
-        ] {
+        for name in ["job0000000007", "job0000000009", "grants", "jobx"] {
             std::fs::create_dir(spool.path().join(name)).expect("mkdir");
         }
         assert_eq!(jobs_in(spool.path()), BTreeSet::from([7, 9]));
@@ -149,7 +142,7 @@ mod tests {
     #[test]
     fn a_fence_stops_nothing_before_its_time_or_when_it_has_none() {
         let spool = tempfile::tempdir().expect("temp dir");
-        std::fs::create_dir(spool.path().join("job0000000007.ctl")).expect("mkdir");
+        std::fs::create_dir(spool.path().join("job0000000007")).expect("mkdir");
         let never = Fence::new(spool.path().into(), None);
         never.check();
         assert!(!never.take(7));

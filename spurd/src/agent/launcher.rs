@@ -249,7 +249,7 @@ async fn connection(mut stream: TcpStream, launcher: &Launcher) -> Result<()> {
         let rusage = super::acct::read_step_rusage(&dir);
         let _ = std::fs::remove_dir_all(&dir);
         // A node that runs only steps of the job keeps no folder for it.
-        let _ = std::fs::remove_dir(spur_supervise::control_dir(&job_dir));
+        let _ = std::fs::remove_dir(&job_dir);
         rusage
     });
     let rusage = waited.await.unwrap_or_default();
@@ -298,10 +298,10 @@ fn check(launch: &TaskLaunch, launcher: &Launcher) -> Result<(), String> {
     }
 }
 
-/// A step's folder on this node, in its job's control folder: only root
-/// writes there.
+/// A step's folder on this node, in its job's folder: only root writes
+/// there.
 pub fn step_dir(spool: &Path, job: u32, step: u32) -> PathBuf {
-    spur_supervise::control_dir(&super::job_dir(spool, job)).join(format!("step{step}"))
+    super::job_dir(spool, job).join(format!("step{step}"))
 }
 
 /// Whether steps of `job` run on this node.
@@ -311,8 +311,7 @@ pub fn runs_steps(spool: &Path, job: u32) -> bool {
 
 /// The steps of `job` whose folders are on this node.
 pub fn step_ids(spool: &Path, job: u32) -> Vec<u32> {
-    let ctl = spur_supervise::control_dir(&super::job_dir(spool, job));
-    let Ok(entries) = std::fs::read_dir(ctl) else {
+    let Ok(entries) = std::fs::read_dir(super::job_dir(spool, job)) else {
         return Vec::new();
     };
     entries
@@ -334,8 +333,8 @@ pub fn signal_step(spool: &Path, job: u32, step: u32, signal: i32) {
     signal_step_dir(&step_dir(spool, job, step), job, signal);
 }
 
-/// Sends `signal` to the process group of the step whose control folder
-/// is `dir`.
+/// Sends `signal` to the process group of the step whose folder is
+/// `dir`.
 fn signal_step_dir(dir: &Path, job: u32, signal: i32) {
     let pgid = std::fs::read_to_string(dir.join(stepd::PGID_FILE))
         .ok()

@@ -642,7 +642,7 @@ fn on_message(
             }
             if let (Some(notice), Some(dir)) = (notice, jobs.running.get(&job_id)) {
                 let line = notice.line(&format!("JOB {job_id}"), &settings.node.name, now());
-                supervisor::post_notice(&supervisor::control_dir(dir), &line);
+                supervisor::post_notice(dir, &line);
             }
             // Steps first: they end with the job, on every node of it.
             launcher::signal_steps(&settings.spool, job_id, libc::SIGCONT);
@@ -663,9 +663,7 @@ fn on_message(
         } => launcher::signal_step(&settings.spool, job_id, step_id, signal),
         ToAgent::EndAcknowledged { job_id } => {
             jobs.unacked.remove(&job_id);
-            let dir = job_dir(&settings.spool, job_id);
-            let _ = std::fs::remove_dir_all(supervisor::control_dir(&dir));
-            let _ = std::fs::remove_dir_all(dir);
+            let _ = std::fs::remove_dir_all(job_dir(&settings.spool, job_id));
         }
         _ => warn!("unexpected message from the controller"),
     }
@@ -682,15 +680,21 @@ fn start(
     events: &mpsc::UnboundedSender<Event>,
 ) -> Result<PathBuf> {
     let dir = job_dir(&settings.spool, launch.job_id);
-    // Root's files for the supervisor (the launch, the lock, the cgroup to
-    // join, notices) go in a control folder only root may write; the job's
-    // own folder, where the script and its pid go, is its user's, and
-    // nothing there is written or trusted by root.
-    let ctl = supervisor::control_dir(&dir);
-    let _ = std::fs::remove_dir_all(&ctl);
+    // The job's folder is root's, as slurmd's is: the job's group may
+    // enter it (to run the script), nobody else may write in it, and so
+    // root may believe what it finds there.
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir(&ctl).with_context(|| format!("while creating {}", ctl.display()))?;
-    std::fs::set_permissions(&ctl, std::fs::Permissions::from_mode(0o755))?;
+    std::fs::create_dir(&dir).with_context(|| format!("while creating {}", dir.display()))?;
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o750))?;
+    std::os::unix::fs::chown(&dir, None, Some(launch.gid))
+        .or_else(|e| {
+            if e.kind() == std::io::ErrorKind::PermissionDenied {
+                Ok(())
+            } else {
+                Err(e)
+            }
+        })
+        .context("while handing the job folder to its group")?;
     launch
         .env
         .push(("SLURMD_NODENAME".into(), settings.node.name.clone()));
@@ -702,27 +706,16 @@ fn start(
             .prepare(launch.job_id, "batch", launch.memory_mib)
             .context("while making the job's memory cgroup")?;
         std::fs::write(
-            ctl.join(cgroup::CGROUP_FILE),
+            dir.join(cgroup::CGROUP_FILE),
             cg.as_os_str().as_encoded_bytes(),
         )?;
     }
-    std::fs::create_dir_all(&dir).with_context(|| format!("while creating {}", dir.display()))?;
-    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
-    std::os::unix::fs::chown(&dir, Some(launch.uid), Some(launch.gid))
-        .or_else(|e| {
-            if e.kind() == std::io::ErrorKind::PermissionDenied {
-                Ok(())
-            } else {
-                Err(e)
-            }
-        })
-        .context("while handing the job folder to its user")?;
     // The supervisor reads no user database: the groups are resolved here.
     let groups = spur_sys::users::group_list(&launch.user_name, launch.gid);
     let bytes = supervisor::launch_bytes(&launch, &groups).context("while encoding the launch")?;
     // Whole or not at all: a restarted agent starts what it finds. Only
     // root reads it: it holds the job's environment.
-    let tmp = ctl.join("launch.tmp");
+    let tmp = dir.join("launch.tmp");
     std::fs::OpenOptions::new()
         .write(true)
         .create(true)
@@ -731,7 +724,7 @@ fn start(
         .open(&tmp)
         .and_then(|mut f| f.write_all(&bytes))
         .with_context(|| format!("while writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, ctl.join(supervisor::LAUNCH_FILE))?;
+    std::fs::rename(&tmp, dir.join(supervisor::LAUNCH_FILE))?;
     spawn_supervisor(settings, launch.job_id, &dir, events)?;
     Ok(dir)
 }
@@ -792,7 +785,7 @@ fn spawn_supervisor(
     events: &mpsc::UnboundedSender<Event>,
 ) -> Result<()> {
     use std::os::fd::AsRawFd;
-    let lock = std::fs::File::open(supervisor::control_dir(dir).join(supervisor::LAUNCH_FILE))
+    let lock = std::fs::File::open(dir.join(supervisor::LAUNCH_FILE))
         .context("while opening the job's launch file, its lock")?;
     // SAFETY: flock on a descriptor we own.
     if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
@@ -835,7 +828,7 @@ async fn batch_ended(
 /// lock.
 fn supervisor_alive(dir: &Path) -> bool {
     use std::os::fd::AsRawFd;
-    let lock_path = supervisor::control_dir(dir).join(supervisor::LAUNCH_FILE);
+    let lock_path = dir.join(supervisor::LAUNCH_FILE);
     let Ok(lock) = std::fs::File::open(lock_path) else {
         return false;
     };
@@ -845,7 +838,7 @@ fn supervisor_alive(dir: &Path) -> bool {
 
 fn report_end(job_id: u32, dir: &Path, events: &mpsc::UnboundedSender<Event>) {
     let (code, signal, at) = supervisor::read_status(dir).unwrap_or((0, libc::SIGKILL, now()));
-    let error = std::fs::read_to_string(dir.join(supervisor::ERROR_FILE)).ok();
+    let error = supervisor::read_error(dir);
     if let Some(error) = &error {
         warn!(job = job_id, error = %error.trim(), "batch script could not be started");
     }
@@ -925,7 +918,7 @@ fn scan_spool(settings: &Settings, events: &mpsc::UnboundedSender<Event>) -> Job
                     code,
                     signal,
                     at,
-                    launch_failed: dir.join(supervisor::ERROR_FILE).exists(),
+                    launch_failed: supervisor::read_error(&dir).is_some(),
                     usage: None,
                 },
             );
@@ -933,9 +926,7 @@ fn scan_spool(settings: &Settings, events: &mpsc::UnboundedSender<Event>) -> Job
             jobs.running.insert(id, dir.clone());
             watch.insert(id, dir);
         } else if supervisor::script_pid(&dir).is_none()
-            && supervisor::control_dir(&dir)
-                .join(supervisor::LAUNCH_FILE)
-                .exists()
+            && dir.join(supervisor::LAUNCH_FILE).exists()
         {
             // The agent stopped between writing the launch and starting its
             // supervisor: the script never ran. Start it now.
@@ -948,11 +939,14 @@ fn scan_spool(settings: &Settings, events: &mpsc::UnboundedSender<Event>) -> Job
                     jobs.unacked.insert(id, lost(id));
                 }
             }
-        } else if supervisor::script_pid(&dir).is_none() {
-            // The agent stopped before the launch was on disk: the job is
-            // not this node's yet, and the controller sends it again.
-            let _ = std::fs::remove_dir_all(supervisor::control_dir(&dir));
-            let _ = std::fs::remove_dir_all(&dir);
+        } else if !dir.join(supervisor::LAUNCH_FILE).exists() {
+            // No batch script here. The folder holds the job's steps on
+            // this node, which their own processes end and clear; or the
+            // agent stopped before the launch was on disk: the job is not
+            // this node's yet, and the controller sends it again.
+            if !launcher::runs_steps(spool, id) {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
         } else {
             // Started but neither finished nor running: the supervisor
             // died with the machine. The job is lost.
