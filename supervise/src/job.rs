@@ -30,8 +30,9 @@ use crate::rusage::{self, TaskRusage};
 /// supervisor's record of the script, appended: its pid (its process
 /// group) once forked, then `end CODE SIGNAL END_TIME` once it has ended
 /// (or could not start), followed by what it used ([`TaskRusage::words`]).
-/// The record is written while still root, so the agent may believe it;
-/// one file for both is one file fewer to make and remove per job. It is
+/// The record is written through a descriptor opened while still root,
+/// so the agent may believe it; one file for both is one file fewer to
+/// make and remove per job. It is
 /// also the job's lock: the agent locks it before it starts the
 /// supervisor, which holds the lock (and the script after it) as long as
 /// it lives. Only root reads it: it holds the job's environment.
@@ -66,11 +67,21 @@ fn split_launch(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
 }
 
 /// The supervisor's record of the job in `dir`, as far as it has written
-/// it.
+/// it; the launch ahead of it (the script, the environment) is skipped,
+/// not read.
 fn record(dir: &Path) -> Option<String> {
-    let bytes = fs::read(dir.join(LAUNCH_FILE)).ok()?;
-    let (_, record) = split_launch(&bytes)?;
-    Some(String::from_utf8_lossy(record).into_owned())
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = fs::File::open(dir.join(LAUNCH_FILE)).ok()?;
+    let mut length = [0; LENGTH_BYTES];
+    file.read_exact(&mut length).ok()?;
+    let end = u64::from_le_bytes(length).checked_add(LENGTH_BYTES as u64)?;
+    if end > file.metadata().ok()?.len() {
+        return None;
+    }
+    file.seek(SeekFrom::Start(end)).ok()?;
+    let mut record = Vec::new();
+    file.read_to_end(&mut record).ok()?;
+    Some(String::from_utf8_lossy(&record).into_owned())
 }
 
 /// Leaves `line` in the job's folder `dir` for the supervisor to write
@@ -158,41 +169,64 @@ fn keep_lock() -> std::io::Result<()> {
     Ok(())
 }
 
+/// What the supervisor of a job recorded, as far as it has written it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Record {
+    /// The script's pid (its process group), once forked.
+    pub pid: Option<i32>,
+    /// Why the script could not be started, if it could not.
+    pub error: Option<String>,
+    /// How it ended: (code, signal, end time), once it has.
+    pub end: Option<(i32, i32, u64)>,
+    /// What it used, once it has ended (None from a supervisor that did
+    /// not record it).
+    pub usage: Option<TaskRusage>,
+}
+
+impl Record {
+    fn parse(text: &str) -> Record {
+        let pid = text.lines().next().and_then(|l| l.parse().ok());
+        let error = text.lines().find_map(|l| l.strip_prefix("error "));
+        let end = text.lines().find_map(|l| l.strip_prefix("end "));
+        let status = |line: &str| {
+            let mut it = line.split_whitespace();
+            Some((
+                it.next()?.parse().ok()?,
+                it.next()?.parse().ok()?,
+                it.next()?.parse().ok()?,
+            ))
+        };
+        Record {
+            pid: pid.filter(|&p: &i32| p > 1),
+            error: error.map(str::to_string),
+            end: end.and_then(status),
+            usage: end.and_then(|l| TaskRusage::parse(&mut l.split_whitespace().skip(3))),
+        }
+    }
+}
+
+/// The record of the supervisor of the job in `dir`; None before there is
+/// a whole launch file.
+pub fn read_record(dir: &Path) -> Option<Record> {
+    record(dir).map(|text| Record::parse(&text))
+}
+
 /// The end the supervisor of the job in `dir` recorded: (code, signal,
 /// end time), once there is one.
 pub fn read_status(dir: &Path) -> Option<(i32, i32, u64)> {
-    let text = record(dir)?;
-    let line = text.lines().find_map(|l| l.strip_prefix("end "))?;
-    let mut it = line.split_whitespace();
-    Some((
-        it.next()?.parse().ok()?,
-        it.next()?.parse().ok()?,
-        it.next()?.parse().ok()?,
-    ))
-}
-
-/// What the script of the job in `dir` used, once it has ended (None
-/// from a supervisor that did not record it).
-pub fn read_rusage(dir: &Path) -> Option<TaskRusage> {
-    let text = record(dir)?;
-    let line = text.lines().find_map(|l| l.strip_prefix("end "))?;
-    TaskRusage::parse(&mut line.split_whitespace().skip(3))
+    read_record(dir)?.end
 }
 
 /// Why the script of the job in `dir` could not be started, if the
 /// supervisor recorded that it could not.
 pub fn read_error(dir: &Path) -> Option<String> {
-    let text = record(dir)?;
-    text.lines()
-        .find_map(|l| l.strip_prefix("error "))
-        .map(str::to_string)
+    read_record(dir)?.error
 }
 
 /// The script's pid (its process group) the supervisor of the job in
 /// `dir` recorded, once forked.
 pub fn script_pid(dir: &Path) -> Option<i32> {
-    let text = record(dir)?;
-    text.lines().next()?.parse().ok().filter(|&p: &i32| p > 1)
+    read_record(dir)?.pid
 }
 
 fn io_err(what: &str, e: std::io::Error) -> String {
@@ -452,4 +486,39 @@ fn wait(pid: libc::pid_t, mut tick: impl FnMut()) -> ((i32, i32), TaskRusage) {
         (1, 0)
     };
     (status, usage)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_is_read_as_far_as_it_is_written() {
+        assert_eq!(Record::parse(""), Record::default());
+        let started = Record::parse("4321\n");
+        assert_eq!((started.pid, started.end), (Some(4321), None));
+        let ended = Record::parse("4321\nend 3 0 1796588951 1100 20 1516 2\n");
+        assert_eq!(ended.end, Some((3, 0, 1_796_588_951)));
+        let usage = ended.usage.expect("what it used");
+        assert_eq!((usage.user_us, usage.max_rss_kib), (1100, 1516));
+        assert_eq!(ended.error, None);
+        // A script that never started has no pid, and says why.
+        let failed = Record::parse("error entering /gone: No such file\nend 1 0 17 0 0 0 0\n");
+        assert_eq!(failed.pid, None);
+        assert_eq!(
+            failed.error.as_deref(),
+            Some("entering /gone: No such file")
+        );
+        assert_eq!(failed.end.map(|e| e.0), Some(1));
+    }
+
+    #[test]
+    fn a_launch_is_found_by_its_length_and_the_record_after_it() {
+        let mut bytes = 3u64.to_le_bytes().to_vec();
+        bytes.extend_from_slice(b"abc4321\n");
+        assert_eq!(split_launch(&bytes), Some((&b"abc"[..], &b"4321\n"[..])));
+        // A length the file does not hold: no launch, and no record.
+        assert_eq!(split_launch(&bytes[..9]), None);
+        assert_eq!(split_launch(&[1, 2]), None);
+    }
 }

@@ -837,9 +837,9 @@ fn supervisor_alive(dir: &Path) -> bool {
 }
 
 fn report_end(job_id: u32, dir: &Path, events: &mpsc::UnboundedSender<Event>) {
-    let (code, signal, at) = supervisor::read_status(dir).unwrap_or((0, libc::SIGKILL, now()));
-    let error = supervisor::read_error(dir);
-    if let Some(error) = &error {
+    let record = supervisor::read_record(dir).unwrap_or_default();
+    let (code, signal, at) = record.end.unwrap_or((0, libc::SIGKILL, now()));
+    if let Some(error) = &record.error {
         warn!(job = job_id, error = %error.trim(), "batch script could not be started");
     }
     let end = JobEnd {
@@ -847,10 +847,10 @@ fn report_end(job_id: u32, dir: &Path, events: &mpsc::UnboundedSender<Event>) {
         code,
         signal,
         at,
-        launch_failed: error.is_some(),
+        launch_failed: record.error.is_some(),
         usage: None,
     };
-    let _ = events.send(Event::Ended(end, supervisor::read_rusage(dir)));
+    let _ = events.send(Event::Ended(end, record.usage));
 }
 
 fn signal_job(dir: &Path, signal: i32, whole_group: bool) {
