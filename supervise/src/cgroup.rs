@@ -6,12 +6,13 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The file, in a job's or a step's folder on its node, naming the cgroup its
-/// supervisor or step process joins.
+/// The file, in a job's or a step's folder on its node, naming the cgroup
+/// its supervisor or step process joins.
 pub const CGROUP_FILE: &str = "cgroup";
 
 /// Moves the calling process into the cgroup that `file` (one of root's,
-/// in a job's or step's folder) names, if there is one. Returns the cgroup joined.
+/// in a job's or step's folder) names, if there is one. Returns the
+/// cgroup joined.
 pub fn join_from(file: &Path) -> Result<Option<PathBuf>, String> {
     let Ok(text) = fs::read_to_string(file) else {
         return Ok(None);

@@ -32,10 +32,10 @@ use crate::rusage::{self, TaskRusage};
 /// (or could not start), followed by what it used ([`TaskRusage::words`]).
 /// The record is written through a descriptor opened while still root,
 /// so the agent may believe it; one file for both is one file fewer to
-/// make and remove per job. It is
-/// also the job's lock: the agent locks it before it starts the
-/// supervisor, which holds the lock (and the script after it) as long as
-/// it lives. Only root reads it: it holds the job's environment.
+/// make and remove per job. It is also the job's lock: the agent locks it
+/// before it starts the supervisor, which holds the lock (and the script
+/// after it) as long as it lives. Only root reads it: it holds the job's
+/// environment.
 pub const LAUNCH_FILE: &str = "launch.bin";
 /// The batch script, as slurmd names it.
 pub const SCRIPT_FILE: &str = "slurm_script";
@@ -58,12 +58,19 @@ pub fn launch_bytes(job: &BatchLaunch, groups: &[u32]) -> Result<Vec<u8>, bincod
 /// The launch's length, ahead of it in the launch file.
 const LENGTH_BYTES: usize = 8;
 
+/// Where the launch whose length is `header` ends in a launch file of
+/// `size` bytes, and the record begins; None where it does not fit.
+fn launch_end(header: [u8; LENGTH_BYTES], size: u64) -> Option<u64> {
+    let end = u64::from_le_bytes(header).checked_add(LENGTH_BYTES as u64)?;
+    (end <= size).then_some(end)
+}
+
 /// A launch file's two parts: the encoded launch and the record after it;
 /// None where the length ahead of them does not fit the file.
 fn split_launch(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
-    let (length, rest) = bytes.split_first_chunk::<LENGTH_BYTES>()?;
-    let length = usize::try_from(u64::from_le_bytes(*length)).ok()?;
-    (length <= rest.len()).then(|| rest.split_at(length))
+    let (header, _) = bytes.split_first_chunk::<LENGTH_BYTES>()?;
+    let end = usize::try_from(launch_end(*header, bytes.len() as u64)?).ok()?;
+    Some((&bytes[LENGTH_BYTES..end], &bytes[end..]))
 }
 
 /// The supervisor's record of the job in `dir`, as far as it has written
@@ -72,12 +79,9 @@ fn split_launch(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
 fn record(dir: &Path) -> Option<String> {
     use std::io::{Read, Seek, SeekFrom};
     let mut file = fs::File::open(dir.join(LAUNCH_FILE)).ok()?;
-    let mut length = [0; LENGTH_BYTES];
-    file.read_exact(&mut length).ok()?;
-    let end = u64::from_le_bytes(length).checked_add(LENGTH_BYTES as u64)?;
-    if end > file.metadata().ok()?.len() {
-        return None;
-    }
+    let mut header = [0; LENGTH_BYTES];
+    file.read_exact(&mut header).ok()?;
+    let end = launch_end(header, file.metadata().ok()?.len())?;
     file.seek(SeekFrom::Start(end)).ok()?;
     let mut record = Vec::new();
     file.read_to_end(&mut record).ok()?;
@@ -215,12 +219,6 @@ pub fn read_record(dir: &Path) -> Option<Record> {
 /// end time), once there is one.
 pub fn read_status(dir: &Path) -> Option<(i32, i32, u64)> {
     read_record(dir)?.end
-}
-
-/// Why the script of the job in `dir` could not be started, if the
-/// supervisor recorded that it could not.
-pub fn read_error(dir: &Path) -> Option<String> {
-    read_record(dir)?.error
 }
 
 /// The script's pid (its process group) the supervisor of the job in

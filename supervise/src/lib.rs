@@ -17,8 +17,8 @@ pub mod job;
 pub mod rusage;
 
 pub use job::{
-    launch_bytes, post_notice, read_error, read_record, read_status, run, script_pid, Record,
-    LAUNCH_FILE, NOTICE_FILE, SCRIPT_FILE,
+    launch_bytes, post_notice, read_record, read_status, run, script_pid, Record, LAUNCH_FILE,
+    NOTICE_FILE, SCRIPT_FILE,
 };
 
 /// The supervisor's binary, looked for beside spurd.

@@ -82,7 +82,10 @@ fn a_script_runs_in_its_folder_and_its_end_is_left_for_the_agent() {
     let pid = spur_supervise::script_pid(&dir).expect("the script's pid");
     // The last GREETING wins; the script's pid is its SLURM_TASK_PID.
     assert_eq!(out, format!("hello first {pid}\n{}\n", work.display()));
-    assert_eq!(spur_supervise::read_error(&dir), None);
+    assert_eq!(
+        spur_supervise::read_record(&dir).expect("a record").error,
+        None
+    );
     // The record went where the launch is: the folder holds the launch
     // and the script, and nothing else.
     let mut files: Vec<_> = fs::read_dir(&dir)
@@ -106,7 +109,9 @@ fn a_script_that_cannot_start_leaves_why() {
     let job = launch(8, "#!/bin/sh\ntrue\n", &missing);
     let dir = prepare(root.path(), &job, &[]);
     assert!(supervise(&dir).success());
-    let why = spur_supervise::read_error(&dir).expect("why, recorded");
+    let why = spur_supervise::read_record(&dir)
+        .and_then(|r| r.error)
+        .expect("why, recorded");
     assert!(why.contains("entering"), "{why}");
     assert_eq!(
         spur_supervise::read_status(&dir).map(|s| (s.0, s.1)),
@@ -122,7 +127,9 @@ fn a_malformed_launch_file_is_said_and_ends_the_job() {
     let dir = prepare(root.path(), &job, &[]);
     fs::write(dir.join(spur_supervise::LAUNCH_FILE), b"\x01\x02").expect("launch file");
     assert!(supervise(&dir).success());
-    let why = spur_supervise::read_error(&dir).expect("why, recorded");
+    let why = spur_supervise::read_record(&dir)
+        .and_then(|r| r.error)
+        .expect("why, recorded");
     assert!(why.contains("malformed launch file"), "{why}");
     assert!(spur_supervise::read_status(&dir).is_some());
 }

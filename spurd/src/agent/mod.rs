@@ -910,24 +910,28 @@ fn scan_spool(settings: &Settings, events: &mpsc::UnboundedSender<Event>) -> Job
             continue;
         };
         let dir = entry.path();
-        if let Some((code, signal, at)) = supervisor::read_status(&dir) {
+        let record = supervisor::read_record(&dir);
+        if let Some(supervisor::Record {
+            end: Some((code, signal, at)),
+            error,
+            ..
+        }) = &record
+        {
             jobs.unacked.insert(
                 id,
                 JobEnd {
                     job_id: id,
-                    code,
-                    signal,
-                    at,
-                    launch_failed: supervisor::read_error(&dir).is_some(),
+                    code: *code,
+                    signal: *signal,
+                    at: *at,
+                    launch_failed: error.is_some(),
                     usage: None,
                 },
             );
         } else if supervisor_alive(&dir) {
             jobs.running.insert(id, dir.clone());
             watch.insert(id, dir);
-        } else if supervisor::script_pid(&dir).is_none()
-            && dir.join(supervisor::LAUNCH_FILE).exists()
-        {
+        } else if record.as_ref().is_some_and(|r| r.pid.is_none()) {
             // The agent stopped between writing the launch and starting its
             // supervisor: the script never ran. Start it now.
             match spawn_supervisor(settings, id, &dir, events) {
@@ -939,11 +943,12 @@ fn scan_spool(settings: &Settings, events: &mpsc::UnboundedSender<Event>) -> Job
                     jobs.unacked.insert(id, lost(id));
                 }
             }
-        } else if !dir.join(supervisor::LAUNCH_FILE).exists() {
-            // No batch script here. The folder holds the job's steps on
-            // this node, which their own processes end and clear; or the
-            // agent stopped before the launch was on disk: the job is not
-            // this node's yet, and the controller sends it again.
+        } else if record.is_none() {
+            // No launch here (it is written whole, then renamed into
+            // place). The folder holds the job's steps on this node, which
+            // their own processes end and clear; or the agent stopped
+            // before the launch was on disk: the job is not this node's
+            // yet, and the controller sends it again.
             if !launcher::runs_steps(spool, id) {
                 let _ = std::fs::remove_dir_all(&dir);
             }
