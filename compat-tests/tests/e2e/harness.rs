@@ -874,21 +874,36 @@ impl Cluster {
         });
     }
 
-    /// Every daemon's log, for failure messages.
+    /// Every daemon's log, for failure messages: its warnings and errors
+    /// (the last 20), then its last 15 lines.
     pub fn logs(&self) -> String {
         let mut all = String::new();
-        if let Ok(entries) = std::fs::read_dir(self.dir.path()) {
-            for e in entries.flatten() {
-                if e.path().extension().is_some_and(|x| x == "log") {
-                    let text = std::fs::read_to_string(e.path()).unwrap_or_default();
-                    let tail: Vec<&str> = text.lines().rev().take(15).collect();
-                    all.push_str(&format!("--- {}\n", e.path().display()));
-                    for l in tail.into_iter().rev() {
-                        all.push_str(l);
-                        all.push('\n');
-                    }
-                }
+        let Ok(entries) = std::fs::read_dir(self.dir.path()) else {
+            return all;
+        };
+        let mut logs: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "log"))
+            .collect();
+        logs.sort();
+        for log in logs {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            let last =
+                |lines: Vec<&str>, n: usize| lines[lines.len().saturating_sub(n)..].join("\n");
+            let warnings: Vec<&str> = text
+                .lines()
+                .filter(|l| l.contains(" WARN ") || l.contains(" ERROR "))
+                .collect();
+            all.push_str(&format!("--- {}\n", log.display()));
+            if !warnings.is_empty() {
+                all.push_str(&format!(
+                    "(its warnings and errors)\n{}\n(its end)\n",
+                    last(warnings, 20)
+                ));
             }
+            all.push_str(&last(text.lines().collect(), 15));
+            all.push('\n');
         }
         all
     }
@@ -950,8 +965,9 @@ impl Drop for Cluster {
         if std::thread::panicking() {
             self.dir.disable_cleanup(true);
             eprintln!(
-                "the failed test's cluster is kept in {}",
-                self.dir.path().display()
+                "the failed test's cluster is kept in {}; its logs end:\n{}",
+                self.dir.path().display(),
+                self.logs()
             );
         }
         let mut crashed = Vec::new();

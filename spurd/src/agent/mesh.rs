@@ -23,6 +23,11 @@ pub struct AgentMesh {
     key: Mutex<MeshKey>,
     /// The interface and its address, once a join has brought it up.
     link: Mutex<Option<(Link, Ipv4Addr)>>,
+    /// Peers the controller named that the interface could not be given
+    /// (wireguard-go busy or restarting): tried again on the next
+    /// heartbeat, so that one failed update does not cut this node off
+    /// from the members it names until the membership next changes.
+    unapplied: Mutex<Option<Vec<MeshPeer>>>,
 }
 
 impl AgentMesh {
@@ -38,6 +43,7 @@ impl AgentMesh {
             key_file,
             key: Mutex::new(key),
             link: Mutex::new(None),
+            unapplied: Mutex::new(None),
         })
     }
 
@@ -149,8 +155,23 @@ impl AgentMesh {
         Ok(())
     }
 
-    /// The interface's peers made `peers`.
+    /// The interface's peers made `peers`. Where that fails, the list is
+    /// kept and [`AgentMesh::retry_peers`] tries it again; a later list
+    /// replaces it.
     pub fn set_peers(&self, peers: &[MeshPeer]) -> Result<()> {
+        let applied = self.apply_peers(peers);
+        *self.unapplied.lock().expect("mesh lock") = applied.is_err().then(|| peers.to_vec());
+        applied
+    }
+
+    /// Gives the interface the last peer list it could not be given, if
+    /// any. Whether there was one.
+    pub fn retry_peers(&self) -> Option<Result<()>> {
+        let peers = self.unapplied.lock().expect("mesh lock").take()?;
+        Some(self.set_peers(&peers))
+    }
+
+    fn apply_peers(&self, peers: &[MeshPeer]) -> Result<()> {
         let link = self.link.lock().expect("mesh lock");
         let Some((link, _)) = link.as_ref() else {
             bail!("mesh peers before the mesh was joined");

@@ -491,6 +491,12 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
                 }
             }
             _ = beat.tick() => {
+                if let Some(retried) = settings.mesh.as_ref().and_then(|m| m.retry_peers()) {
+                    match retried {
+                        Ok(()) => info!("the mesh interface has its peers, tried again"),
+                        Err(e) => warn!(error = %format!("{e:#}"), "still cannot give the mesh interface its peers"),
+                    }
+                }
                 if heard.elapsed() > settings.heartbeat * UNANSWERED_BEATS {
                     break Err(anyhow::anyhow!(
                         "controller silent for {} s",
