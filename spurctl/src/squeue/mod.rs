@@ -164,11 +164,22 @@ fn report_once(plan: &Plan) -> bool {
     for e in &plan.format_errors {
         eprintln!("squeue: error: {e}");
     }
-    let done = report(plan, now, &jobs);
-    print!("{}", done.out);
-    let _ = std::io::stdout().flush();
-    eprint!("{}", done.err);
-    done.ok
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(64 << 10, stdout.lock());
+    let written = write_report(plan, now, &jobs, &mut out).and_then(|done| {
+        out.flush()?;
+        Ok(done)
+    });
+    match written {
+        Ok((err, ok)) => {
+            eprint!("{err}");
+            ok
+        }
+        Err(e) => {
+            eprintln!("squeue: error: cannot write the report: {e}");
+            false
+        }
+    }
 }
 
 /// One step report (`-s`): every running step, selected and printed here
@@ -251,10 +262,25 @@ fn fields(plan: &Plan) -> JobFields {
 
 /// What a report prints for `jobs`. Pure.
 pub fn report(plan: &Plan, now: u64, jobs: &JobList) -> Report {
-    let done = |out: String, err: String, ok: bool| Report { out, err, ok };
+    let mut out = Vec::new();
+    let (err, ok) = write_report(plan, now, jobs, &mut out).expect("memory takes every byte");
+    let out = String::from_utf8(out).expect("a report is text");
+    Report { out, err, ok }
+}
+
+/// Writes what a report prints for `jobs` on stdout to `out`; returns
+/// what it prints on stderr, and false where squeue exits 1. The rows'
+/// lines go out from where they were rendered, never gathered into one
+/// text first: a report of 10,000 jobs is most of a megabyte.
+pub fn write_report(
+    plan: &Plan,
+    now: u64,
+    jobs: &JobList,
+    out: &mut impl Write,
+) -> std::io::Result<(String, bool)> {
     let failed = |e: ListingError| {
         let err = format!("slurm_load_jobs error: {}\n", undecodable(e));
-        done(String::new(), err, false)
+        Ok((err, false))
     };
     if plan.json {
         let mut query = plan.query.clone();
@@ -269,16 +295,18 @@ pub fn report(plan: &Plan, now: u64, jobs: &JobList) -> Report {
             return failed(e);
         }
         let cluster = plan.format.cluster.as_deref().unwrap_or("");
-        return done(json::render_json(&rows, cluster), String::new(), true);
+        out.write_all(json::render_json(&rows, cluster).as_bytes())?;
+        return Ok((String::new(), true));
     }
     let renderer = Renderer::new(&plan.format, now);
+    let mut header = String::new();
+    renderer.header(&mut header);
     let (spec, notes) = match SortSpec::parse(&plan.sort) {
         Ok(parsed) => parsed,
         Err(e) => {
             // Slurm prints the header before it sorts, and stops there.
-            let mut header = String::new();
-            renderer.header(&mut header);
-            return done(header, format!("squeue: error: {e}\n"), false);
+            out.write_all(header.as_bytes())?;
+            return Ok((format!("squeue: error: {e}\n"), false));
         }
     };
     let parts = match jobs.parts() {
@@ -286,7 +314,7 @@ pub fn report(plan: &Plan, now: u64, jobs: &JobList) -> Report {
         Err(e) => return failed(e),
     };
     // Each row is rendered and its sort keys taken as it is decoded; the
-    // rows' lines are then laid out in order. A large listing comes in
+    // rows' lines are then written in order. A large listing comes in
     // parts, each read on a thread of its own.
     let read = |part: &Part<'_>| {
         let mut read = Rows::new(&spec, now, part.len());
@@ -318,7 +346,7 @@ pub fn report(plan: &Plan, now: u64, jobs: &JobList) -> Report {
         first.into_iter().chain(others).collect::<Vec<_>>()
     });
     // The parts' sort keys are sorted together; their lines stay where
-    // they were written, each copied once, in order, into the report.
+    // they were written.
     let mut keys = SortKeys::new(&spec, now);
     keys.reserve(each.iter().flatten().map(|part| part.ends.len()).sum());
     let mut texts = Vec::with_capacity(each.len());
@@ -343,18 +371,31 @@ pub fn report(plan: &Plan, now: u64, jobs: &JobList) -> Report {
             Some(first)
         })
         .collect();
-    let length = texts.iter().map(|(lines, _)| lines.len()).sum::<usize>();
-    let mut out = String::with_capacity(length + 256);
-    renderer.header(&mut out);
+    out.write_all(header.as_bytes())?;
+    // Rows that follow each other in a part's text go out as one slice:
+    // all of a part's, where the order is the listing's.
+    let mut run: Option<(usize, std::ops::Range<usize>)> = None;
     for i in keys.order() {
         let part = firsts.partition_point(|&first| first <= i) - 1;
-        let (lines, ends) = &texts[part];
+        let ends = &texts[part].1;
         let row = i - firsts[part];
-        let start = if row == 0 { 0 } else { ends[row - 1] };
-        out.push_str(&lines[start..ends[row]]);
+        let line = if row == 0 { 0 } else { ends[row - 1] }..ends[row];
+        match &mut run {
+            Some((p, range)) if *p == part && range.end == line.start => range.end = line.end,
+            _ => {
+                if let Some((p, range)) = run.replace((part, line)) {
+                    out.write_all(&texts[p].0.as_bytes()[range])?;
+                }
+            }
+        }
     }
-    let err = notes.iter().map(|n| format!("squeue: {n}\n")).collect();
-    done(out, err, true)
+    if let Some((p, range)) = run {
+        out.write_all(&texts[p].0.as_bytes()[range])?;
+    }
+    Ok((
+        notes.iter().map(|n| format!("squeue: {n}\n")).collect(),
+        true,
+    ))
 }
 
 /// Rows as a report reads them: their sort keys, their lines one after
