@@ -325,7 +325,10 @@ pub fn copy_state(conf: &Path, backup: Option<PathBuf>, restore: Option<PathBuf>
 }
 
 /// Runs the controller until `shutdown` resolves.
-pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) -> Result<()> {
+pub async fn run(
+    site: Site,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<()> {
     // Listings and history answers are megabytes, made and freed on
     // several threads: they go back to the kernel once sent.
     if !spur_sys::unmap_blocks_from(128 << 10) {
@@ -423,15 +426,21 @@ pub async fn run(site: Site, shutdown: impl std::future::Future<Output = ()>) ->
         mesh: mesh_listener,
         mesh_address: site.spur.mesh.as_ref().map(|m| m.controller_address()),
     };
-    server::serve(
+    // The accept loop runs on a worker, not on the thread that started
+    // the runtime: a connection is then served by the worker that saw it
+    // arrive, where otherwise each one woke that thread first.
+    let served = tokio::spawn(server::serve(
         listeners,
         tx.clone(),
         site,
         server::Shared { rpcs, private_data },
         jwt,
         shutdown,
-    )
+    ))
     .await;
+    if let Err(e) = served {
+        error!(error = %e, "the controller's server stopped");
+    }
     reread.abort();
     // Connection tasks may still hold senders; tell the actor directly.
     let _ = tx.send(actor::Command::Shutdown);

@@ -83,7 +83,7 @@ pub(super) async fn serve(
     site: Site,
     shared: Shared,
     jwt: Option<JwtKeys>,
-    shutdown: impl std::future::Future<Output = ()>,
+    shutdown: impl std::future::Future<Output = ()> + Send,
 ) {
     let Listeners {
         clients,
