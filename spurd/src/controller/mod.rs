@@ -26,7 +26,7 @@ mod validate;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use tracing::{error, info, warn};
 
 use spur_conf::{ConfFile, SlurmConf};
@@ -438,14 +438,19 @@ pub async fn run(
         shutdown,
     ))
     .await;
-    if let Err(e) = served {
-        error!(error = %e, "the controller's server stopped");
-    }
     reread.abort();
     // Connection tasks may still hold senders; tell the actor directly.
     let _ = tx.send(actor::Command::Shutdown);
     let _ = std::fs::remove_file(&socket);
     tokio::task::spawn_blocking(move || actor.join()).await.ok();
+    // A server that panicked stops the daemon as it would have on this
+    // thread, once the actor has stopped.
+    if let Err(e) = served {
+        if e.is_panic() {
+            std::panic::resume_unwind(e.into_panic());
+        }
+        bail!("the controller's server stopped: {e}");
+    }
     Ok(())
 }
 
