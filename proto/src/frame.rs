@@ -2,6 +2,8 @@
 //! bincode encoding. Owns the limits on frame size; knows nothing of what the
 //! messages mean.
 
+use std::sync::Arc;
+
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use thiserror::Error;
@@ -183,6 +185,35 @@ pub fn decode<T: DeserializeOwned>(payload: &[u8]) -> Result<T, FrameError> {
     bincode::deserialize(payload).map_err(FrameError::Decode)
 }
 
+std::thread_local! {
+    /// The payload [`decode_owned`] is decoding on this thread.
+    static DECODING: std::cell::RefCell<Option<Arc<Vec<u8>>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Decodes a payload that was read into `payload`: what keeps a large
+/// part of it as bytes (a job listing) shares the payload instead of
+/// copying its part out ([`shared`]).
+fn decode_owned<T: DeserializeOwned>(payload: Vec<u8>) -> Result<T, FrameError> {
+    let payload = Arc::new(payload);
+    let before = DECODING.with(|d| d.replace(Some(payload.clone())));
+    let decoded = decode(&payload);
+    DECODING.with(|d| d.replace(before));
+    decoded
+}
+
+/// `bytes`, as a part of the payload being decoded on this thread, where
+/// they are one: the payload, shared, and where they lie in it.
+pub(crate) fn shared(bytes: &[u8]) -> Option<(Arc<Vec<u8>>, std::ops::Range<usize>)> {
+    DECODING.with(|d| {
+        let d = d.borrow();
+        let payload = d.as_ref()?;
+        let start = (bytes.as_ptr() as usize).checked_sub(payload.as_ptr() as usize)?;
+        let end = start.checked_add(bytes.len())?;
+        (end <= payload.len()).then(|| (payload.clone(), start..end))
+    })
+}
+
 /// Writes one message.
 pub async fn write<T: Serialize, W: AsyncWrite + Unpin>(
     w: &mut W,
@@ -212,7 +243,7 @@ pub async fn read<T: DeserializeOwned, R: AsyncRead + Unpin>(r: &mut R) -> Resul
     if got < len as usize {
         return Err(FrameError::Io(std::io::ErrorKind::UnexpectedEof.into()));
     }
-    decode(&payload)
+    decode_owned(payload)
 }
 
 /// The most a frame's buffer holds before its bytes have arrived.
@@ -246,7 +277,7 @@ pub fn read_sync<T: DeserializeOwned, R: std::io::Read>(r: &mut R) -> Result<T, 
     if got < len as usize {
         return Err(FrameError::Io(std::io::ErrorKind::UnexpectedEof.into()));
     }
-    decode(&payload)
+    decode_owned(payload)
 }
 
 #[cfg(test)]

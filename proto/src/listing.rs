@@ -11,7 +11,8 @@
 //! outside the set keep their defaults on the receiving side.
 
 use std::fmt;
-use std::ops::BitOr;
+use std::ops::{BitOr, Range};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -457,8 +458,33 @@ enum Jobs {
     /// `runs`: not yet checked past the header.
     Encoded {
         runs: Vec<Run>,
-        bytes: Box<[u8]>,
+        bytes: Received,
     },
+}
+
+/// A received listing's bytes: a part of the frame they came in, shared
+/// with it, where they were decoded as one was read (a listing of 10,000
+/// jobs is most of a megabyte, not copied again), else a copy of their own.
+#[derive(Clone)]
+struct Received {
+    frame: Arc<Vec<u8>>,
+    range: Range<usize>,
+}
+
+impl Received {
+    fn of(bytes: &[u8]) -> Received {
+        let (frame, range) = crate::frame::shared(bytes)
+            .unwrap_or_else(|| (Arc::new(bytes.to_vec()), 0..bytes.len()));
+        Received { frame, range }
+    }
+}
+
+impl std::ops::Deref for Received {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.frame[self.range.clone()]
+    }
 }
 
 /// A run of a block's jobs, which decodes on its own: how many jobs, and
@@ -719,7 +745,7 @@ fn split_block(mut input: &[u8]) -> Result<JobList, ListingError> {
     }
     let jobs = Jobs::Encoded {
         runs,
-        bytes: input.into(),
+        bytes: Received::of(input),
     };
     Ok(JobList { fields, jobs })
 }
@@ -892,6 +918,37 @@ mod tests {
             assert_eq!(got.into_vec(), Ok(vec![kept.clone()]), "{field:?}");
             assert_ne!(kept, JobInfo::default(), "{field:?} is projected");
         }
+    }
+
+    #[test]
+    fn a_list_read_from_a_frame_keeps_the_frames_bytes_and_one_decoded_alone_a_copy() {
+        let jobs = vec![every_field_set(), JobInfo::default(), every_field_set()];
+        let answer = crate::message::ClientResponse::Jobs {
+            now: 7,
+            jobs: JobList::full(jobs.clone()),
+        };
+        let frame = crate::frame::encode(&answer).expect("encodes");
+        let read: crate::message::ClientResponse =
+            crate::frame::read_sync(&mut &frame[..]).expect("reads");
+        let crate::message::ClientResponse::Jobs { now: 7, jobs: list } = read else {
+            panic!("not the listing sent: {read:?}");
+        };
+        let Jobs::Encoded { bytes, .. } = &list.jobs else {
+            panic!("a received list holds bytes");
+        };
+        // The payload, shared: the listing's bytes lie inside it, after
+        // the answer's variant and clock.
+        assert_eq!(bytes.frame.len(), frame.len() - 4);
+        assert!(bytes.range.start > 0 && bytes.range.end <= bytes.frame.len());
+        assert_eq!(list.clone().into_vec(), Ok(jobs.clone()));
+
+        // Decoded from bytes that were not read as a frame: a copy.
+        let copied = round_trip(&JobList::full(jobs.clone()));
+        let Jobs::Encoded { bytes, .. } = &copied.jobs else {
+            panic!("a received list holds bytes");
+        };
+        assert_eq!(bytes.range, 0..bytes.frame.len());
+        assert_eq!(copied.into_vec(), Ok(jobs));
     }
 
     #[test]
