@@ -195,11 +195,16 @@ std::thread_local! {
 /// part of it as bytes (a job listing) shares the payload instead of
 /// copying its part out ([`shared`]).
 fn decode_owned<T: DeserializeOwned>(payload: Vec<u8>) -> Result<T, FrameError> {
+    /// Puts back what was being decoded before, also if decoding panics.
+    struct Restore(Option<Arc<Vec<u8>>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            DECODING.with(|d| d.replace(self.0.take()));
+        }
+    }
     let payload = Arc::new(payload);
-    let before = DECODING.with(|d| d.replace(Some(payload.clone())));
-    let decoded = decode(&payload);
-    DECODING.with(|d| d.replace(before));
-    decoded
+    let _restore = Restore(DECODING.with(|d| d.replace(Some(payload.clone()))));
+    decode(&payload)
 }
 
 /// `bytes`, as a part of the payload being decoded on this thread, where

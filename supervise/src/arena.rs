@@ -115,6 +115,10 @@ unsafe impl GlobalAlloc for Arena {
             {
                 return ptr;
             }
+            // An older block shrinks where it is (its tail stays taken).
+            if new_size <= layout.size() {
+                return ptr;
+            }
         }
         // SAFETY: the caller's block and layout; a new block of the new
         // size, the old contents copied, the old block freed.
@@ -159,7 +163,7 @@ mod tests {
     }
 
     #[test]
-    fn the_last_block_grows_in_place_and_others_move_with_their_contents() {
+    fn the_last_block_grows_in_place_others_move_to_grow_and_shrink_in_place() {
         static ARENA: Arena = Arena::new();
         let arena = &ARENA;
         // SAFETY: blocks of these layouts, written within their sizes.
@@ -172,7 +176,10 @@ mod tests {
             let moved = arena.realloc(a, layout(64, 1), 128);
             assert_ne!(moved, a);
             assert_eq!(std::slice::from_raw_parts(moved, 4), b"abcd");
-            arena.dealloc(b, layout(8, 8));
+            // An older block shrinks where it is.
+            let shrunk = arena.realloc(b, layout(8, 8), 4);
+            assert_eq!(shrunk, b, "an older block shrinks in place");
+            arena.dealloc(b, layout(4, 8));
         }
     }
 

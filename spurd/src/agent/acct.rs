@@ -244,19 +244,23 @@ pub fn running(spool: &Path) -> Vec<Running> {
     let mut found = Vec::new();
     for job_id in super::fence::jobs_in(spool) {
         let job_dir = super::job_dir(spool, job_id);
-        if spur_supervise::read_status(&job_dir).is_none() {
-            if let Some(pid) = spur_supervise::script_pid(&job_dir) {
-                // The script leads a process group of its own.
-                found.push(Running {
-                    key: StepKey {
-                        job_id,
-                        step_id: BATCH_STEP,
-                    },
-                    node: 0,
-                    pgid: pid,
-                    tasks: vec![(0, pid)],
-                });
-            }
+        // A script forked and not yet ended leads a process group of its
+        // own.
+        if let Some(spur_supervise::Record {
+            pid: Some(pid),
+            end: None,
+            ..
+        }) = spur_supervise::read_record(&job_dir)
+        {
+            found.push(Running {
+                key: StepKey {
+                    job_id,
+                    step_id: BATCH_STEP,
+                },
+                node: 0,
+                pgid: pid,
+                tasks: vec![(0, pid)],
+            });
         }
         for step_id in launcher::step_ids(spool, job_id) {
             let dir = launcher::step_dir(spool, job_id, step_id);

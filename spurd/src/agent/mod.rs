@@ -872,7 +872,8 @@ fn kill_job(dir: PathBuf, grace: u64) {
     tokio::spawn(async move {
         // The script may not have been forked yet.
         for _ in 0..50 {
-            if supervisor::script_pid(&dir).is_some() || supervisor::read_status(&dir).is_some() {
+            let record = supervisor::read_record(&dir);
+            if record.is_some_and(|r| r.pid.is_some() || r.end.is_some()) {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
