@@ -137,13 +137,16 @@ fn the_map_shows_jobs_in_their_domains_stranded_gpus_and_the_queue() {
     };
     let (whole_domain, pair_domain) = (domain_of(&whole), domain_of(&pair));
     assert_ne!(whole_domain, pair_domain);
-    // A drained node of the pair's domain: marked, and its GPUs no longer
-    // idle there.
-    let drained = if pair_domain == "nvl01" {
-        "gb018"
-    } else {
-        "gb036"
-    };
+    // A drained node of the pair's domain that the pair does not hold:
+    // marked, and its GPUs no longer idle there.
+    let pair_nodes = run("squeue", &["-h", "-o", "%N", "-j", &pair]);
+    let pair_nodes = run("scontrol", &["show", "hostnames", &pair_nodes]);
+    let first = if pair_domain == "nvl01" { 1 } else { 19 };
+    let drained = (first..first + 18)
+        .map(|n| format!("gb{n:03}"))
+        .find(|node| !pair_nodes.lines().any(|held| held == node))
+        .expect("a node of the pair's domain that the pair does not hold");
+    let drained = drained.as_str();
     run(
         "scontrol",
         &[
