@@ -17,28 +17,34 @@ debug_dir() {
 }
 
 # install_spur DEST: spurd and the commands (spurctl) in DEST as a site
-# installs them. The commands are linked statically (glibc's static
-# library, host target) and at a fixed address: a shell loop starts one
-# per line, and without the dynamic loader one starts in two thirds of
-# the time; without relocating itself (a position-independent static
-# program rewrites, and so copies, every page of pointers it holds at each
-# start) it takes a quarter less CPU again. Beside spurd goes the batch
-# scripts' supervisor, built for musl where the toolchain has
-# that target: a node starts one per job, and a static one starts in a
-# tenth of the time. Says on stderr what it installed.
+# installs them. A shell loop starts a command per line, so the commands
+# are linked statically and at a fixed address: without the dynamic loader
+# one starts in two thirds of the time, and without relocating itself (a
+# position-independent static program rewrites, and so copies, every page
+# of pointers it holds at each start) it takes a quarter less CPU again.
+# They are built for musl where the toolchain has that target: glibc probes
+# the CPU at every start, which a virtual machine traps probe by probe
+# (sbatch takes 40% less CPU on musl; spur-sys gives musl programs a faster
+# allocator and copy than musl's own). The batch scripts' supervisor, which
+# a node starts once per job, is built so too. Without the musl
+# target, both are built for glibc (the commands static). Says on stderr
+# what it installed.
 install_spur() {
-  local dest=$1 rel host musl
+  local dest=$1 rel host musl target
   rel=$(release_dir)
   mkdir -p "$dest"
   cp "$rel/spurd" "$dest/"
   host=$(rustc -vV | sed -n 's/^host: //p')
-  RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static" \
-    cargo build --release -q --target "$host" -p spurctl
-  cp "$(dirname "$rel")/$host/release/spurctl" "$dest/"
-  echo "commands: spurctl, static at a fixed address ($host)" >&2
   musl="$(uname -m)-unknown-linux-musl"
-  if [ -d "$(rustc --print sysroot)/lib/rustlib/$musl" ]; then
-    cargo build --release -q --target "$musl" -p spur-supervise
+  target=$host
+  [ -d "$(rustc --print sysroot)/lib/rustlib/$musl" ] && target=$musl
+  RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static" \
+    cargo build --release -q --target "$target" -p spurctl
+  cp "$(dirname "$rel")/$target/release/spurctl" "$dest/"
+  echo "commands: spurctl, static at a fixed address ($target)" >&2
+  if [ "$target" = "$musl" ]; then
+    RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static" \
+      cargo build --release -q --target "$musl" -p spur-supervise
     cp "$(dirname "$rel")/$musl/release/spur-supervise" "$dest/"
     echo "supervisor: spur-supervise, static ($musl)" >&2
   else

@@ -447,7 +447,10 @@ fn spawn(
     // The parent also sets the group, so the agent can signal it at once.
     // SAFETY: setpgid on our own child.
     unsafe { libc::setpgid(pid, pid) };
-    writeln!(record, "{pid}").map_err(|e| io_err("writing the pid", e))?;
+    // One write: a formatted write to a file is a write per piece.
+    record
+        .write_all(format!("{pid}\n").as_bytes())
+        .map_err(|e| io_err("writing the pid", e))?;
     Ok(pid)
 }
 

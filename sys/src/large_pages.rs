@@ -5,8 +5,15 @@
 //! into the kernel, dearer still in a virtual machine). Everything smaller
 //! goes to the system allocator.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
 use std::ptr;
+
+/// The allocator of small blocks: the C library's, except musl's, which
+/// maps and unmaps pages for them as they come and go.
+#[cfg(not(target_env = "musl"))]
+static SMALL: std::alloc::System = std::alloc::System;
+#[cfg(target_env = "musl")]
+static SMALL: crate::musl::SmallBlocks = crate::musl::SmallBlocks;
 
 /// The global allocator of the commands: `#[global_allocator] static A:
 /// LargePages = LargePages;`.
@@ -55,7 +62,7 @@ unsafe fn map(size: usize) -> *mut u8 {
 }
 
 // SAFETY: large blocks are whole mappings, created, resized and removed
-// only here, with the lengths their layouts give; the rest is System's.
+// only here, with the lengths their layouts give; the rest is SMALL's.
 unsafe impl GlobalAlloc for LargePages {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if is_large(layout.size(), layout) {
@@ -63,7 +70,7 @@ unsafe impl GlobalAlloc for LargePages {
             unsafe { map(layout.size()) }
         } else {
             // SAFETY: the caller's contract, passed on.
-            unsafe { System.alloc(layout) }
+            unsafe { SMALL.alloc(layout) }
         }
     }
 
@@ -74,7 +81,7 @@ unsafe impl GlobalAlloc for LargePages {
             unsafe { map(layout.size()) }
         } else {
             // SAFETY: the caller's contract, passed on.
-            unsafe { System.alloc_zeroed(layout) }
+            unsafe { SMALL.alloc_zeroed(layout) }
         }
     }
 
@@ -84,14 +91,14 @@ unsafe impl GlobalAlloc for LargePages {
             unsafe { libc::munmap(block.cast(), mapped(layout.size())) };
         } else {
             // SAFETY: the caller's contract, passed on.
-            unsafe { System.dealloc(block, layout) }
+            unsafe { SMALL.dealloc(block, layout) }
         }
     }
 
     unsafe fn realloc(&self, block: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         match (is_large(layout.size(), layout), is_large(new_size, layout)) {
             // SAFETY: the caller's contract, passed on.
-            (false, false) => unsafe { System.realloc(block, layout, new_size) },
+            (false, false) => unsafe { SMALL.realloc(block, layout, new_size) },
             (true, true) => {
                 // The kernel moves the pages (and their advice), copying
                 // nothing.

@@ -3,11 +3,13 @@
 //! databases, the host's short name, a peer's host name, this process's
 //! umask, random bytes from the kernel, the calling thread's scheduling
 //! priority, how the C allocator gives back large blocks, a hint to bring
-//! memory into the CPU's caches, and an allocator that gives large blocks
-//! huge pages.
+//! memory into the CPU's caches, an allocator that gives large blocks
+//! huge pages, and, for a static musl program, a faster allocator and
+//! copy than musl's own.
 
 pub mod hardware;
 pub mod large_pages;
+pub mod musl;
 pub mod users;
 
 pub use large_pages::LargePages;
