@@ -168,6 +168,16 @@ pub type JobMap<V> = HashMap<JobId, V, std::hash::BuildHasherDefault<IdHasher>>;
 /// take a turn and a commit of its own.
 const MIN_PASS_INTERVAL: Duration = Duration::from_millis(1);
 
+/// How long changes that nobody waits on may wait for a later turn's
+/// commit: a turn that owes no answer and no instruction (one of agents'
+/// reports: a job's end, a step's, usage) leaves its changes to the next
+/// turn, so that one disk flush stores both (a node ending a job while a
+/// shell loop submits the next one), unless nothing comes within this.
+/// What it owes the agents, acknowledgements, waits with them: an agent
+/// keeps what it reported until acknowledged, and reports it again to a
+/// controller restarted meanwhile, so a crash loses nothing.
+const COMMIT_DELAY: Duration = Duration::from_millis(5);
+
 /// The controller's state, owned by the actor thread.
 pub struct Controller {
     pub(super) core: Core,
@@ -199,6 +209,9 @@ pub struct Controller {
     pub(super) started_at: u64,
     /// This turn's work, committed together.
     pub(super) turn: TurnState,
+    /// Since when the turn's changes wait for a later turn's commit
+    /// ([`COMMIT_DELAY`]).
+    commit_waits_since: Option<Instant>,
     sched_due: bool,
     last_pass: Option<Instant>,
     last_pass_cost: Duration,
@@ -223,6 +236,16 @@ pub struct Controller {
     pub(super) site_before_reconfigure: Option<Site>,
     /// The WireGuard mesh, where spur.conf turns it on.
     pub(super) mesh: Option<super::mesh::Mesh>,
+}
+
+/// Whether a turn must commit now or may leave its changes to a later
+/// turn's commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Commit {
+    /// Now: the controller stops, or what follows needs the turn settled.
+    Now,
+    /// Later, if nobody waits on the turn ([`COMMIT_DELAY`]).
+    MayWait,
 }
 
 /// What a turn changed and owes, until it commits.
@@ -355,6 +378,7 @@ impl Controller {
             holders,
             started_at,
             turn: TurnState::default(),
+            commit_waits_since: None,
             sched_due: true,
             last_pass: None,
             last_pass_cost: Duration::ZERO,
@@ -387,7 +411,7 @@ impl Controller {
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => stop = true,
             }
-            self.finish_turn();
+            self.finish_turn(if stop { Commit::Now } else { Commit::MayWait });
             if stop {
                 break;
             }
@@ -451,6 +475,9 @@ impl Controller {
         if self.sched_due {
             let since = self.last_pass.map_or(Duration::MAX, |t| t.elapsed());
             wait = wait.min(self.pass_interval().saturating_sub(since));
+        }
+        if let Some(since) = self.commit_waits_since {
+            wait = wait.min(COMMIT_DELAY.saturating_sub(since.elapsed()));
         }
         wait
     }
@@ -581,8 +608,10 @@ impl Controller {
         r
     }
 
-    /// Schedules, commits, answers and sends what this turn owes.
-    pub(super) fn finish_turn(&mut self) {
+    /// Schedules, commits, answers and sends what this turn owes; with
+    /// [`Commit::MayWait`], a turn that owes nobody an answer may leave
+    /// its changes to a later turn's commit ([`COMMIT_DELAY`]).
+    pub(super) fn finish_turn(&mut self, commit: Commit) {
         if self.frozen.is_some() {
             self.frozen_turn();
             return;
@@ -636,6 +665,10 @@ impl Controller {
                 self.counters.note_end(id, job.state());
             }
         }
+        if commit == Commit::MayWait && self.may_wait_to_commit() {
+            return;
+        }
+        self.commit_waits_since = None;
         if let Err(e) = self.commit() {
             // Nothing of this turn was announced: its answers become
             // refusals, its messages are dropped, and the controller is
@@ -671,6 +704,29 @@ impl Controller {
         }
         // After everything the turn owed has gone out.
         self.purge_history(now_s);
+    }
+
+    /// Whether the turn's changes may wait for a later turn's commit: it
+    /// owes no answer and sends the agents nothing but acknowledgements
+    /// and heartbeat answers, and its oldest change has waited less than
+    /// [`COMMIT_DELAY`]. A turn that changed nothing never waits.
+    fn may_wait_to_commit(&mut self) -> bool {
+        let t = &self.turn;
+        let changed = !t.new_jobs.is_empty()
+            || !t.dirty.is_empty()
+            || !t.meta_dirty.is_empty()
+            || !t.steps.is_empty()
+            || !t.usage.is_empty();
+        let owes = !t.replies.is_empty()
+            || !t.mesh_replies.is_empty()
+            || t.to_agents
+                .iter()
+                .any(|(_, m)| !matches!(m, ToAgent::EndAcknowledged { .. } | ToAgent::Alive));
+        if !changed || owes {
+            return false;
+        }
+        let since = *self.commit_waits_since.get_or_insert_with(Instant::now);
+        since.elapsed() < COMMIT_DELAY
     }
 
     fn commit(&mut self) -> Result<(), super::store::StoreError> {

@@ -156,7 +156,7 @@ impl Controller {
             ClientRequest::Reconfigure => {
                 // What this turn owes so far names nodes by their current
                 // numbers: settle it before they change.
-                self.finish_turn();
+                self.finish_turn(super::actor::Commit::Now);
                 self.reconfigure()
             }
             _ => Err(ErrorCode::Malformed.into()),
