@@ -31,6 +31,7 @@ debug_dir() {
 # what it installed.
 install_spur() {
   local dest=$1 rel host musl target
+  local static="-C target-feature=+crt-static -C relocation-model=static"
   rel=$(release_dir)
   mkdir -p "$dest"
   cp "$rel/spurd" "$dest/"
@@ -38,13 +39,11 @@ install_spur() {
   musl="$(uname -m)-unknown-linux-musl"
   target=$host
   [ -d "$(rustc --print sysroot)/lib/rustlib/$musl" ] && target=$musl
-  RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static" \
-    cargo build --release -q --target "$target" -p spurctl
+  RUSTFLAGS="$static" cargo build --release -q --target "$target" -p spurctl
   cp "$(dirname "$rel")/$target/release/spurctl" "$dest/"
   echo "commands: spurctl, static at a fixed address ($target)" >&2
   if [ "$target" = "$musl" ]; then
-    RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static" \
-      cargo build --release -q --target "$musl" -p spur-supervise
+    RUSTFLAGS="$static" cargo build --release -q --target "$musl" -p spur-supervise
     cp "$(dirname "$rel")/$musl/release/spur-supervise" "$dest/"
     echo "supervisor: spur-supervise, static ($musl)" >&2
   else

@@ -39,7 +39,7 @@ mod usage;
 mod venv;
 mod why;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use harness::{Cluster, Options};
 
@@ -261,6 +261,39 @@ fn a_killed_controller_restarts_with_every_acknowledged_job() {
     // Ids never repeat.
     let next = c.submit(&["--wrap", "true"], "");
     assert!(next > held, "{next} after {held}");
+}
+
+#[test]
+fn a_job_end_not_yet_stored_when_the_controller_dies_is_reported_again() {
+    // The controller leaves an end that nobody waits on to the next
+    // commit; killed as the job ends (nothing asks it anything meanwhile),
+    // it has stored the job running, and the agent, which keeps the end
+    // until acknowledged, reports it to the new controller.
+    let mut c = Cluster::start(Options::default());
+    let id = c.submit(&["--wrap", "echo ran"], "");
+    let out = c.dir.path().join(format!("slurm-{id}.out"));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::fs::read_to_string(&out).ok().as_deref() != Some("ran\n") {
+        assert!(Instant::now() < deadline, "job {id} never ran");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    c.kill_controller();
+    c.start_controller();
+    c.wait_state(id, "COMPLETED");
+    assert_eq!(std::fs::read_to_string(&out).expect("output"), "ran\n");
+    let exit = c.run(
+        "sacct",
+        &[
+            "-n",
+            "-X",
+            "-j",
+            &id.to_string(),
+            "-o",
+            "State,ExitCode",
+            "-P",
+        ],
+    );
+    assert_eq!(text(&exit.stdout), "COMPLETED|0:0\n");
 }
 
 #[test]

@@ -278,6 +278,23 @@ pub(super) struct TurnState {
     )>,
 }
 
+impl TurnState {
+    /// Whether the turn has anything to store (besides the fair-share
+    /// usage the core charged, which the core holds).
+    fn has_changes(&self) -> bool {
+        !self.new_jobs.is_empty()
+            || !self.dirty.is_empty()
+            || !self.meta_dirty.is_empty()
+            || !self.nodes_dirty.is_empty()
+            || !self.steps.is_empty()
+            || !self.usage.is_empty()
+            || !self.usage_reset.is_empty()
+            || self.node_names.is_some()
+            || !self.mesh_members.is_empty()
+            || !self.mesh_gone.is_empty()
+    }
+}
+
 /// Why [`Controller::run`] returned.
 pub(super) enum Stopped {
     /// Every sender is gone, or a shutdown was asked for.
@@ -712,17 +729,12 @@ impl Controller {
     /// [`COMMIT_DELAY`]. A turn that changed nothing never waits.
     fn may_wait_to_commit(&mut self) -> bool {
         let t = &self.turn;
-        let changed = !t.new_jobs.is_empty()
-            || !t.dirty.is_empty()
-            || !t.meta_dirty.is_empty()
-            || !t.steps.is_empty()
-            || !t.usage.is_empty();
         let owes = !t.replies.is_empty()
             || !t.mesh_replies.is_empty()
             || t.to_agents
                 .iter()
                 .any(|(_, m)| !matches!(m, ToAgent::EndAcknowledged { .. } | ToAgent::Alive));
-        if !changed || owes {
+        if !t.has_changes() || owes {
             return false;
         }
         let since = *self.commit_waits_since.get_or_insert_with(Instant::now);
@@ -732,18 +744,7 @@ impl Controller {
     fn commit(&mut self) -> Result<(), super::store::StoreError> {
         let charged = self.core.take_charged();
         let t = &mut self.turn;
-        if charged.is_empty()
-            && t.new_jobs.is_empty()
-            && t.dirty.is_empty()
-            && t.meta_dirty.is_empty()
-            && t.nodes_dirty.is_empty()
-            && t.steps.is_empty()
-            && t.usage.is_empty()
-            && t.usage_reset.is_empty()
-            && t.node_names.is_none()
-            && t.mesh_members.is_empty()
-            && t.mesh_gone.is_empty()
-        {
+        if charged.is_empty() && !t.has_changes() {
             return Ok(());
         }
         let tx = self.store.begin()?;
