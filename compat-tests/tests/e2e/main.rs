@@ -1441,6 +1441,115 @@ fn a_step_running_across_a_controller_restart_ends_in_the_history() {
 }
 
 #[test]
+fn job_folders_are_reused_without_handing_one_users_script_to_another() {
+    // An ended job's folder is kept for the next job on its node (a node
+    // of short jobs would otherwise make and delete three files a job);
+    // the script file in it only ever goes to its own user's next job,
+    // and a folder a job's leftover process still holds is deleted.
+    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::process::CommandExt;
+    // SAFETY: getuid has no preconditions.
+    let root = unsafe { libc::getuid() } == 0;
+    let mut c = Cluster::start(Options {
+        nodes: 1,
+        ..Options::default()
+    });
+    let spool = c.dir.path().join("spool/n01");
+    let spares = || std::fs::read_dir(spool.join("spare")).map_or(0, |d| d.count());
+    let work = c.dir.path().join("work");
+    std::fs::create_dir(&work).expect("work dir");
+    let submit_as = |c: &Cluster, uid: u32, wrap: &str| -> u32 {
+        let mut cmd = c.command(
+            "sbatch",
+            &[
+                "--parsable",
+                "-D",
+                work.to_str().expect("utf-8"),
+                "--wrap",
+                wrap,
+            ],
+        );
+        if uid != 0 {
+            cmd.uid(uid).gid(uid);
+        }
+        let out = cmd.output().expect("runs");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let id: u32 = text(&out.stdout).trim().parse().expect("job id");
+        c.wait_state(id, "COMPLETED");
+        id
+    };
+    let output =
+        |id: u32| std::fs::read_to_string(work.join(format!("slurm-{id}.out"))).expect("output");
+    // Each job prints its script's path and owner, then its first line.
+    let wrap = "stat -c '%n %u' \"$0\"; sed -n 2p \"$0\"";
+    let other = if root {
+        std::os::unix::fs::chown(&work, Some(4242), Some(4242)).expect("chown");
+        std::fs::set_permissions(&work, std::os::unix::fs::PermissionsExt::from_mode(0o777))
+            .expect("chmod");
+        4242
+    } else {
+        eprintln!("another user's jobs skipped: submitting as another user needs root");
+        0
+    };
+    // SAFETY: getuid has no preconditions.
+    let me = unsafe { libc::getuid() };
+    let mut ids = Vec::new();
+    for uid in [other, me, other, me] {
+        let id = submit_as(&c, uid, wrap);
+        let script = spool.join(format!("job{id:010}/slurm_script"));
+        assert_eq!(
+            output(id),
+            format!(
+                "{} {uid}\n# This script was created by sbatch --wrap.\n",
+                script.display()
+            ),
+            "job {id}"
+        );
+        c.wait_for(Duration::from_secs(10), "the folder kept", |_| {
+            spares() == 1
+        });
+        ids.push(id);
+    }
+    assert!(
+        !spool.join(format!("job{:010}", ids[3])).exists(),
+        "no job folder left behind"
+    );
+    // The kept folder holds an emptied launch, and the script of its
+    // last job's user, still that user's own.
+    let kept = std::fs::read_dir(spool.join("spare"))
+        .expect("lists")
+        .flatten()
+        .next()
+        .expect("a kept folder")
+        .path();
+    let launch = std::fs::metadata(kept.join(spur_supervise::LAUNCH_FILE)).expect("launch");
+    assert_eq!((launch.len(), launch.mode() & 0o777), (0, 0o600));
+    let script = std::fs::metadata(kept.join(spur_supervise::SCRIPT_FILE)).expect("script");
+    assert_eq!(script.uid(), me);
+    // A restarted agent takes up the kept folders.
+    c.kill_agent(0);
+    c.start_agent(0);
+    let id = submit_as(&c, me, wrap);
+    assert!(output(id).ends_with(&format!(
+        " {me}\n# This script was created by sbatch --wrap.\n"
+    )));
+    c.wait_for(Duration::from_secs(10), "the folder kept", |_| {
+        spares() == 1
+    });
+    // A job whose leftover process still holds its lock (the process
+    // inherits it) leaves a folder that is deleted, not kept.
+    let id = submit_as(&c, me, "sleep 30 & echo started");
+    assert_eq!(output(id), "started\n");
+    let folder = spool.join(format!("job{id:010}"));
+    c.wait_for(Duration::from_secs(10), "the held folder deleted", |_| {
+        !folder.exists()
+    });
+    assert_eq!(spares(), 0, "the kept one was taken, the held one deleted");
+    let id = submit_as(&c, me, wrap);
+    assert!(output(id).contains("# This script was created by sbatch --wrap."));
+}
+
+#[test]
 fn the_job_folder_on_its_node_is_roots_and_only_the_script_the_users() {
     // As slurmd's: the agent's files for the job (its launch, with the
     // job's environment, and the supervisor's record) sit in a folder the

@@ -12,6 +12,7 @@ mod launcher;
 mod mesh;
 pub(crate) mod nvml;
 pub mod relay;
+mod spare;
 pub mod stepd;
 
 use std::collections::{BTreeMap, HashMap};
@@ -224,6 +225,8 @@ enum Event {
 struct Jobs {
     running: BTreeMap<u32, PathBuf>,
     unacked: BTreeMap<u32, JobEnd>,
+    /// Ended jobs' folders, kept for the next.
+    spares: spare::Spares,
 }
 
 /// Runs the agent until `shutdown` resolves.
@@ -235,7 +238,7 @@ pub async fn run(
         .with_context(|| format!("while creating {}", settings.spool.display()))?;
     let _ = std::fs::set_permissions(&settings.spool, std::fs::Permissions::from_mode(0o755));
     let (events_tx, mut events) = mpsc::unbounded_channel();
-    let mut jobs = scan_spool(&settings, &events_tx);
+    let mut jobs = scan_spool(&settings, &events_tx)?;
     // srun reaches this node's tasks on its slurm.conf address and Port;
     // where steps cross the mesh, on its mesh address (which comes with
     // the join: the port is bound on every address and the others are
@@ -599,7 +602,7 @@ fn on_message(
         }
         ToAgent::LaunchBatch(launch) => {
             let id = launch.job_id;
-            match start(settings, *launch, events) {
+            match start(settings, &mut jobs.spares, *launch, events) {
                 Ok(dir) => {
                     jobs.running.insert(id, dir);
                     let _ = events.send(Event::Launched(id));
@@ -669,7 +672,7 @@ fn on_message(
         } => launcher::signal_step(&settings.spool, job_id, step_id, signal),
         ToAgent::EndAcknowledged { job_id } => {
             jobs.unacked.remove(&job_id);
-            let _ = std::fs::remove_dir_all(job_dir(&settings.spool, job_id));
+            jobs.spares.keep(&job_dir(&settings.spool, job_id));
         }
         _ => warn!("unexpected message from the controller"),
     }
@@ -682,57 +685,58 @@ fn job_dir(spool: &Path, job: u32) -> PathBuf {
 /// Starts the supervisor of a batch job; returns its folder.
 fn start(
     settings: &Settings,
+    spares: &mut spare::Spares,
     mut launch: BatchLaunch,
     events: &mpsc::UnboundedSender<Event>,
 ) -> Result<PathBuf> {
     let dir = job_dir(&settings.spool, launch.job_id);
-    // The job's folder is root's, as slurmd's is: the job's group may
-    // enter it (to run the script), nobody else may write in it, and so
-    // root may believe what it finds there.
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir(&dir).with_context(|| format!("while creating {}", dir.display()))?;
-    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o750))?;
-    std::os::unix::fs::chown(&dir, None, Some(launch.gid))
-        .or_else(|e| {
-            if e.kind() == std::io::ErrorKind::PermissionDenied {
-                Ok(())
-            } else {
-                Err(e)
-            }
-        })
-        .context("while handing the job folder to its group")?;
     launch
         .env
         .push(("SLURMD_NODENAME".into(), settings.node.name.clone()));
     if !launch.env.iter().any(|(k, _)| k == "TMPDIR") {
         launch.env.push(("TMPDIR".into(), "/tmp".into()));
     }
+    // The folder is made ready where only root sees it, then renamed into
+    // place whole: a restarted agent starts what it finds.
+    let folder = spares.take(launch.uid)?;
+    let ready = prepare(settings, &folder, &launch).and_then(|()| {
+        std::fs::rename(&folder, &dir).with_context(|| format!("while creating {}", dir.display()))
+    });
+    if let Err(e) = ready {
+        spares.give_back(&folder);
+        return Err(e);
+    }
+    spawn_supervisor(settings, launch.job_id, &dir, events)?;
+    Ok(dir)
+}
+
+/// Fills the private `folder` for `launch`: handed to the job's group, its
+/// memory cgroup named, its launch file written.
+fn prepare(settings: &Settings, folder: &Path, launch: &BatchLaunch) -> Result<()> {
+    spare::hand_to_group(folder, launch.gid)?;
     if let Some(memcg) = &settings.memcg {
         let cg = memcg
             .prepare(launch.job_id, "batch", launch.memory_mib)
             .context("while making the job's memory cgroup")?;
         std::fs::write(
-            dir.join(cgroup::CGROUP_FILE),
+            folder.join(cgroup::CGROUP_FILE),
             cg.as_os_str().as_encoded_bytes(),
         )?;
     }
     // The supervisor reads no user database: the groups are resolved here.
     let groups = spur_sys::users::group_list(&launch.user_name, launch.gid);
-    let bytes = supervisor::launch_bytes(&launch, &groups).context("while encoding the launch")?;
-    // Whole or not at all: a restarted agent starts what it finds. Only
-    // root reads it: it holds the job's environment.
-    let tmp = dir.join("launch.tmp");
+    let bytes = supervisor::launch_bytes(launch, &groups).context("while encoding the launch")?;
+    // Only root reads it: it holds the job's environment.
+    let path = folder.join(supervisor::LAUNCH_FILE);
     std::fs::OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(true)
         .mode(0o600)
-        .open(&tmp)
+        .open(&path)
         .and_then(|mut f| f.write_all(&bytes))
-        .with_context(|| format!("while writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, dir.join(supervisor::LAUNCH_FILE))?;
-    spawn_supervisor(settings, launch.job_id, &dir, events)?;
-    Ok(dir)
+        .with_context(|| format!("while writing {}", path.display()))
 }
 
 /// What runs a batch script's supervisor: the lean `spur-supervise` beside
@@ -901,14 +905,15 @@ fn lost(job_id: u32) -> JobEnd {
 
 /// Jobs left by a previous agent: still running (watched until they end)
 /// or ended (to report).
-fn scan_spool(settings: &Settings, events: &mpsc::UnboundedSender<Event>) -> Jobs {
+fn scan_spool(settings: &Settings, events: &mpsc::UnboundedSender<Event>) -> Result<Jobs> {
     let spool = &settings.spool;
     let mut jobs = Jobs {
         running: BTreeMap::new(),
         unacked: BTreeMap::new(),
+        spares: spare::Spares::open(spool)?,
     };
     let Ok(entries) = std::fs::read_dir(spool) else {
-        return jobs;
+        return Ok(jobs);
     };
     let mut watch: HashMap<u32, PathBuf> = HashMap::new();
     for entry in entries.flatten() {
@@ -951,11 +956,9 @@ fn scan_spool(settings: &Settings, events: &mpsc::UnboundedSender<Event>) -> Job
                 }
             }
         } else if record.is_none() {
-            // No launch here (it is written whole, then renamed into
-            // place). The folder holds the job's steps on this node, which
-            // their own processes end and clear; or the agent stopped
-            // before the launch was on disk: the job is not this node's
-            // yet, and the controller sends it again.
+            // No launch here: a batch job's folder comes into place with
+            // its launch written, so this one holds the job's steps on this
+            // node, which their own processes end and clear.
             if !launcher::runs_steps(spool, id) {
                 let _ = std::fs::remove_dir_all(&dir);
             }
@@ -981,7 +984,7 @@ fn scan_spool(settings: &Settings, events: &mpsc::UnboundedSender<Event>) -> Job
             memcg.release(id, "batch");
         }
     }
-    jobs
+    Ok(jobs)
 }
 
 fn now() -> u64 {
