@@ -6,7 +6,7 @@
 //! tasks and talks to srun until they end.
 
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -96,14 +96,8 @@ pub struct UsedGrants {
 impl UsedGrants {
     /// The folder of used grants in `spool`, made if missing.
     pub fn open(spool: &Path) -> Result<UsedGrants> {
-        let dir = spool.join("grants");
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&dir)
-            .with_context(|| format!("while creating {}", dir.display()))?;
         Ok(UsedGrants {
-            dir,
+            dir: super::private_folder(spool, "grants")?,
             lock: Mutex::new(()),
         })
     }

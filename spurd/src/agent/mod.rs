@@ -678,6 +678,19 @@ fn on_message(
     }
 }
 
+/// The folder `name` in the spool, made root's alone if missing: what the
+/// agent keeps there for itself (used grants, spare job folders).
+fn private_folder(spool: &Path, name: &str) -> Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let dir = spool.join(name);
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&dir)
+        .with_context(|| format!("while creating {}", dir.display()))?;
+    Ok(dir)
+}
+
 fn job_dir(spool: &Path, job: u32) -> PathBuf {
     spool.join(format!("job{job:010}"))
 }

@@ -16,7 +16,7 @@
 //! script (a step's folder), is deleted as before.
 
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -49,14 +49,8 @@ impl Spares {
     /// The spare folders of the spool at `spool`, as a previous agent left
     /// them; `spare/` is made if missing.
     pub fn open(spool: &Path) -> Result<Spares> {
-        let dir = spool.join("spare");
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&dir)
-            .with_context(|| format!("while creating {}", dir.display()))?;
         let mut spares = Spares {
-            dir,
+            dir: super::private_folder(spool, "spare")?,
             free: Vec::new(),
             next: 0,
         };
