@@ -807,11 +807,9 @@ fn spawn_supervisor(
     dir: &Path,
     events: &mpsc::UnboundedSender<Event>,
 ) -> Result<()> {
-    use std::os::fd::AsRawFd;
     let lock = std::fs::File::open(dir.join(supervisor::LAUNCH_FILE))
         .context("while opening the job's launch file, its lock")?;
-    // SAFETY: flock on a descriptor we own.
-    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+    if !take_lock(&lock) {
         anyhow::bail!("job {job_id} already has a live supervisor");
     }
     let mut cmd = settings.supervisor.command(dir);
@@ -845,6 +843,28 @@ async fn batch_ended(
         let _ = tokio::task::spawn_blocking(move || memcg.release(job_id, "batch")).await;
     }
     report_end(job_id, dir, events);
+}
+
+/// Takes the job's lock on its open launch file; false while a supervisor
+/// (or the script it started) holds it. A process the agent forks (a
+/// step's, which is forked to run code before its exec) holds a copy of
+/// every descriptor the agent has open until it execs, a lock the agent
+/// just let go of among them: a lock held by the job's own processes is
+/// held for good, one held that way only for a moment (longer when the
+/// machine is busy), so the lock is tried for up to 200 ms before it
+/// counts as held.
+fn take_lock(launch: &std::fs::File) -> bool {
+    use std::os::fd::AsRawFd;
+    for attempt in 0..20 {
+        if attempt > 0 {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // SAFETY: flock on a descriptor the caller owns.
+        if unsafe { libc::flock(launch.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether a supervisor (or the script it started) still holds the job's
