@@ -712,7 +712,7 @@ fn start(
     }
     // The folder is made ready where only root sees it, then renamed into
     // place whole: a restarted agent starts what it finds.
-    let folder = spares.take(launch.uid)?;
+    let folder = spares.take(launch.uid, launch.gid)?;
     let ready = prepare(settings, &folder, &launch).and_then(|()| {
         std::fs::rename(&folder, &dir).with_context(|| format!("while creating {}", dir.display()))
     });
@@ -724,10 +724,9 @@ fn start(
     Ok(dir)
 }
 
-/// Fills the private `folder` for `launch`: handed to the job's group, its
-/// memory cgroup named, its launch file written.
+/// Fills the private `folder` for `launch`: its memory cgroup named, its
+/// launch file written.
 fn prepare(settings: &Settings, folder: &Path, launch: &BatchLaunch) -> Result<()> {
-    spare::hand_to_group(folder, launch.gid)?;
     if let Some(memcg) = &settings.memcg {
         let cg = memcg
             .prepare(launch.job_id, "batch", launch.memory_mib)

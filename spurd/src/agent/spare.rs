@@ -72,28 +72,33 @@ impl Spares {
         Ok(spares)
     }
 
-    /// A private folder for a job of `uid`: a spare one (with the script
-    /// of an earlier job of `uid`, or none), else a new one. It is made
-    /// the job's, and renamed into place, by the caller.
-    pub fn take(&mut self, uid: u32) -> Result<PathBuf> {
+    /// A private folder for a job of `uid` and group `gid`, handed to the
+    /// job ([`hand_to_group`]): a spare one (with the script of an earlier
+    /// job of `uid`, or none), else a new one. The caller fills it and
+    /// renames it into place.
+    pub fn take(&mut self, uid: u32, gid: u32) -> Result<PathBuf> {
         while let Some(spare) = self.pick(uid) {
-            // One removed from under the agent is forgotten.
-            if std::fs::symlink_metadata(&spare.path).is_err() {
-                continue;
-            }
-            match spare.script_owner {
-                Some(owner) if owner != uid => {
-                    match std::fs::remove_file(spare.path.join(SCRIPT_FILE)) {
-                        Ok(()) => return Ok(spare.path),
-                        Err(_) => remove(&spare.path),
-                    }
+            let stale_script = spare.script_owner.is_some_and(|owner| owner != uid);
+            let ready = hand_to_group(&spare.path, gid).and_then(|()| {
+                if stale_script {
+                    std::fs::remove_file(spare.path.join(SCRIPT_FILE))?;
                 }
-                _ => return Ok(spare.path),
+                Ok(())
+            });
+            match ready {
+                Ok(()) => return Ok(spare.path),
+                // Removed from under the agent, or not ours to hand over:
+                // forgotten.
+                Err(_) => remove(&spare.path),
             }
         }
         let path = self.dir.join(self.next.to_string());
         self.next += 1;
         std::fs::create_dir(&path).with_context(|| format!("while creating {}", path.display()))?;
+        if let Err(e) = hand_to_group(&path, gid) {
+            remove(&path);
+            return Err(e);
+        }
         Ok(path)
     }
 
@@ -115,9 +120,6 @@ impl Spares {
     /// The folder `dir` of a job whose end the controller has
     /// acknowledged: kept for a later job where it can be, else deleted.
     pub fn keep(&mut self, dir: &Path) {
-        if !dir.exists() {
-            return;
-        }
         if self.free.len() >= MOST_KEPT {
             return remove(dir);
         }
@@ -182,10 +184,10 @@ fn remove(path: &Path) {
     let _ = std::fs::remove_dir_all(path);
 }
 
-/// Makes `folder`, from [`Spares::take`], the folder of a job of group
-/// `gid`: root's, as slurmd's is, the job's group allowed to enter it (to
-/// run the script), nobody else to write in it.
-pub fn hand_to_group(folder: &Path, gid: u32) -> Result<()> {
+/// Makes `folder` the folder of a job of group `gid`: root's, as slurmd's
+/// is, the job's group allowed to enter it (to run the script), nobody
+/// else to write in it.
+fn hand_to_group(folder: &Path, gid: u32) -> Result<()> {
     std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o750))?;
     std::os::unix::fs::chown(folder, None, Some(gid))
         .or_else(|e| {
@@ -205,6 +207,11 @@ mod tests {
     fn uid() -> u32 {
         // SAFETY: getuid has no preconditions.
         unsafe { libc::getuid() }
+    }
+
+    fn gid() -> u32 {
+        // SAFETY: getgid has no preconditions.
+        unsafe { libc::getgid() }
     }
 
     /// A job folder in `spool` as an ended job leaves it.
@@ -239,13 +246,13 @@ mod tests {
             .ino();
         spares.keep(&dir);
         assert!(!dir.exists(), "moved out of the spool");
-        let taken = spares.take(uid()).expect("a folder");
+        let taken = spares.take(uid(), gid()).expect("a folder");
         assert!(taken.starts_with(spool.path().join("spare")), "private");
         assert_eq!(names(&taken), [LAUNCH_FILE, SCRIPT_FILE]);
         let launch = std::fs::metadata(taken.join(LAUNCH_FILE)).expect("stat");
         assert_eq!((launch.ino(), launch.len()), (launch_inode, 0), "emptied");
         // None left: the next is new.
-        let new = spares.take(uid()).expect("a folder");
+        let new = spares.take(uid(), gid()).expect("a folder");
         assert_ne!(new, taken);
         assert!(names(&new).is_empty());
     }
@@ -255,7 +262,7 @@ mod tests {
         let spool = tempfile::tempdir().expect("temp dir");
         let mut spares = Spares::open(spool.path()).expect("opens");
         spares.keep(&ended_job(spool.path(), "job0000000001", &[]));
-        let taken = spares.take(uid() + 1).expect("a folder");
+        let taken = spares.take(uid() + 1, gid()).expect("a folder");
         assert_eq!(names(&taken), [LAUNCH_FILE]);
     }
 
@@ -265,7 +272,7 @@ mod tests {
         let mut spares = Spares::open(spool.path()).expect("opens");
         spares.keep(&ended_job(spool.path(), "job0000000001", &[]));
         std::fs::remove_dir_all(spool.path().join("spare/0")).expect("removed");
-        let taken = spares.take(uid()).expect("a folder");
+        let taken = spares.take(uid(), gid()).expect("a folder");
         assert_eq!(taken, spool.path().join("spare/1"));
         assert!(taken.is_dir() && names(&taken).is_empty());
     }
@@ -296,11 +303,11 @@ mod tests {
         std::fs::create_dir(spool.path().join("spare/stray")).expect("stray");
         let mut again = Spares::open(spool.path()).expect("opens");
         assert_eq!(names(&spool.path().join("spare")), ["0", "1"]);
-        let a = again.take(uid()).expect("a folder");
-        let b = again.take(uid()).expect("a folder");
+        let a = again.take(uid(), gid()).expect("a folder");
+        let b = again.take(uid(), gid()).expect("a folder");
         assert_eq!(names(&a), [LAUNCH_FILE, SCRIPT_FILE]);
         assert_eq!(names(&b), [LAUNCH_FILE, SCRIPT_FILE]);
-        let c = again.take(uid()).expect("a folder");
+        let c = again.take(uid(), gid()).expect("a folder");
         assert_eq!(c, spool.path().join("spare/2"));
     }
 }
