@@ -324,25 +324,24 @@ fn launch(dir: &Path, record: &fs::File) -> Result<Started, String> {
 
 /// Writes the batch script of `job` at `path`, executable by the job's
 /// user alone, and gives it to that user. The agent may leave an earlier
-/// job's script of the same user there to be written over; one that a
-/// process of that job still runs is replaced instead.
+/// job's script of the same user there to be written over (in place,
+/// [`spur_sys::rewrite`]); one that a process of that job still runs is
+/// replaced instead.
 fn write_script(path: &Path, job: &BatchLaunch) -> Result<(), String> {
     use std::os::fd::AsRawFd;
     let mut open = fs::OpenOptions::new();
     open.write(true)
         .create(true)
-        .truncate(true)
         .custom_flags(libc::O_NOFOLLOW)
         .mode(0o700);
-    let mut file = match open.open(path) {
+    let file = match open.open(path) {
         Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => {
             fs::remove_file(path).and_then(|()| open.open(path))
         }
         opened => opened,
     }
     .map_err(|e| io_err("writing the script", e))?;
-    file.write_all(job.script.as_bytes())
-        .map_err(|e| io_err("writing the script", e))?;
+    spur_sys::rewrite(&file, job.script.as_bytes()).map_err(|e| io_err("writing the script", e))?;
     // The mode asked for, whatever the umask.
     file.set_permissions(fs::Permissions::from_mode(0o700))
         .map_err(|e| io_err("making the script executable", e))?;

@@ -1514,8 +1514,11 @@ fn job_folders_are_reused_without_handing_one_users_script_to_another() {
         !spool.join(format!("job{:010}", ids[3])).exists(),
         "no job folder left behind"
     );
-    // The kept folder holds an emptied launch, and the script of its
-    // last job's user, still that user's own.
+    // The kept folder holds the last launch, root's alone in a folder
+    // root's alone, and the script of its last job's user, still that
+    // user's own.
+    let spare = std::fs::metadata(spool.join("spare")).expect("spare folder");
+    assert_eq!((spare.uid(), spare.mode() & 0o777), (0, 0o700));
     let kept = std::fs::read_dir(spool.join("spare"))
         .expect("lists")
         .flatten()
@@ -1523,7 +1526,7 @@ fn job_folders_are_reused_without_handing_one_users_script_to_another() {
         .expect("a kept folder")
         .path();
     let launch = std::fs::metadata(kept.join(spur_supervise::LAUNCH_FILE)).expect("launch");
-    assert_eq!((launch.len(), launch.mode() & 0o777), (0, 0o600));
+    assert_eq!((launch.uid(), launch.mode() & 0o777), (0, 0o600));
     let script = std::fs::metadata(kept.join(spur_supervise::SCRIPT_FILE)).expect("script");
     assert_eq!(script.uid(), me);
     // A restarted agent takes up the kept folders.

@@ -16,7 +16,6 @@ mod spare;
 pub mod stepd;
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -739,15 +738,16 @@ fn prepare(settings: &Settings, folder: &Path, launch: &BatchLaunch) -> Result<(
     // The supervisor reads no user database: the groups are resolved here.
     let groups = spur_sys::users::group_list(&launch.user_name, launch.gid);
     let bytes = supervisor::launch_bytes(launch, &groups).context("while encoding the launch")?;
-    // Only root reads it: it holds the job's environment.
+    // Only root reads it: it holds the job's environment. A kept folder's
+    // launch file is written over, not emptied first (spur_sys::rewrite).
     let path = folder.join(supervisor::LAUNCH_FILE);
     std::fs::OpenOptions::new()
         .write(true)
         .create(true)
-        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW)
         .mode(0o600)
         .open(&path)
-        .and_then(|mut f| f.write_all(&bytes))
+        .and_then(|f| spur_sys::rewrite(&f, &bytes))
         .with_context(|| format!("while writing {}", path.display()))
 }
 

@@ -6,8 +6,8 @@
 //! launch (an agent took 0.95-1.01 ms of CPU a job after 20,000 files
 //! were deleted beside its spool, against 0.38-0.43 ms with folders
 //! kept). An ended job's folder instead moves to `spare/` in the spool,
-//! its launch file emptied, and the next job's folder is made ready there
-//! and renamed into place whole.
+//! and the next job's folder is made ready there, its launch written over
+//! the last one, and renamed into place whole.
 //!
 //! A script file is kept only for the next job of the user who owns it:
 //! its processes may still hold it open, and no other user's job may be
@@ -136,9 +136,11 @@ impl Spares {
         }
     }
 
-    /// Empties the ended job's folder `dir` for reuse: its launch file
-    /// truncated (it held the job's environment), everything but the
+    /// Empties the ended job's folder `dir` for reuse: everything but the
     /// launch and the script deleted; the script's owner, if it has one.
+    /// The launch file keeps the ended job's launch, root's alone in
+    /// `spare/`, until the next job's is written over it: emptying it now
+    /// would make ext4 write it out to disk when it is next closed.
     /// None where the folder cannot be kept: a process of the job still
     /// holds its lock, or it holds a folder (a step's, still ending).
     fn empty(&self, dir: &Path) -> Option<Option<u32>> {
@@ -152,7 +154,6 @@ impl Spares {
             debug!(folder = %dir.display(), "a process of the ended job holds its lock");
             return None;
         }
-        launch.set_len(0).ok()?;
         let mut script_owner = None;
         for entry in std::fs::read_dir(dir).ok()?.flatten() {
             let name = entry.file_name();
@@ -237,7 +238,7 @@ mod tests {
     }
 
     #[test]
-    fn an_ended_jobs_folder_is_emptied_and_taken_by_the_next_job_of_its_user() {
+    fn an_ended_jobs_folder_is_cleared_and_taken_by_the_next_job_of_its_user() {
         let spool = tempfile::tempdir().expect("temp dir");
         let mut spares = Spares::open(spool.path()).expect("opens");
         let dir = ended_job(spool.path(), "job0000000001", &["notice", "cgroup"]);
@@ -250,7 +251,11 @@ mod tests {
         assert!(taken.starts_with(spool.path().join("spare")), "private");
         assert_eq!(names(&taken), [LAUNCH_FILE, SCRIPT_FILE]);
         let launch = std::fs::metadata(taken.join(LAUNCH_FILE)).expect("stat");
-        assert_eq!((launch.ino(), launch.len()), (launch_inode, 0), "emptied");
+        assert_eq!(
+            launch.ino(),
+            launch_inode,
+            "the same file, to be written over"
+        );
         // None left: the next is new.
         let new = spares.take(uid(), gid()).expect("a folder");
         assert_ne!(new, taken);
