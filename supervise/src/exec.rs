@@ -136,14 +136,92 @@ impl Image {
         })
     }
 
+    /// Starts the program in a new process and returns its pid. The child
+    /// runs `setup` first (its process group, its stdio), then the exec
+    /// ([`Image::exec`]; `code` if that fails), with the signals this
+    /// process ignores ([`IGNORED_SIGNALS`], and SIGCHLD) back at their
+    /// defaults and none blocked.
+    ///
+    /// The child shares this process's memory until its exec (clone with
+    /// CLONE_VM and CLONE_VFORK, as posix_spawn starts one), and this
+    /// thread waits meanwhile: none of this process's pages is copied for
+    /// the child, or torn down again at its exec, as a fork's are. It
+    /// runs on a stack of its own, with every signal blocked until it is
+    /// ready to exec, so that no handler of this process runs in it.
+    ///
+    /// # Safety
+    ///
+    /// `setup` runs in the child, in this process's memory: it may only
+    /// make async-signal-safe calls, allocate nothing, and not panic.
+    pub unsafe fn spawn<F: FnMut()>(
+        &mut self,
+        code: i32,
+        setup: F,
+    ) -> std::io::Result<libc::pid_t> {
+        /// Room for the child's calls before its exec.
+        const STACK: usize = 64 << 10;
+        struct Child<'a, S> {
+            image: &'a mut Image,
+            code: i32,
+            setup: S,
+        }
+        extern "C" fn start<S: FnMut()>(arg: *mut libc::c_void) -> libc::c_int {
+            // SAFETY: `arg` is the Child below, which outlives the child's
+            // life in this memory (the parent waits for its exec); the
+            // calls are async-signal-safe, on an initialised set.
+            unsafe {
+                let child = &mut *arg.cast::<Child<'_, S>>();
+                for sig in IGNORED_SIGNALS.into_iter().chain([libc::SIGCHLD]) {
+                    libc::signal(sig, libc::SIG_DFL);
+                }
+                (child.setup)();
+                let mut none: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut none);
+                libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+                child.image.exec(child.code)
+            }
+        }
+        let mut stack: Vec<u8> = Vec::with_capacity(STACK);
+        // The stack grows down from its end, aligned as the ABI asks.
+        let top = (stack.as_mut_ptr() as usize + STACK) & !15;
+        let mut child = Child {
+            image: self,
+            code,
+            setup,
+        };
+        // SAFETY: sets are initialised before use; the clone runs `start`
+        // on the stack above with `child`, both alive until it returns,
+        // which is after the child's exec or exit (CLONE_VFORK); this
+        // thread's mask is put back whatever the clone gave.
+        unsafe {
+            let (mut all, mut before): (libc::sigset_t, libc::sigset_t) =
+                (std::mem::zeroed(), std::mem::zeroed());
+            libc::sigfillset(&mut all);
+            libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut before);
+            let pid = libc::clone(
+                start::<F>,
+                top as *mut libc::c_void,
+                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+                std::ptr::from_mut(&mut child).cast(),
+            );
+            let failed = std::io::Error::last_os_error();
+            libc::pthread_sigmask(libc::SIG_SETMASK, &before, std::ptr::null_mut());
+            if pid < 0 {
+                return Err(failed);
+            }
+            Ok(pid)
+        }
+    }
+
     /// Runs the program in place of this process, with `SLURM_TASK_PID`
     /// its pid; if it cannot, says why on stderr as slurmstepd does and
     /// exits with `code`.
     ///
     /// # Safety
     ///
-    /// Only in the child of a fork, which owns its copy of the image: it
-    /// calls only async-signal-safe functions and allocates nothing.
+    /// Only in a new process that owns the image until this exec (the
+    /// child of a fork, or of [`Image::spawn`]): it calls only
+    /// async-signal-safe functions and allocates nothing.
     pub unsafe fn exec(&mut self, code: i32) -> ! {
         let mut task_pid = [0u8; TASK_PID_BYTES];
         // SAFETY: getpid has no preconditions.

@@ -425,31 +425,18 @@ fn spawn(
         .chain(job.argv.iter().map(|a| a.as_bytes()))
         .collect();
     let mut image = Image::new(path, &argv, &job.env, &script.display().to_string())?;
-    // SAFETY: fork in a single-threaded process; the child only calls
-    // async-signal-safe functions and allocates nothing.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        return Err(io_err("fork", std::io::Error::last_os_error()));
-    }
-    if pid == 0 {
-        // SAFETY: in the child: new process group, stdio, exec.
-        unsafe {
-            // Ignored signals stay ignored across exec: give the script
-            // the default dispositions the supervisor gave up.
-            for sig in crate::exec::IGNORED_SIGNALS {
-                libc::signal(sig, libc::SIG_DFL);
-            }
-            // Nor may the script inherit the blocked SIGCHLD.
-            let mut none: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut none);
-            libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+    let fds = stdio.each_ref().map(|f| f.as_raw_fd());
+    // SAFETY: the child makes system calls only: its own process group,
+    // then its stdio.
+    let pid = unsafe {
+        image.spawn(127, || {
             libc::setpgid(0, 0);
-            for (target, f) in stdio.iter().enumerate() {
-                libc::dup2(f.as_raw_fd(), target as i32);
+            for (target, fd) in fds.iter().enumerate() {
+                libc::dup2(*fd, target as i32);
             }
-            image.exec(127)
-        }
+        })
     }
+    .map_err(|e| io_err("starting the script", e))?;
     // The parent also sets the group, so the agent can signal it at once.
     // SAFETY: setpgid on our own child.
     unsafe { libc::setpgid(pid, pid) };

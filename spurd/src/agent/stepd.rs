@@ -574,26 +574,17 @@ fn spawn(
         .map_or("/usr/local/bin:/usr/bin:/bin", |(_, v)| v.as_str());
     let resolved = resolve(program, path_var);
     let mut image = Image::new(resolved.as_bytes(), argv, env, program)?;
-    // SAFETY: fork in a single-threaded process; the child only calls
-    // async-signal-safe functions and allocates nothing.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        return Err(format!("fork: {}", std::io::Error::last_os_error()));
-    }
-    if pid == 0 {
-        // SAFETY: in the child: defaults, group, stdio, exec.
-        unsafe {
-            for sig in spur_supervise::exec::IGNORED_SIGNALS {
-                libc::signal(sig, libc::SIG_DFL);
-            }
-            libc::signal(libc::SIGCHLD, libc::SIG_DFL);
+    // SAFETY: the child makes system calls only: its process group, then
+    // its stdio.
+    let pid = unsafe {
+        image.spawn(2, || {
             libc::setpgid(0, pgid);
             for (target, fd) in stdio.iter().enumerate() {
                 libc::dup2(*fd, target as i32);
             }
-            image.exec(2)
-        }
+        })
     }
+    .map_err(|e| format!("starting a task: {e}"))?;
     // The parent sets the group too, so that a signal reaches it at once.
     // SAFETY: setpgid on our own child.
     unsafe { libc::setpgid(pid, if pgid == 0 { pid } else { pgid }) };
