@@ -183,7 +183,7 @@ impl Image {
         }
         let mut stack: Vec<u8> = Vec::with_capacity(STACK);
         // The stack grows down from its end, aligned as the ABI asks.
-        let top = (stack.as_mut_ptr() as usize + STACK) & !15;
+        let top = stack.as_mut_ptr().wrapping_add(STACK).map_addr(|a| a & !15);
         let mut child = Child {
             image: self,
             code,
@@ -200,7 +200,7 @@ impl Image {
             libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut before);
             let pid = libc::clone(
                 start::<F>,
-                top as *mut libc::c_void,
+                top.cast(),
                 libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
                 std::ptr::from_mut(&mut child).cast(),
             );
@@ -291,6 +291,80 @@ mod tests {
         assert_eq!(
             task_pid_variable(&mut buf, 7).to_bytes(),
             b"SLURM_TASK_PID=7"
+        );
+    }
+
+    /// A pipe: its read end and its write end.
+    fn pipe() -> (std::fs::File, std::fs::File) {
+        use std::os::fd::FromRawFd;
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 fills the two descriptors, which are then owned.
+        assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+        // SAFETY: both descriptors were just made and are owned here alone.
+        unsafe {
+            (
+                std::fs::File::from_raw_fd(fds[0]),
+                std::fs::File::from_raw_fd(fds[1]),
+            )
+        }
+    }
+
+    /// Starts `argv` with its stdout and stderr on a pipe; what it wrote
+    /// and its pid and wait status.
+    fn run(argv: &[&str]) -> (String, libc::pid_t, i32) {
+        use std::io::Read;
+        use std::os::fd::AsRawFd;
+        let (mut read, write) = pipe();
+        let mut image = Image::new(argv[0].as_bytes(), argv, &[], argv[0]).expect("an image");
+        let fd = write.as_raw_fd();
+        // SAFETY: the setup makes system calls only.
+        let pid = unsafe {
+            image.spawn(127, || {
+                libc::dup2(fd, 1);
+                libc::dup2(fd, 2);
+            })
+        }
+        .expect("starts");
+        drop(write);
+        let mut out = String::new();
+        read.read_to_string(&mut out).expect("reads");
+        let mut status = 0;
+        // SAFETY: waiting for our own child.
+        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+        (out, pid, status)
+    }
+
+    #[test]
+    fn a_spawned_program_runs_with_its_stdio_and_no_signal_blocked() {
+        // SAFETY: blocking a signal in this test's own thread, on an
+        // initialised set; put back below.
+        let mut usr1: libc::sigset_t = unsafe { std::mem::zeroed() };
+        unsafe {
+            libc::sigemptyset(&mut usr1);
+            libc::sigaddset(&mut usr1, libc::SIGUSR1);
+            libc::pthread_sigmask(libc::SIG_BLOCK, &usr1, std::ptr::null_mut());
+        }
+        // grep, not a shell: a shell clears its mask as it starts.
+        let (out, pid, status) = run(&["/bin/grep", "-E", "^(Pid|SigBlk):", "/proc/self/status"]);
+        // SAFETY: as above.
+        unsafe { libc::pthread_sigmask(libc::SIG_UNBLOCK, &usr1, std::ptr::null_mut()) };
+        assert!(
+            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+            "{status}"
+        );
+        assert_eq!(out, format!("Pid:\t{pid}\nSigBlk:\t0000000000000000\n"));
+    }
+
+    #[test]
+    fn a_program_that_cannot_start_says_why_and_exits_with_the_code_given() {
+        let (out, _, status) = run(&["/nonexistent/program"]);
+        assert!(
+            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 127,
+            "{status}"
+        );
+        assert_eq!(
+            out,
+            "slurmstepd: error: execve(): /nonexistent/program: No such file or directory\n"
         );
     }
 
