@@ -1392,6 +1392,13 @@ impl Core {
         self.jobs.values().map(|j| &**j)
     }
 
+    /// Every known job with its id, by id. The id comes from the index,
+    /// not from the job: a walk that looks a job's id up elsewhere before
+    /// it reads the job does not wait for the job's memory to do so.
+    pub fn jobs_with_ids(&self) -> impl Iterator<Item = (JobId, &Job)> {
+        self.jobs.iter().map(|(id, j)| (*id, &**j))
+    }
+
     /// Pending jobs, by id.
     pub fn pending_jobs(&self) -> impl Iterator<Item = &Job> {
         self.pending.iter().filter_map(|id| self.job(*id))

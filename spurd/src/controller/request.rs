@@ -502,16 +502,18 @@ impl Controller {
         // threads.
         let (core, metas) = (&self.core, &self.metas);
         // A job and its metadata are boxed apart: both are asked for
-        // before their turn, or each read waits for memory.
-        let ahead = |j: &&spur_core::Job| {
-            spur_sys::prefetch(*j);
-            if let Some(meta) = metas.get(&j.id) {
+        // before their turn, or each read waits for memory. The metadata
+        // is found by the id beside the job, not in it: reading the job's
+        // own would wait for the job's memory right there.
+        let ahead = |&(id, j): &(JobId, &spur_core::Job)| {
+            spur_sys::prefetch(j);
+            if let Some(meta) = metas.get(&id) {
                 spur_sys::prefetch(&**meta);
             }
         };
         // Fills the job in and lists it (encode_jobs' `fill`).
-        let fill = |j: &&spur_core::Job, info: &mut spur_proto::JobInfo| {
-            let meta = metas.get(&j.id).map_or(&none, |m| &**m);
+        let fill = |&(id, j): &(JobId, &spur_core::Job), info: &mut spur_proto::JobInfo| {
+            let meta = metas.get(&id).map_or(&none, |m| &**m);
             let host = j
                 .allocation()
                 .first()
@@ -533,17 +535,17 @@ impl Controller {
             };
             // Every job, chosen as it is written: reading each job to
             // choose it is most of the work, and the writers share it.
-            let jobs: Vec<&spur_core::Job> = self.core.jobs().collect();
-            spur_proto::frame::encode_jobs(now(), fields, &jobs, ahead, |j, info| {
-                listed(j) && fill(j, info)
+            let jobs: Vec<(JobId, &spur_core::Job)> = self.core.jobs_with_ids().collect();
+            spur_proto::frame::encode_jobs(now(), fields, &jobs, ahead, |job, info| {
+                listed(job.1) && fill(job, info)
             })
         } else {
             // The id of an array names every job of it.
-            let found: Vec<&spur_core::Job> = self
+            let found: Vec<(JobId, &spur_core::Job)> = self
                 .named_jobs(ids)
                 .into_iter()
-                .filter_map(|id| self.core.job(id))
-                .filter(|j| visible(j))
+                .filter_map(|id| self.core.job(id).map(|j| (id, j)))
+                .filter(|(_, j)| visible(j))
                 .collect();
             if found.is_empty() {
                 return Err(ErrorCode::InvalidJobId.into());
