@@ -844,38 +844,34 @@ async fn batch_ended(
     report_end(job_id, dir, events);
 }
 
-/// Takes the job's lock on its open launch file; false while a supervisor
-/// (or the script it started) holds it. A process the agent forks (a
-/// step's, which is forked to run code before its exec) holds a copy of
-/// every descriptor the agent has open until it execs, a lock the agent
-/// just let go of among them: a lock held by the job's own processes is
-/// held for good, one held that way only for a moment (longer when the
-/// machine is busy), so the lock is tried for up to 200 ms before it
-/// counts as held.
+/// Takes the job's lock on its open launch file: false while a supervisor
+/// (or the script it started) holds it.
 fn take_lock(launch: &std::fs::File) -> bool {
     use std::os::fd::AsRawFd;
-    for attempt in 0..20 {
-        if attempt > 0 {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        // SAFETY: flock on a descriptor the caller owns.
-        if unsafe { libc::flock(launch.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-            return true;
-        }
+    // SAFETY: flock on a descriptor the caller owns.
+    unsafe { libc::flock(launch.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+}
+
+/// Whether the job's lock on its open launch file is free: taken and let
+/// go at once. Let go explicitly, not by closing: a lock belongs to the
+/// open file, and a process the agent forks (a step's, until its exec)
+/// holds a copy of every descriptor the agent has open, so a lock left to
+/// the close would stay taken while that copy lives, and the next job
+/// given the folder would find it taken.
+fn lock_is_free(launch: &std::fs::File) -> bool {
+    use std::os::fd::AsRawFd;
+    if !take_lock(launch) {
+        return false;
     }
-    false
+    // SAFETY: flock on a descriptor the caller owns.
+    unsafe { libc::flock(launch.as_raw_fd(), libc::LOCK_UN) };
+    true
 }
 
 /// Whether a supervisor (or the script it started) still holds the job's
 /// lock.
 fn supervisor_alive(dir: &Path) -> bool {
-    use std::os::fd::AsRawFd;
-    let lock_path = dir.join(supervisor::LAUNCH_FILE);
-    let Ok(lock) = std::fs::File::open(lock_path) else {
-        return false;
-    };
-    // SAFETY: flock on a descriptor we own; released when `lock` drops.
-    unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) != 0 }
+    std::fs::File::open(dir.join(supervisor::LAUNCH_FILE)).is_ok_and(|lock| !lock_is_free(&lock))
 }
 
 fn report_end(job_id: u32, dir: &Path, events: &mpsc::UnboundedSender<Event>) {
@@ -1092,5 +1088,25 @@ mod tests {
         assert_eq!(heartbeat(300), HEARTBEAT);
         assert_eq!(heartbeat(6), Duration::from_secs(2));
         assert_eq!(heartbeat(1), Duration::from_millis(500));
+    }
+
+    #[test]
+    fn a_lock_found_free_is_free_for_the_next_job_while_a_forked_copy_lives() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join(supervisor::LAUNCH_FILE);
+        std::fs::write(&path, b"launch").expect("launch file");
+        let open = || std::fs::File::open(&path).expect("opens");
+        let probe = open();
+        // What a process forked by the agent holds until its exec.
+        let forked_copy = probe.try_clone().expect("dup");
+        assert!(lock_is_free(&probe));
+        drop(probe);
+        let next_job = open();
+        assert!(take_lock(&next_job), "the next job's launch takes the lock");
+        // Held by the job now: found taken, through either copy or anew.
+        assert!(!lock_is_free(&open()));
+        assert!(supervisor_alive(dir.path()));
+        drop((forked_copy, next_job));
+        assert!(!supervisor_alive(dir.path()));
     }
 }

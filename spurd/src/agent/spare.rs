@@ -15,7 +15,6 @@
 //! the job's lock in, or one holding anything but the launch and the
 //! script (a step's folder), is deleted as before.
 
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -145,12 +144,11 @@ impl Spares {
     /// holds its lock, or it holds a folder (a step's, still ending).
     fn empty(&self, dir: &Path) -> Option<Option<u32>> {
         let launch = std::fs::OpenOptions::new()
-            .write(true)
+            .read(true)
             .custom_flags(libc::O_NOFOLLOW)
             .open(dir.join(LAUNCH_FILE))
             .ok()?;
-        // SAFETY: flock on a descriptor we own; released when it closes.
-        if unsafe { libc::flock(launch.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        if !super::lock_is_free(&launch) {
             debug!(folder = %dir.display(), "a process of the ended job holds its lock");
             return None;
         }
@@ -203,6 +201,8 @@ fn hand_to_group(folder: &Path, gid: u32) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use std::os::fd::AsRawFd;
+
     use super::*;
 
     fn uid() -> u32 {
