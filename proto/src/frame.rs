@@ -186,9 +186,13 @@ pub fn decode<T: DeserializeOwned>(payload: &[u8]) -> Result<T, FrameError> {
 }
 
 std::thread_local! {
-    /// The payload [`decode_owned`] is decoding on this thread.
-    static DECODING: std::cell::RefCell<Option<Arc<Vec<u8>>>> =
-        const { std::cell::RefCell::new(None) };
+    /// The payload [`decode_owned`] is decoding on this thread, as the
+    /// pointer its `Arc` gives (null when none). A pointer, not an `Arc`:
+    /// a thread-local that needs dropping registers a destructor at its
+    /// first use, and in a static musl command that first call into the C
+    /// library's allocator costs six system calls and two page faults.
+    static DECODING: std::cell::Cell<*const Vec<u8>> =
+        const { std::cell::Cell::new(std::ptr::null()) };
 }
 
 /// Decodes a payload that was read into `payload`: what keeps a large
@@ -196,27 +200,35 @@ std::thread_local! {
 /// copying its part out ([`shared`]).
 fn decode_owned<T: DeserializeOwned>(payload: Vec<u8>) -> Result<T, FrameError> {
     /// Puts back what was being decoded before, also if decoding panics.
-    struct Restore(Option<Arc<Vec<u8>>>);
+    struct Restore(*const Vec<u8>);
     impl Drop for Restore {
         fn drop(&mut self) {
-            DECODING.with(|d| d.replace(self.0.take()));
+            DECODING.with(|d| d.set(self.0));
         }
     }
     let payload = Arc::new(payload);
-    let _restore = Restore(DECODING.with(|d| d.replace(Some(payload.clone()))));
+    let _restore = Restore(DECODING.with(|d| d.replace(Arc::as_ptr(&payload))));
     decode(&payload)
 }
 
 /// `bytes`, as a part of the payload being decoded on this thread, where
 /// they are one: the payload, shared, and where they lie in it.
 pub(crate) fn shared(bytes: &[u8]) -> Option<(Arc<Vec<u8>>, std::ops::Range<usize>)> {
-    DECODING.with(|d| {
-        let d = d.borrow();
-        let payload = d.as_ref()?;
-        let start = (bytes.as_ptr() as usize).checked_sub(payload.as_ptr() as usize)?;
-        let end = start.checked_add(bytes.len())?;
-        (end <= payload.len()).then(|| (payload.clone(), start..end))
-    })
+    let current = DECODING.with(std::cell::Cell::get);
+    if current.is_null() {
+        return None;
+    }
+    // SAFETY: a pointer set in DECODING is an Arc's, which the
+    // decode_owned below this call on the same thread holds until it puts
+    // the pointer back: the count is at least one, and one more is taken
+    // here for the Arc made from it.
+    let payload = unsafe {
+        Arc::increment_strong_count(current);
+        Arc::from_raw(current)
+    };
+    let start = (bytes.as_ptr() as usize).checked_sub(payload.as_ptr() as usize)?;
+    let end = start.checked_add(bytes.len())?;
+    (end <= payload.len()).then(|| (payload, start..end))
 }
 
 /// Writes one message.
