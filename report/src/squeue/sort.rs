@@ -1,8 +1,9 @@
 //! squeue's row order: `-S` keys (default `P,t,-p`: partition, state,
 //! priority descending) applied from the last to the first, each as one
-//! stable sort, after Slurm's initial sort by start time. The sorts are
-//! glibc's merge sort step for step, because Slurm's start time comparator
-//! is not a total order and the order it leaves is part of the output.
+//! stable sort, after Slurm's initial sort by start time. Slurm's start
+//! time comparator is not a total order, and the order glibc's merge sort
+//! leaves by it is part of the output: the initial sort finds that order
+//! directly, an `S` key sorts with glibc's merge sort step for step.
 
 use std::cmp::Ordering;
 
@@ -123,15 +124,28 @@ impl<'s> SortKeys<'s> {
         for step in &self.spec.steps {
             let key = match step.by {
                 By::Number(value) => value(job, self.now),
-                By::Text(text) => {
-                    let from = self.text.len() as u32;
-                    self.text.push_str(text(job));
-                    Key::Text(from, self.text.len() as u32)
-                }
+                By::Text(text) => self.text_key(text(job)),
                 By::Start => start_key(job, self.now),
             };
             self.keys.push(key);
         }
+    }
+
+    /// The key of `text` for the row being pushed: where the row before
+    /// has the same text (rows of a listing mostly share their partition
+    /// and state), the same range of [`SortKeys::text`], else a new one.
+    /// Rows with the same range compare equal without reading it.
+    fn text_key(&mut self, text: &str) -> Key {
+        let width = self.spec.steps.len() + 1;
+        let above = self.keys.len().checked_sub(width).map(|i| self.keys[i]);
+        if let Some(Key::Text(from, to)) = above {
+            if self.text.get(from as usize..to as usize) == Some(text) {
+                return Key::Text(from, to);
+            }
+        }
+        let from = self.text.len() as u32;
+        self.text.push_str(text);
+        Key::Text(from, self.text.len() as u32)
     }
 
     /// Takes `other`'s rows after this one's: rows pushed elsewhere (on
@@ -151,8 +165,10 @@ impl<'s> SortKeys<'s> {
         let width = self.spec.steps.len() + 1;
         let rows = self.keys.len() / width;
         let at = |row: usize, k: usize| self.keys[row * width + k];
-        let mut order: Vec<usize> = (0..rows).collect();
-        msort(&mut order, &|&a, &b| by_start(at(a, 0), at(b, 0), true));
+        let mut order = by_start_descending((0..rows).map(|row| match at(row, 0) {
+            Key::Start(start) => start,
+            _ => unreachable!("a row's first key is its start"),
+        }));
         let signed = |k: usize, a: usize, b: usize| {
             let d = self.compare(at(a, k + 1), at(b, k + 1));
             if self.spec.steps[k].reverse {
@@ -165,7 +181,7 @@ impl<'s> SortKeys<'s> {
         let mut k = 0;
         while k < steps.len() {
             if steps[k].glibc {
-                msort(&mut order, &|&a, &b| signed(k, a, b));
+                msort(&mut order, |&a, &b| signed(k, a, b));
                 k += 1;
                 continue;
             }
@@ -194,6 +210,7 @@ impl<'s> SortKeys<'s> {
         match (a, b) {
             (Key::Unsigned(a), Key::Unsigned(b)) => diff(a, b),
             (Key::Signed(a), Key::Signed(b)) => diff(a, b),
+            (Key::Text(a0, a1), Key::Text(b0, b1)) if (a0, a1) == (b0, b1) => 0,
             (Key::Text(a0, a1), Key::Text(b0, b1)) => strcmp(
                 &self.text[a0 as usize..a1 as usize],
                 &self.text[b0 as usize..b1 as usize],
@@ -332,6 +349,11 @@ fn by_start(a: Key, b: Key, reverse: bool) -> i32 {
     let (Key::Start(a), Key::Start(b)) = (a, b) else {
         unreachable!("start keys")
     };
+    by_start_time(a, b, reverse)
+}
+
+/// [`by_start`] of two start times.
+fn by_start_time(a: u64, b: u64, reverse: bool) -> i32 {
     match (a, b) {
         (0, _) => 1,
         (_, 0) => -1,
@@ -340,14 +362,41 @@ fn by_start(a: Key, b: Key, reverse: bool) -> i32 {
     }
 }
 
-/// glibc's `msort_with_tmp`: top-down merge sort taking from the left run
-/// while `cmp(left, right) <= 0`.
-pub fn msort<T: Copy>(v: &mut [T], cmp: &dyn Fn(&T, &T) -> i32) {
-    let mut tmp = Vec::with_capacity(v.len());
-    msort_with_tmp(v, cmp, &mut tmp);
+/// Rows, by their start keys in the order they came, in the order glibc's
+/// merge sort leaves them by Slurm's start time comparator, descending:
+/// those with a start by start, latest first, ties as they came; then
+/// those without one, which compare greater than every row, each other
+/// included, and so end up in the reverse of the order they came in (a
+/// merge takes the right run's first while the left's compares greater).
+fn by_start_descending(starts: impl Iterator<Item = u64>) -> Vec<usize> {
+    let mut started = Vec::new();
+    let mut order = Vec::with_capacity(starts.size_hint().0);
+    for (row, start) in starts.enumerate() {
+        if start == 0 {
+            order.push(row);
+        } else {
+            started.push((start, row));
+        }
+    }
+    order.reverse();
+    if !started.is_empty() {
+        started.sort_by(|a, b| b.0.cmp(&a.0));
+        order.splice(0..0, started.into_iter().map(|(_, row)| row));
+    }
+    order
 }
 
-fn msort_with_tmp<T: Copy>(v: &mut [T], cmp: &dyn Fn(&T, &T) -> i32, tmp: &mut Vec<T>) {
+/// glibc's `msort_with_tmp`: top-down merge sort taking from the left run
+/// while `cmp(left, right) <= 0`. Its result depends on nothing but the
+/// answers of `cmp`, which need not be a total order.
+pub fn msort<T: Copy, F: Fn(&T, &T) -> i32>(v: &mut [T], cmp: F) {
+    if v.len() > 1 {
+        let mut tmp = v.to_vec();
+        msort_with_tmp(v, &cmp, &mut tmp);
+    }
+}
+
+fn msort_with_tmp<T: Copy, F: Fn(&T, &T) -> i32>(v: &mut [T], cmp: &F, tmp: &mut [T]) {
     let n = v.len();
     if n <= 1 {
         return;
@@ -355,20 +404,22 @@ fn msort_with_tmp<T: Copy>(v: &mut [T], cmp: &dyn Fn(&T, &T) -> i32, tmp: &mut V
     let n1 = n / 2;
     msort_with_tmp(&mut v[..n1], cmp, tmp);
     msort_with_tmp(&mut v[n1..], cmp, tmp);
-    tmp.clear();
-    let (mut i, mut j) = (0, n1);
+    let (mut i, mut j, mut k) = (0, n1, 0);
     while i < n1 && j < n {
         if cmp(&v[i], &v[j]) <= 0 {
-            tmp.push(v[i]);
+            tmp[k] = v[i];
             i += 1;
         } else {
-            tmp.push(v[j]);
+            tmp[k] = v[j];
             j += 1;
         }
+        k += 1;
     }
-    tmp.extend_from_slice(&v[i..n1]);
-    tmp.extend_from_slice(&v[j..n]);
-    v.copy_from_slice(tmp);
+    // What is left of the left run goes after the merged rows; what is
+    // left of the right run is in its place already.
+    let merged = k + (n1 - i);
+    tmp[k..merged].copy_from_slice(&v[i..n1]);
+    v[..merged].copy_from_slice(&tmp[..merged]);
 }
 
 #[cfg(test)]
@@ -429,7 +480,7 @@ mod tests {
             let width = spec.steps.len() + 1;
             let at = |row: usize, k: usize| sorted.keys[row * width + k];
             let mut one_by_one: Vec<usize> = (0..jobs.len()).collect();
-            msort(&mut one_by_one, &|&a, &b| {
+            msort_as_glibc(&mut one_by_one, &|&a, &b| {
                 by_start(at(a, 0), at(b, 0), true)
             });
             for (k, step) in spec.steps.iter().enumerate() {
@@ -441,23 +492,77 @@ mod tests {
                         d
                     }
                 };
-                msort(&mut one_by_one, &signed);
+                msort_as_glibc(&mut one_by_one, &signed);
             }
             assert_eq!(sorted.order(), one_by_one, "-S {keys}");
+        }
+    }
+
+    /// glibc's `msort_with_tmp` as glibc writes it, a row at a time.
+    fn msort_as_glibc<T: Copy>(v: &mut [T], cmp: &dyn Fn(&T, &T) -> i32) {
+        let n = v.len();
+        if n <= 1 {
+            return;
+        }
+        let n1 = n / 2;
+        msort_as_glibc(&mut v[..n1], cmp);
+        msort_as_glibc(&mut v[n1..], cmp);
+        let mut tmp = Vec::with_capacity(n);
+        let (mut i, mut j) = (0, n1);
+        while i < n1 && j < n {
+            if cmp(&v[i], &v[j]) <= 0 {
+                tmp.push(v[i]);
+                i += 1;
+            } else {
+                tmp.push(v[j]);
+                j += 1;
+            }
+        }
+        tmp.extend_from_slice(&v[i..n1]);
+        tmp.extend_from_slice(&v[j..n]);
+        v.copy_from_slice(&tmp);
+    }
+
+    #[test]
+    fn msort_orders_as_glibc_also_by_the_start_times_partial_order() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for len in (0..70).chain([257, 1000, 4099]) {
+            // Start times with many ties and many "none" (0), which
+            // compares greater than everything, itself included.
+            let rows: Vec<(u64, usize)> = (0..len).map(|row| (next() % 4, row)).collect();
+            for reverse in [true, false] {
+                let cmp = |a: &(u64, usize), b: &(u64, usize)| by_start_time(a.0, b.0, reverse);
+                let mut fast = rows.clone();
+                msort(&mut fast, cmp);
+                let mut glibc = rows.clone();
+                msort_as_glibc(&mut glibc, &cmp);
+                assert_eq!(fast, glibc, "{len} rows, reverse {reverse}");
+                if reverse {
+                    let glibc_rows: Vec<usize> = glibc.iter().map(|&(_, row)| row).collect();
+                    let starts = rows.iter().map(|&(start, _)| start);
+                    assert_eq!(by_start_descending(starts), glibc_rows, "{len} rows");
+                }
+            }
         }
     }
 
     #[test]
     fn msort_is_stable() {
         let mut v = vec![(2, 'a'), (1, 'b'), (2, 'c'), (1, 'd')];
-        msort(&mut v, &|a, b| diff(a.0, b.0));
+        msort(&mut v, |a, b| diff(a.0, b.0));
         assert_eq!(v, vec![(1, 'b'), (1, 'd'), (2, 'a'), (2, 'c')]);
     }
 
     #[test]
     fn msort_with_an_always_greater_comparator_reverses() {
         let mut v = vec![1, 2, 3, 4, 5];
-        msort(&mut v, &|_, _| 1);
+        msort(&mut v, |_, _| 1);
         assert_eq!(v, vec![5, 4, 3, 2, 1]);
     }
 }
