@@ -228,7 +228,7 @@ pub(crate) fn shared(bytes: &[u8]) -> Option<(Arc<Vec<u8>>, std::ops::Range<usiz
     };
     let start = (bytes.as_ptr() as usize).checked_sub(payload.as_ptr() as usize)?;
     let end = start.checked_add(bytes.len())?;
-    (end <= payload.len()).then(|| (payload, start..end))
+    (end <= payload.len()).then_some((payload, start..end))
 }
 
 /// Writes one message.
