@@ -380,7 +380,7 @@ fn by_start_descending(starts: impl Iterator<Item = u64>) -> Vec<usize> {
     }
     order.reverse();
     if !started.is_empty() {
-        started.sort_by(|a, b| b.0.cmp(&a.0));
+        started.sort_by_key(|&(start, _)| std::cmp::Reverse(start));
         order.splice(0..0, started.into_iter().map(|(_, row)| row));
     }
     order
