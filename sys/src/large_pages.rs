@@ -1,11 +1,11 @@
 //! An allocator for commands that build large, short-lived values (a
 //! listing of 100,000 jobs): a block of 128 KiB or more gets an anonymous
 //! mapping of its own, which grows by moving its pages (mremap) rather
-//! than by copying its bytes into pages faulted in anew. From 256 KiB on
-//! the mapping is whole huge pages (2 MiB each), advised as such, so that
-//! filling it costs a page fault per 2 MiB instead of one per 4 KiB, and
-//! growing within it costs nothing. Everything smaller goes to the system
-//! allocator.
+//! than by copying its bytes into pages faulted in anew; from 2 MiB on
+//! the mapping is advised for transparent huge pages, so that filling it
+//! costs a page fault per 2 MiB instead of one per 4 KiB (each a trap into
+//! the kernel, dearer still in a virtual machine). Everything smaller goes
+//! to the system allocator.
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::ptr;
@@ -25,15 +25,8 @@ pub struct LargePages;
 /// The smallest block given a mapping of its own (glibc's default bound
 /// for the same).
 const LARGE: usize = 128 << 10;
-/// A huge page: the shortest mapping advised for them.
+/// The shortest mapping advised for huge pages: one huge page.
 const HUGE: usize = 2 << 20;
-/// The smallest block given whole huge pages. Filling a huge page takes
-/// the kernel about as long as faulting in 30 to 50 pages of 4 KiB (each a
-/// trap into the kernel, and a zeroed page charged to the cgroup): 30-54 µs
-/// against 1.1 µs a page on a virtual machine of 2 cores. A block of 64
-/// pages or more is cheaper as a huge page, the unused rest costing address
-/// space only where huge pages are off.
-const HUGE_FROM: usize = 256 << 10;
 /// The alignment a mapping has.
 const PAGE: usize = 4096;
 
@@ -43,14 +36,9 @@ fn is_large(size: usize, layout: Layout) -> bool {
     size >= LARGE && layout.align() <= PAGE
 }
 
-/// The length of the mapping of a large block of `size` bytes: whole
-/// huge pages from [`HUGE_FROM`] on, else whole pages.
+/// The length of the mapping of a block of `size` bytes.
 fn mapped(size: usize) -> usize {
-    if size >= HUGE_FROM {
-        size.next_multiple_of(HUGE)
-    } else {
-        size.next_multiple_of(PAGE)
-    }
+    size.next_multiple_of(PAGE)
 }
 
 /// Advises the mapping at `p`, `len` bytes long, for huge pages if it can
@@ -125,11 +113,9 @@ unsafe impl GlobalAlloc for LargePages {
         match (is_large(layout.size(), layout), is_large(new_size, layout)) {
             // SAFETY: the caller's contract, passed on.
             (false, false) => unsafe { SMALL.realloc(block, layout, new_size) },
-            (true, true) if mapped(layout.size()) == mapped(new_size) => block,
             (true, true) => {
                 // The kernel moves the pages (and their advice), copying
-                // nothing. Linux places a mapping of whole huge pages on a
-                // huge page's boundary, so they stay whole.
+                // nothing.
                 // SAFETY: a large block is a mapping of exactly this length.
                 let moved = unsafe {
                     libc::mremap(
@@ -187,9 +173,9 @@ mod tests {
             assert!(!block.is_null());
             ptr::write_bytes(block, 7, 1000);
             let mut size = 1000;
-            // Small to large, to whole huge pages, past one and larger,
-            // back to small.
-            for new_size in [200 << 10, 300 << 10, 3 << 20, 9 << 20, 500] {
+            // Small to large, large to past a huge page and larger, back
+            // to small.
+            for new_size in [200 << 10, 3 << 20, 9 << 20, 500] {
                 let old = Layout::from_size_align(size, 8).expect("layout");
                 block = a.realloc(block, old, new_size);
                 assert!(!block.is_null());
@@ -198,15 +184,6 @@ mod tests {
                 size = new_size;
             }
             a.dealloc(block, Layout::from_size_align(size, 8).expect("layout"));
-            // A block of whole huge pages grows within them where it stays.
-            let old = Layout::from_size_align(300 << 10, 8).expect("layout");
-            let block = a.alloc(old);
-            ptr::write_bytes(block, 9, 300 << 10);
-            let grown = a.realloc(block, old, 2 << 20);
-            assert_eq!(grown, block, "grown within its huge page");
-            assert!((0..(300 << 10)).step_by(997).all(|i| *grown.add(i) == 9));
-            ptr::write_bytes(grown, 5, 2 << 20);
-            a.dealloc(grown, Layout::from_size_align(2 << 20, 8).expect("layout"));
             let zeroed = Layout::from_size_align(4 << 20, 64).expect("layout");
             let z = a.alloc_zeroed(zeroed);
             assert!((0..(4 << 20)).step_by(4099).all(|i| *z.add(i) == 0));
