@@ -656,13 +656,21 @@ impl Controller {
             .is_none_or(|t| t.elapsed() >= self.pass_interval());
         if (self.sched_due || wakeup_due) && interval_ok {
             let started = Instant::now();
+            // The interval gathers a burst of submissions into one pass; a
+            // pass with no job waiting gathers nothing, and holding the
+            // next one back would start a job submitted right after it (a
+            // shell loop's next, after its last ended) a turn and a
+            // commit later than the one that stores it.
+            let any_waiting = self.core.pending_count() > 0;
             let mut effects = std::mem::take(&mut self.turn.effects);
             self.core.schedule(now_s, &mut effects);
             self.turn.effects = effects;
             self.last_pass_cost = started.elapsed();
             self.counters
                 .note_pass(now_s, self.last_pass_cost, self.core.last_pass());
-            self.last_pass = Some(Instant::now());
+            if any_waiting {
+                self.last_pass = Some(Instant::now());
+            }
             self.sched_due = false;
             // The next time the core must look again without an input;
             // only inputs and passes change it, and inputs lead to a pass.
