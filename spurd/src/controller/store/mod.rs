@@ -856,13 +856,12 @@ impl Store {
 
     /// The script, arguments and environment of a job.
     pub fn payload(&self, job: u32) -> Result<Option<JobPayload>, StoreError> {
+        // Read for every job started in a later turn than the one that
+        // stored it: the statement is parsed once, not per job.
         let bytes: Option<Vec<u8>> = self
             .conn
-            .query_row(
-                "SELECT payload FROM payloads WHERE id = ?1",
-                [i64::from(job)],
-                |r| r.get(0),
-            )
+            .prepare_cached("SELECT payload FROM payloads WHERE id = ?1")?
+            .query_row([i64::from(job)], |r| r.get(0))
             .optional()?;
         bytes.map(|b| decode(job, &b)).transpose()
     }
