@@ -388,6 +388,11 @@ pub struct Core {
     /// Which partitions share a node, for preempt/partition_prio.
     part_share: Vec<Vec<bool>>,
     pub(crate) jobs: BTreeMap<JobId, Box<Job>>,
+    /// The cluster with every node free, which the feasibility check of
+    /// each submission places the job on: made at the first submission
+    /// and kept, since the nodes' configuration is fixed for a core's life
+    /// (reconfiguration makes a new core).
+    empty_profile: std::sync::OnceLock<crate::backfill::Profile>,
     pub(crate) pending: crate::pending::PendingJobs,
     pub(crate) running: BTreeSet<JobId>,
     /// Ended jobs by end time, so that MinJobAge's purge reads only those
@@ -586,6 +591,7 @@ impl Core {
             features,
             part_share,
             jobs: BTreeMap::new(),
+            empty_profile: std::sync::OnceLock::new(),
             pending: Default::default(),
             running: BTreeSet::new(),
             ended: BTreeSet::new(),
@@ -969,6 +975,12 @@ impl Core {
             return Err(SubmitError::NodeConfigUnavailable);
         }
         Ok(())
+    }
+
+    /// The cluster with every node free and idle, at time 0.
+    pub(crate) fn empty_profile(&self) -> &crate::backfill::Profile {
+        self.empty_profile
+            .get_or_init(|| crate::backfill::Profile::empty(&self.nodes))
     }
 
     fn could_ever_hold(&self, n: NodeId, r: &Resolved) -> bool {

@@ -149,7 +149,7 @@ fn matches_static(
 /// A placement of `r` on the cluster with every node free and up, to tell
 /// at submission whether the job could ever run.
 pub(crate) fn place_on_empty(core: &Core, r: &Resolved) -> Option<()> {
-    let profile = Profile::empty(&core.nodes);
+    let profile = core.empty_profile();
     let want = Want::of_resolved(r, crate::id::Uid(0));
     let mut scratch = Scratch::default();
     let alts: Vec<Option<&Constraint>> = match r.constraint.as_ref() {
@@ -157,19 +157,9 @@ pub(crate) fn place_on_empty(core: &Core, r: &Resolved) -> Option<()> {
         None => vec![None],
     };
     alts.into_iter().find_map(|alt| {
-        core.try_place(
-            &want,
-            alt,
-            &profile,
-            0,
-            NEVER,
-            None,
-            &mut scratch,
-            true,
-            &[],
-        )
-        .ok()
-        .map(|_| ())
+        core.try_place(&want, alt, profile, 0, NEVER, None, &mut scratch, true, &[])
+            .ok()
+            .map(|_| ())
     })
 }
 
