@@ -294,27 +294,12 @@ mod tests {
         );
     }
 
-    /// A pipe: its read end and its write end.
-    fn pipe() -> (std::fs::File, std::fs::File) {
-        use std::os::fd::FromRawFd;
-        let mut fds = [0; 2];
-        // SAFETY: pipe2 fills the two descriptors, which are then owned.
-        assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
-        // SAFETY: both descriptors were just made and are owned here alone.
-        unsafe {
-            (
-                std::fs::File::from_raw_fd(fds[0]),
-                std::fs::File::from_raw_fd(fds[1]),
-            )
-        }
-    }
-
     /// Starts `argv` with its stdout and stderr on a pipe; what it wrote
     /// and its pid and wait status.
     fn run(argv: &[&str]) -> (String, libc::pid_t, i32) {
         use std::io::Read;
         use std::os::fd::AsRawFd;
-        let (mut read, write) = pipe();
+        let (mut read, write) = std::io::pipe().expect("a pipe");
         let mut image = Image::new(argv[0].as_bytes(), argv, &[], argv[0]).expect("an image");
         let fd = write.as_raw_fd();
         // SAFETY: the setup makes system calls only.
