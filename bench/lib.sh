@@ -16,7 +16,7 @@ debug_dir() {
   echo "$t/debug"
 }
 
-# install_spur DEST: spurd and the commands (spurctl) in DEST as a site
+# install_spur DEST: spurd and the commands (spurctl, sbatch) in DEST as a site
 # installs them. A shell loop starts a command per line, so the commands
 # are linked statically and at a fixed address: without the dynamic loader
 # one starts in two thirds of the time, and without relocating itself (a
@@ -40,8 +40,8 @@ install_spur() {
   target=$host
   [ -d "$(rustc --print sysroot)/lib/rustlib/$musl" ] && target=$musl
   RUSTFLAGS="$static" cargo build --release -q --target "$target" -p spurctl
-  cp "$(dirname "$rel")/$target/release/spurctl" "$dest/"
-  echo "commands: spurctl, static at a fixed address ($target)" >&2
+  cp "$(dirname "$rel")/$target/release/"{spurctl,sbatch} "$dest/"
+  echo "commands: spurctl and sbatch, static at a fixed address ($target)" >&2
   if [ "$target" = "$musl" ]; then
     RUSTFLAGS="$static" cargo build --release -q --target "$musl" -p spur-supervise
     cp "$(dirname "$rel")/$musl/release/spur-supervise" "$dest/"
@@ -51,6 +51,21 @@ install_spur() {
     cp "$rel/spur-supervise" "$dest/"
     echo "supervisor: spur-supervise, dynamic (no $musl target here)" >&2
   fi
+}
+
+# link_commands BIN DIR COMMAND...: DIR/COMMAND for each command, a link to
+# BIN/spurctl, or to the command's own program in BIN where it has one
+# (sbatch), as a site links them.
+link_commands() {
+  local bin=$1 dir=$2 c
+  shift 2
+  mkdir -p "$dir"
+  for c in "$@"; do
+    case $c in
+    sbatch) ln -s "$bin/$c" "$dir/$c" ;;
+    *) ln -s "$bin/spurctl" "$dir/$c" ;;
+    esac
+  done
 }
 
 # wait_for SECONDS EVERY WHAT COMMAND...: runs COMMAND every EVERY seconds

@@ -1,8 +1,8 @@
 //! The cluster under test: its folder, a slurm.conf on a loopback network of
 //! its own, the controller, one agent per node and a REST server as
 //! separate `spurd` processes (each appending to its own log), and the
-//! Slurm commands as links to spurctl. Any thread may kill and restart a
-//! daemon.
+//! Slurm commands as links to spurctl (sbatch to its own program). Any
+//! thread may kill and restart a daemon.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -38,7 +38,7 @@ pub struct Cluster {
     dir: tempfile::TempDir,
     pub conf: PathBuf,
     spurd: PathBuf,
-    /// The Slurm commands, linked to spurctl.
+    /// The Slurm commands, linked to spurctl (sbatch to its own program).
     pub commands: PathBuf,
     controller: Mutex<Option<(Child, Arming)>>,
     agents: Vec<(String, Mutex<Option<Child>>)>,
@@ -70,9 +70,10 @@ impl Cluster {
         let commands = d.join("bin");
         std::fs::create_dir_all(&commands)?;
         std::fs::create_dir_all(d.join("runs"))?;
-        for cmd in ["sbatch", "srun", "squeue", "scancel", "scontrol", "sacct"] {
+        for cmd in ["srun", "squeue", "scancel", "scontrol", "sacct"] {
             std::os::unix::fs::symlink(bin.join("spurctl"), commands.join(cmd))?;
         }
+        std::os::unix::fs::symlink(bin.join("sbatch"), commands.join("sbatch"))?;
         let net = own_network();
         let ctld = format!("{net}.1");
         let port = free_port(&ctld)?;

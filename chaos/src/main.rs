@@ -53,7 +53,7 @@ struct Opts {
     /// Random seed (default: from the clock); the run prints it.
     #[arg(long)]
     seed: Option<u64>,
-    /// The folder of spurd and spurctl (default: this program's).
+    /// The folder of spurd, spurctl and sbatch (default: this program's).
     #[arg(long)]
     bin: Option<PathBuf>,
     /// Keep the cluster's folder (logs, state, runs) and print it.
@@ -83,7 +83,7 @@ fn bin_dir(opts: &Opts) -> Result<PathBuf> {
 
 fn run(opts: &Opts) -> Result<bool> {
     let bin = bin_dir(opts)?;
-    for b in ["spurd", "spurctl"] {
+    for b in ["spurd", "spurctl", "sbatch"] {
         if !bin.join(b).exists() {
             bail!("no {b} in {} (build it, or give --bin)", bin.display());
         }

@@ -11,11 +11,13 @@ use std::process::Command;
 fn half_a_minute_of_faults_loses_nothing() {
     let exe = Path::new(env!("CARGO_BIN_EXE_spur-chaos"));
     let bin = exe.parent().expect("target folder");
-    // `cargo test --workspace` builds both beside this program
+    // `cargo test --workspace` builds them beside this program
     // (`cargo test -p spur-chaos` alone builds neither).
     assert!(
-        bin.join("spurd").exists() && bin.join("spurctl").exists(),
-        "spurd and spurctl must be built beside spur-chaos: cargo build -p spurd -p spurctl"
+        ["spurd", "spurctl", "sbatch"]
+            .iter()
+            .all(|b| bin.join(b).exists()),
+        "spurd, spurctl and sbatch must be built beside spur-chaos: cargo build -p spurd -p spurctl"
     );
     let out = Command::new(exe)
         .args([

@@ -1,8 +1,9 @@
-//! The multi-call binary: `sbatch`, `squeue`, ... are links to it, and the
+//! The multi-call binary: `squeue`, `scancel`, ... are links to it, and the
 //! name it was started under picks the command (`spurctl sbatch ...` works
-//! too). `spurctl --install-docs DIR` writes their man pages and
-//! completions; `spurctl --list` prints the names, one a line, for the
-//! scripts and packages that link them.
+//! too; sbatch is also a program of its own, `src/bin/sbatch.rs`).
+//! `spurctl --install-docs DIR` writes their man pages and completions;
+//! `spurctl --list` prints the names, one a line, for the scripts and
+//! packages that link them.
 
 use std::ffi::OsString;
 use std::process::ExitCode;

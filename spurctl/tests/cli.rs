@@ -1,6 +1,7 @@
-//! The multi-call binary: the name it runs under picks the command. (Being
-//! an integration test of this package also makes `cargo test --workspace`
-//! build the `spurctl` binary the end-to-end tests link to.)
+//! The multi-call binary: the name it runs under picks the command; and
+//! sbatch's program of its own, the same command. (Being an integration
+//! test of this package also makes `cargo test --workspace` build the
+//! `spurctl` and `sbatch` binaries the end-to-end tests link to.)
 
 use std::process::Command;
 
@@ -31,4 +32,41 @@ fn spurctl_takes_the_command_as_its_first_argument() {
         String::from_utf8_lossy(&out.stdout),
         "gb001\ngb002\ngb003\ngb010\n"
     );
+}
+
+#[test]
+fn sbatch_on_its_own_answers_as_the_multi_call_binary_does() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // No controller listens where this slurm.conf leads.
+    let conf = dir.path().join("slurm.conf");
+    std::fs::write(
+        &conf,
+        "ClusterName=c\nSlurmctldHost=ctl(127.0.0.1)\nSlurmctldPort=1\n\
+         StateSaveLocation=/nonexistent\nMessageTimeout=1\n\
+         NodeName=n1 CPUs=1\nPartitionName=p Nodes=n1 Default=YES\n",
+    )
+    .expect("writes");
+    let run = |program: &str, first: Option<&str>, args: &[&str]| {
+        let out = Command::new(program)
+            .args(first)
+            .args(args)
+            .env("SLURM_CONF", &conf)
+            .current_dir(dir.path())
+            .output()
+            .expect("runs");
+        (out.status.code(), out.stdout, out.stderr)
+    };
+    for args in [
+        &["--version"][..],
+        &["--usage"],
+        &["--bogus-option"],
+        &["-J"],
+        &["--time=bogus", "--wrap", "true"],
+        &["--wrap", "true"],
+    ] {
+        let own = run(env!("CARGO_BIN_EXE_sbatch"), None, args);
+        let multi = run(env!("CARGO_BIN_EXE_spurctl"), Some("sbatch"), args);
+        assert_eq!(own, multi, "sbatch {args:?}");
+        assert!(own.0.is_some(), "sbatch {args:?} exits");
+    }
 }

@@ -1,7 +1,7 @@
 //! `spurd dev`: the embedded default cluster. It writes a slurm.conf, a
 //! topology.conf (one block per NVL72 domain of 18 nodes) and a cluster key
-//! into a folder, links the Slurm command names to spurctl in DIR/bin, and
-//! runs a controller, one agent per emulated node and a REST server on a
+//! into a folder, links the Slurm command names to spurctl (sbatch to its
+//! own program) in DIR/bin, and runs a controller, one agent per emulated node and a REST server on a
 //! loopback port in this process. The man pages and shell completions go
 //! into DIR/share. The controller takes JSON Web Tokens (auth/jwt with a
 //! key of its own in DIR), so `scontrol token` gives one for the REST API.
@@ -239,21 +239,27 @@ fn random_key() -> Result<Vec<u8>> {
     Ok(key)
 }
 
-/// DIR/bin/<command> -> the spurctl binary beside this spurd.
+/// DIR/bin/<command> -> the spurctl binary beside this spurd, or the
+/// command's own program beside it where it has one.
 fn link_commands(dir: &Path) -> Result<()> {
     let exe = std::env::current_exe().context("while finding spurd")?;
-    let spurctl = exe.with_file_name("spurctl");
-    anyhow::ensure!(
-        spurctl.exists(),
-        "spurctl is not installed beside {} (build it with `cargo build --release`)",
-        exe.display()
-    );
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin)?;
     for cmd in spur_slurm::COMMANDS {
+        let program = if spur_slurm::OWN_PROGRAMS.contains(cmd) {
+            exe.with_file_name(cmd)
+        } else {
+            exe.with_file_name("spurctl")
+        };
+        anyhow::ensure!(
+            program.exists(),
+            "{} is not installed beside {} (build it with `cargo build --release`)",
+            program.file_name().unwrap_or_default().to_string_lossy(),
+            exe.display()
+        );
         let link = bin.join(cmd);
         let _ = std::fs::remove_file(&link);
-        std::os::unix::fs::symlink(&spurctl, &link)
+        std::os::unix::fs::symlink(&program, &link)
             .with_context(|| format!("while linking {}", link.display()))?;
     }
     for daemon in DAEMONS {

@@ -322,12 +322,14 @@ impl Cluster {
             .expect("chmod");
         let bin = dir.path().join("bin");
         std::fs::create_dir_all(&bin).expect("bin dir");
+        // As a site has them: sbatch is its own program, the rest spurctl.
         for cmd in [
-            "sbatch", "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag",
-            "sprio", "sshare", "sstat", "seff",
+            "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag", "sprio",
+            "sshare", "sstat", "seff",
         ] {
             std::os::unix::fs::symlink(bin_dir().join("spurctl"), bin.join(cmd)).expect("link");
         }
+        std::os::unix::fs::symlink(bin_dir().join("sbatch"), bin.join("sbatch")).expect("link");
         let net = own_network();
         let netns = opts
             .netns

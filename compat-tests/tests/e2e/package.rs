@@ -276,7 +276,11 @@ fn the_packages_install_in_a_fresh_root_run_a_job_and_swap_with_debians_slurm() 
     let installed = root.ok(&["apt-get", "install", "-y", "-q", &spur_deb, &names_deb]);
     assert!(installed.contains("made a cluster key"), "{installed}");
     assert_eq!(root.ok(&["sbatch", "--version"]), "slurm 22.05.8\n");
-    assert_eq!(root.link("/usr/bin/sbatch").as_deref(), Some("spurctl"));
+    assert_eq!(
+        root.link("/usr/bin/sbatch").as_deref(),
+        Some("../libexec/spur/sbatch")
+    );
+    assert_eq!(root.link("/usr/bin/squeue").as_deref(), Some("spurctl"));
     assert_eq!(
         root.link("/etc/alternatives/slurmctld").as_deref(),
         Some("/usr/sbin/spurd")
@@ -335,7 +339,10 @@ fn the_packages_install_in_a_fresh_root_run_a_job_and_swap_with_debians_slurm() 
         "slurmctld",
         "slurmd",
     ]);
-    assert_eq!(root.link("/usr/bin/sbatch").as_deref(), Some("spurctl"));
+    assert_eq!(
+        root.link("/usr/bin/sbatch").as_deref(),
+        Some("../libexec/spur/sbatch")
+    );
     assert_eq!(
         root.link("/etc/alternatives/slurmd").as_deref(),
         Some("/usr/sbin/spurd")
@@ -371,7 +378,10 @@ fn the_packages_install_in_a_fresh_root_run_a_job_and_swap_with_debians_slurm() 
 
     // And installing it again swaps to spur once more.
     root.ok(&["apt-get", "install", "-y", "-q", &names_deb]);
-    assert_eq!(root.link("/usr/bin/sbatch").as_deref(), Some("spurctl"));
+    assert_eq!(
+        root.link("/usr/bin/sbatch").as_deref(),
+        Some("../libexec/spur/sbatch")
+    );
     assert_eq!(root.job(3, "echo swapped again"), "swapped again\n");
     assert_eq!(root.ok(&["dpkg", "--audit"]), "");
 }
