@@ -18,7 +18,9 @@ pub const DEFAULT_SORT: &str = "P,t,-p";
 #[derive(Debug, Clone, Copy)]
 enum By {
     /// A number of the job.
-    Number(fn(&JobInfo, u64) -> Key),
+    Unsigned(fn(&JobInfo, u64) -> u64),
+    /// A number of the job that may be negative.
+    Signed(fn(&JobInfo, u64) -> i64),
     /// A text of the job, compared as strcmp does.
     Text(fn(&JobInfo) -> &str),
     /// Slurm's start time comparator.
@@ -77,16 +79,26 @@ impl SortSpec {
     }
 }
 
-/// A row's value for one sort step.
-#[derive(Debug, Clone, Copy)]
-enum Key {
-    Unsigned(u64),
-    Signed(i64),
-    /// A range of [`SortKeys`]' text.
-    Text(u32, u32),
-    /// The start time as Slurm's comparator sees it: 0 for none, a
-    /// pending job's past start being now.
-    Start(u64),
+/// A row's value for one sort step, one word read as its step's kind
+/// says: a number (a negative one as its bits), a range of [`SortKeys`]'
+/// text (where it starts in the high half, where it ends in the low), or
+/// the start time as Slurm's comparator sees it (0 for none, a pending
+/// job's past start being now). A listing's keys are read again and again
+/// as it sorts: a word a key keeps twice as many in the cache as a tagged
+/// value would.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Key(u64);
+
+impl Key {
+    /// The key of the text from `from` to `to` in [`SortKeys`]' text.
+    fn text(from: u32, to: u32) -> Key {
+        Key((u64::from(from) << 32) | u64::from(to))
+    }
+
+    /// Where a text key's text is.
+    fn range(self) -> std::ops::Range<usize> {
+        (self.0 >> 32) as usize..(self.0 & u64::from(u32::MAX)) as usize
+    }
 }
 
 /// The sort keys of rows as they come, each row's values taken once; then
@@ -123,7 +135,8 @@ impl<'s> SortKeys<'s> {
         self.keys.push(start_key(job, self.now));
         for step in &self.spec.steps {
             let key = match step.by {
-                By::Number(value) => value(job, self.now),
+                By::Unsigned(value) => Key(value(job, self.now)),
+                By::Signed(value) => Key(value(job, self.now) as u64),
                 By::Text(text) => self.text_key(text(job)),
                 By::Start => start_key(job, self.now),
             };
@@ -138,24 +151,34 @@ impl<'s> SortKeys<'s> {
     fn text_key(&mut self, text: &str) -> Key {
         let width = self.spec.steps.len() + 1;
         let above = self.keys.len().checked_sub(width).map(|i| self.keys[i]);
-        if let Some(Key::Text(from, to)) = above {
-            if self.text.get(from as usize..to as usize) == Some(text) {
-                return Key::Text(from, to);
+        if let Some(key) = above {
+            if self.text.get(key.range()) == Some(text) {
+                return key;
             }
         }
         let from = self.text.len() as u32;
         self.text.push_str(text);
-        Key::Text(from, self.text.len() as u32)
+        Key::text(from, self.text.len() as u32)
     }
 
     /// Takes `other`'s rows after this one's: rows pushed elsewhere (on
     /// another thread) for the same order.
     pub fn append(&mut self, other: SortKeys<'_>) {
-        let shift = self.text.len() as u32;
-        self.keys.extend(other.keys.into_iter().map(|k| match k {
-            Key::Text(from, to) => Key::Text(from + shift, to + shift),
-            k => k,
-        }));
+        // Both ends of a range move by the text before it.
+        let shift = self.text.len() as u64;
+        let shift = (shift << 32) | shift;
+        let width = self.spec.steps.len() + 1;
+        let texts: Vec<bool> = std::iter::once(false)
+            .chain(self.spec.steps.iter().map(|s| matches!(s.by, By::Text(_))))
+            .collect();
+        self.keys
+            .extend(other.keys.iter().enumerate().map(|(i, &k)| {
+                if texts[i % width] {
+                    Key(k.0 + shift)
+                } else {
+                    k
+                }
+            }));
         self.text.push_str(&other.text);
     }
 
@@ -165,12 +188,9 @@ impl<'s> SortKeys<'s> {
         let width = self.spec.steps.len() + 1;
         let rows = self.keys.len() / width;
         let at = |row: usize, k: usize| self.keys[row * width + k];
-        let mut order = by_start_descending((0..rows).map(|row| match at(row, 0) {
-            Key::Start(start) => start,
-            _ => unreachable!("a row's first key is its start"),
-        }));
+        let mut order = by_start_descending((0..rows).map(|row| at(row, 0).0));
         let signed = |k: usize, a: usize, b: usize| {
-            let d = self.compare(at(a, k + 1), at(b, k + 1));
+            let d = self.compare(self.spec.steps[k].by, at(a, k + 1), at(b, k + 1));
             if self.spec.steps[k].reverse {
                 -d
             } else {
@@ -206,17 +226,15 @@ impl<'s> SortKeys<'s> {
         order
     }
 
-    fn compare(&self, a: Key, b: Key) -> i32 {
-        match (a, b) {
-            (Key::Unsigned(a), Key::Unsigned(b)) => diff(a, b),
-            (Key::Signed(a), Key::Signed(b)) => diff(a, b),
-            (Key::Text(a0, a1), Key::Text(b0, b1)) if (a0, a1) == (b0, b1) => 0,
-            (Key::Text(a0, a1), Key::Text(b0, b1)) => strcmp(
-                &self.text[a0 as usize..a1 as usize],
-                &self.text[b0 as usize..b1 as usize],
-            ),
-            (a @ Key::Start(_), b @ Key::Start(_)) => by_start(a, b, false),
-            _ => unreachable!("one step's keys are of one kind"),
+    /// Two rows' keys of a step that compares `by`.
+    fn compare(&self, by: By, a: Key, b: Key) -> i32 {
+        match by {
+            By::Unsigned(_) => diff(a.0, b.0),
+            By::Signed(_) => diff(a.0 as i64, b.0 as i64),
+            // The same range: the same text, unread.
+            By::Text(_) if a == b => 0,
+            By::Text(_) => strcmp(&self.text[a.range()], &self.text[b.range()]),
+            By::Start => by_start(a, b, false),
         }
     }
 }
@@ -258,30 +276,30 @@ pub fn reads(keys: &str) -> JobFields {
 /// What a key compares; `Ok(None)` for keys Slurm accepts and ignores, or
 /// that compare every row equal (a stable sort leaves the order as it is).
 fn key(c: char) -> Result<Option<By>, ()> {
-    use Key::{Signed, Unsigned};
+    use By::{Signed, Unsigned};
     let by = match c {
         'b' | 'c' | 'f' | 'h' | 'n' | 'O' | 'd' | 'H' | 'I' | 'J' | 'v' | 'z' => return Ok(None),
         'B' => By::Text(host),
-        'C' => By::Number(|j, _| Unsigned(j.num_cpus.into())),
-        'D' => By::Number(|j, _| Unsigned(j.num_nodes.into())),
-        'e' => By::Number(|j, _| Unsigned(j.end_time.unwrap_or(0))),
+        'C' => Unsigned(|j, _| j.num_cpus.into()),
+        'D' => Unsigned(|j, _| j.num_nodes.into()),
+        'e' => Unsigned(|j, _| j.end_time.unwrap_or(0)),
         'g' => By::Text(|j| &j.group_name),
-        'G' => By::Number(|j, _| Unsigned(j.group_id.into())),
-        'i' => By::Number(|j, _| Unsigned(by_id(j))),
+        'G' => Unsigned(|j, _| j.group_id.into()),
+        'i' => Unsigned(|j, _| by_id(j)),
         'j' => By::Text(|j| &j.name),
-        'l' => By::Number(|j, _| Unsigned(limit(j))),
-        'L' => By::Number(|j, now| Signed(time_left(j, now))),
-        'm' => By::Number(|j, _| Unsigned(min_memory(j))),
-        'M' => By::Number(|j, now| Signed(time_used(j, now))),
+        'l' => Unsigned(|j, _| limit(j)),
+        'L' => Signed(time_left),
+        'm' => Unsigned(|j, _| min_memory(j)),
+        'M' => Signed(time_used),
         'N' => By::Text(first_node),
-        'p' | 'Q' => By::Number(|j, _| Unsigned(j.priority.into())),
+        'p' | 'Q' => Unsigned(|j, _| j.priority.into()),
         'P' => By::Text(|j| &j.partition),
         'S' => By::Start,
         't' => By::Text(|j| j.state.short()),
         'T' => By::Text(|j| j.state.as_str()),
         'u' => By::Text(|j| &j.user_name),
-        'U' => By::Number(|j, _| Unsigned(j.user_id.into())),
-        'V' => By::Number(|j, _| Unsigned(j.submit_time)),
+        'U' => Unsigned(|j, _| j.user_id.into()),
+        'V' => Unsigned(|j, _| j.submit_time),
         _ => return Err(()),
     };
     Ok(Some(by))
@@ -337,7 +355,7 @@ fn by_id(j: &JobInfo) -> u64 {
 
 /// A job's start time as Slurm's comparator sees it.
 fn start_key(j: &JobInfo, now: u64) -> Key {
-    Key::Start(match j.start_time.unwrap_or(0) {
+    Key(match j.start_time.unwrap_or(0) {
         s if j.state == JobStateName::Pending && s != 0 && s < now => now,
         s => s,
     })
@@ -346,10 +364,7 @@ fn start_key(j: &JobInfo, now: u64) -> Key {
 /// Slurm's start time comparator: a job that has no start time is always
 /// "greater", whatever the direction; a pending job's past start is now.
 fn by_start(a: Key, b: Key, reverse: bool) -> i32 {
-    let (Key::Start(a), Key::Start(b)) = (a, b) else {
-        unreachable!("start keys")
-    };
-    by_start_time(a, b, reverse)
+    by_start_time(a.0, b.0, reverse)
 }
 
 /// [`by_start`] of two start times.
@@ -469,6 +484,38 @@ mod tests {
     }
 
     #[test]
+    fn keys_taken_in_parts_order_rows_as_keys_taken_at_once() {
+        let jobs = tied_jobs();
+        let now = 1_700_000_500;
+        for keys in ["P,t,-p", "j,-u,N", "-B,T,i", "-L,M,S,g"] {
+            let (spec, _) = SortSpec::parse(keys).expect("valid");
+            let mut whole = SortKeys::new(&spec, now);
+            jobs.iter().for_each(|job| whole.push(job));
+            for cut in [1, jobs.len() / 3, jobs.len() - 1] {
+                let (left, right) = jobs.split_at(cut);
+                let mut first = SortKeys::new(&spec, now);
+                left.iter().for_each(|job| first.push(job));
+                let mut second = SortKeys::new(&spec, now);
+                right.iter().for_each(|job| second.push(job));
+                first.append(second);
+                assert_eq!(first.order(), whole.order(), "-S {keys}, cut at {cut}");
+                // Each text key names the same text as taken at once.
+                let width = spec.steps.len() + 1;
+                for (i, step) in spec.steps.iter().enumerate() {
+                    if matches!(step.by, By::Text(_)) {
+                        for row in 0..jobs.len() {
+                            let at = |k: &SortKeys<'_>| {
+                                k.text[k.keys[row * width + i + 1].range()].to_string()
+                            };
+                            assert_eq!(at(&first), at(&whole), "-S {keys}, row {row}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn keys_sorted_together_order_rows_as_sorted_one_by_one() {
         let jobs = tied_jobs();
         let now = 1_700_000_500;
@@ -485,7 +532,7 @@ mod tests {
             });
             for (k, step) in spec.steps.iter().enumerate() {
                 let signed = |a: &usize, b: &usize| {
-                    let d = sorted.compare(at(*a, k + 1), at(*b, k + 1));
+                    let d = sorted.compare(step.by, at(*a, k + 1), at(*b, k + 1));
                     if step.reverse {
                         -d
                     } else {

@@ -345,10 +345,11 @@ pub fn write_report(
             .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
         first.into_iter().chain(others).collect::<Vec<_>>()
     });
-    // The parts' sort keys are sorted together; their lines stay where
+    // The parts' sort keys are sorted together, in the first part's (which
+    // grows by moving its pages, not its bytes); their lines stay where
     // they were written.
-    let mut keys = SortKeys::new(&spec, now);
-    keys.reserve(each.iter().flatten().map(|part| part.ends.len()).sum());
+    let rows: usize = each.iter().flatten().map(|part| part.ends.len()).sum();
+    let mut keys: Option<SortKeys<'_>> = None;
     let mut texts = Vec::with_capacity(each.len());
     for part in each {
         let Rows {
@@ -359,9 +360,17 @@ pub fn write_report(
             Ok(part) => part,
             Err(e) => return failed(e),
         };
-        keys.append(part_keys);
+        match &mut keys {
+            Some(keys) => keys.append(part_keys),
+            None => {
+                let mut first = part_keys;
+                first.reserve(rows - ends.len());
+                keys = Some(first);
+            }
+        }
         texts.push((lines, ends));
     }
+    let keys = keys.unwrap_or_else(|| SortKeys::new(&spec, now));
     // The listing's row number of each part's first row.
     let firsts: Vec<usize> = texts
         .iter()
