@@ -84,8 +84,8 @@ impl SortSpec {
 /// text (where it starts in the high half, where it ends in the low), or
 /// the start time as Slurm's comparator sees it (0 for none, a pending
 /// job's past start being now). A listing's keys are read again and again
-/// as it sorts: a word a key keeps twice as many in the cache as a tagged
-/// value would.
+/// as it sorts: at a word each, twice as many fit in the cache as tagged
+/// values would.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Key(u64);
 
