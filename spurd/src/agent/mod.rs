@@ -8,6 +8,7 @@ mod acct;
 pub mod cgroup;
 mod fence;
 mod gpu;
+mod groups;
 mod launcher;
 mod mesh;
 pub(crate) mod nvml;
@@ -96,6 +97,8 @@ pub struct Settings {
     pub acct: Option<acct::AcctConf>,
     /// The WireGuard mesh, where spur.conf turns it on.
     pub mesh: Option<Arc<mesh::AgentMesh>>,
+    /// The job users' groups, kept for GroupUpdateTime.
+    pub groups: Arc<groups::GroupCache>,
 }
 
 impl Settings {
@@ -205,6 +208,7 @@ impl Settings {
             heartbeat: heartbeat(conf.slurmd_timeout_secs),
             acct: acct::AcctConf::from_conf(conf),
             mesh: None,
+            groups: Arc::new(groups::GroupCache::new(groups::keep_time(conf))),
         })
     }
 }
@@ -736,7 +740,9 @@ fn prepare(settings: &Settings, folder: &Path, launch: &BatchLaunch) -> Result<(
         )?;
     }
     // The supervisor reads no user database: the groups are resolved here.
-    let groups = spur_sys::users::group_list(&launch.user_name, launch.gid);
+    let groups = settings
+        .groups
+        .groups(&launch.user_name, launch.gid, std::time::Instant::now());
     let bytes = supervisor::launch_bytes(launch, &groups).context("while encoding the launch")?;
     // Only root reads it: it holds the job's environment. A kept folder's
     // launch file is written over, not emptied first (spur_sys::rewrite).
