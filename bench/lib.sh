@@ -40,8 +40,11 @@ install_spur() {
   target=$host
   [ -d "$(rustc --print sysroot)/lib/rustlib/$musl" ] && target=$musl
   RUSTFLAGS="$static" cargo build --release -q --target "$target" -p spurctl
-  cp "$(dirname "$rel")/$target/release/"{spurctl,sbatch} "$dest/"
-  echo "commands: spurctl and sbatch, static at a fixed address ($target)" >&2
+  local built own
+  built="$(dirname "$rel")/$target/release"
+  own=$("$built/spurctl" --own-programs)
+  for c in spurctl $own; do cp "$built/$c" "$dest/"; done
+  echo "commands: spurctl and" $own", static at a fixed address ($target)" >&2
   if [ "$target" = "$musl" ]; then
     RUSTFLAGS="$static" cargo build --release -q --target "$musl" -p spur-supervise
     cp "$(dirname "$rel")/$musl/release/spur-supervise" "$dest/"
@@ -55,16 +58,18 @@ install_spur() {
 
 # link_commands BIN DIR COMMAND...: DIR/COMMAND for each command, a link to
 # BIN/spurctl, or to the command's own program in BIN where it has one
-# (sbatch), as a site links them.
+# (`spurctl --own-programs`), as a site links them.
 link_commands() {
-  local bin=$1 dir=$2 c
+  local bin=$1 dir=$2 c own
   shift 2
+  own=" $("$bin/spurctl" --own-programs | tr '\n' ' ')"
   mkdir -p "$dir"
   for c in "$@"; do
-    case $c in
-    sbatch) ln -s "$bin/$c" "$dir/$c" ;;
-    *) ln -s "$bin/spurctl" "$dir/$c" ;;
-    esac
+    if [[ $own == *" $c "* ]]; then
+      ln -s "$bin/$c" "$dir/$c"
+    else
+      ln -s "$bin/spurctl" "$dir/$c"
+    fi
   done
 }
 

@@ -70,10 +70,10 @@ impl Cluster {
         let commands = d.join("bin");
         std::fs::create_dir_all(&commands)?;
         std::fs::create_dir_all(d.join("runs"))?;
-        for cmd in ["srun", "squeue", "scancel", "scontrol", "sacct"] {
-            std::os::unix::fs::symlink(bin.join("spurctl"), commands.join(cmd))?;
+        for cmd in ["sbatch", "srun", "squeue", "scancel", "scontrol", "sacct"] {
+            let program = bin.join(spur_slurm::program_of(cmd));
+            std::os::unix::fs::symlink(program, commands.join(cmd))?;
         }
-        std::os::unix::fs::symlink(bin.join("sbatch"), commands.join("sbatch"))?;
         let net = own_network();
         let ctld = format!("{net}.1");
         let port = free_port(&ctld)?;

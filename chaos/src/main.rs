@@ -83,7 +83,7 @@ fn bin_dir(opts: &Opts) -> Result<PathBuf> {
 
 fn run(opts: &Opts) -> Result<bool> {
     let bin = bin_dir(opts)?;
-    for b in ["spurd", "spurctl", "sbatch"] {
+    for &b in ["spurd", "spurctl"].iter().chain(spur_slurm::OWN_PROGRAMS) {
         if !bin.join(b).exists() {
             bail!("no {b} in {} (build it, or give --bin)", bin.display());
         }

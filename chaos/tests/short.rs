@@ -14,8 +14,9 @@ fn half_a_minute_of_faults_loses_nothing() {
     // `cargo test --workspace` builds them beside this program
     // (`cargo test -p spur-chaos` alone builds neither).
     assert!(
-        ["spurd", "spurctl", "sbatch"]
+        ["spurd", "spurctl"]
             .iter()
+            .chain(spur_slurm::OWN_PROGRAMS)
             .all(|b| bin.join(b).exists()),
         "spurd, spurctl and sbatch must be built beside spur-chaos: cargo build -p spurd -p spurctl"
     );

@@ -44,3 +44,24 @@ pub const COMMANDS: &[&str] = &[
 /// those. A shell loop starts its command once a line, and a program of
 /// one command's code starts in less time than the multi-call binary.
 pub const OWN_PROGRAMS: &[&str] = &["sbatch"];
+
+/// The program the name `command` leads to: its own, or `spurctl`.
+pub fn program_of(command: &str) -> &str {
+    if OWN_PROGRAMS.contains(&command) {
+        command
+    } else {
+        "spurctl"
+    }
+}
+
+#[cfg(test)]
+mod program_tests {
+    use super::*;
+
+    #[test]
+    fn a_name_leads_to_its_own_program_or_to_spurctl() {
+        assert_eq!(program_of("sbatch"), "sbatch");
+        assert_eq!(program_of("squeue"), "spurctl");
+        assert!(OWN_PROGRAMS.iter().all(|p| COMMANDS.contains(p)));
+    }
+}

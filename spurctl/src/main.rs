@@ -3,7 +3,8 @@
 //! too; sbatch is also a program of its own, `src/bin/sbatch.rs`).
 //! `spurctl --install-docs DIR` writes their man pages and completions;
 //! `spurctl --list` prints the names, one a line, for the scripts and
-//! packages that link them.
+//! packages that link them; `spurctl --own-programs` the commands among
+//! them whose names lead to programs of their own beside spurctl.
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -21,7 +22,7 @@ fn main() -> ExitCode {
     if name == "spurctl" {
         if args.len() < 2 {
             eprintln!(
-                "usage: spurctl <command> [options] | spurctl --install-docs DIR | spurctl --list"
+                "usage: spurctl <command> [options] | spurctl --install-docs DIR | spurctl --list | spurctl --own-programs"
             );
             eprintln!("commands: {}", spurctl::COMMANDS.join(", "));
             return ExitCode::from(1);
@@ -31,6 +32,10 @@ fn main() -> ExitCode {
         }
         if args[1] == "--list" {
             println!("{}", spurctl::COMMANDS.join("\n"));
+            return ExitCode::SUCCESS;
+        }
+        if args[1] == "--own-programs" {
+            println!("{}", spur_slurm::OWN_PROGRAMS.join("\n"));
             return ExitCode::SUCCESS;
         }
         args.remove(0);

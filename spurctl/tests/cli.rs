@@ -70,3 +70,15 @@ fn sbatch_on_its_own_answers_as_the_multi_call_binary_does() {
         assert!(own.0.is_some(), "sbatch {args:?} exits");
     }
 }
+
+#[test]
+fn the_own_programs_listed_are_built_beside_spurctl() {
+    let out = Command::new(env!("CARGO_BIN_EXE_spurctl"))
+        .arg("--own-programs")
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "sbatch\n");
+    let beside = std::path::Path::new(env!("CARGO_BIN_EXE_spurctl")).with_file_name("sbatch");
+    assert_eq!(beside, std::path::Path::new(env!("CARGO_BIN_EXE_sbatch")));
+}

@@ -1,8 +1,8 @@
 //! `spurd dev`: the embedded default cluster. It writes a slurm.conf, a
 //! topology.conf (one block per NVL72 domain of 18 nodes) and a cluster key
 //! into a folder, links the Slurm command names to spurctl (sbatch to its
-//! own program) in DIR/bin, and runs a controller, one agent per emulated node and a REST server on a
-//! loopback port in this process. The man pages and shell completions go
+//! own program) in DIR/bin, and runs a controller, one agent per emulated
+//! node and a REST server on a loopback port in this process. The man pages and shell completions go
 //! into DIR/share. The controller takes JSON Web Tokens (auth/jwt with a
 //! key of its own in DIR), so `scontrol token` gives one for the REST API.
 
@@ -246,11 +246,7 @@ fn link_commands(dir: &Path) -> Result<()> {
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin)?;
     for cmd in spur_slurm::COMMANDS {
-        let program = if spur_slurm::OWN_PROGRAMS.contains(cmd) {
-            exe.with_file_name(cmd)
-        } else {
-            exe.with_file_name("spurctl")
-        };
+        let program = exe.with_file_name(spur_slurm::program_of(cmd));
         anyhow::ensure!(
             program.exists(),
             "{} is not installed beside {} (build it with `cargo build --release`)",

@@ -322,14 +322,11 @@ impl Cluster {
             .expect("chmod");
         let bin = dir.path().join("bin");
         std::fs::create_dir_all(&bin).expect("bin dir");
-        // As a site has them: sbatch is its own program, the rest spurctl.
-        for cmd in [
-            "salloc", "srun", "squeue", "scancel", "sinfo", "scontrol", "sacct", "sdiag", "sprio",
-            "sshare", "sstat", "seff",
-        ] {
-            std::os::unix::fs::symlink(bin_dir().join("spurctl"), bin.join(cmd)).expect("link");
+        // As a site has them: spurctl, or a command's own program.
+        for cmd in spur_slurm::COMMANDS {
+            let program = bin_dir().join(spur_slurm::program_of(cmd));
+            std::os::unix::fs::symlink(program, bin.join(cmd)).expect("link");
         }
-        std::os::unix::fs::symlink(bin_dir().join("sbatch"), bin.join("sbatch")).expect("link");
         let net = own_network();
         let netns = opts
             .netns

@@ -98,7 +98,7 @@ pub struct Settings {
     /// The WireGuard mesh, where spur.conf turns it on.
     pub mesh: Option<Arc<mesh::AgentMesh>>,
     /// The job users' groups, kept for GroupUpdateTime.
-    pub groups: Arc<groups::GroupCache>,
+    pub groups: groups::GroupCache,
 }
 
 impl Settings {
@@ -208,7 +208,7 @@ impl Settings {
             heartbeat: heartbeat(conf.slurmd_timeout_secs),
             acct: acct::AcctConf::from_conf(conf),
             mesh: None,
-            groups: Arc::new(groups::GroupCache::new(groups::keep_time(conf))),
+            groups: groups::GroupCache::new(groups::keep_time(conf)),
         })
     }
 }
