@@ -393,6 +393,8 @@ pub struct Core {
     /// and kept, since the nodes' configuration is fixed for a core's life
     /// (reconfiguration makes a new core).
     empty_profile: std::sync::OnceLock<crate::backfill::Profile>,
+    /// The verdicts of that check, by request.
+    feasible: crate::feasible::Verdicts,
     pub(crate) pending: crate::pending::PendingJobs,
     pub(crate) running: BTreeSet<JobId>,
     /// Ended jobs by end time, so that MinJobAge's purge reads only those
@@ -592,6 +594,7 @@ impl Core {
             part_share,
             jobs: BTreeMap::new(),
             empty_profile: std::sync::OnceLock::new(),
+            feasible: Default::default(),
             pending: Default::default(),
             running: BTreeSet::new(),
             ended: BTreeSet::new(),
@@ -956,8 +959,18 @@ impl Core {
 
     /// Rejects a job that could never run: no node of its partition could
     /// hold its per-node demand even when empty, or its topology request
-    /// cannot be met on the empty cluster.
+    /// cannot be met on the empty cluster. A request asked before gets the
+    /// verdict it got then ([`crate::feasible`]).
     pub(crate) fn check_feasible(&self, r: &Resolved) -> Result<(), SubmitError> {
+        if self.feasible.get(r, || self.could_ever_run(r)) {
+            Ok(())
+        } else {
+            Err(SubmitError::NodeConfigUnavailable)
+        }
+    }
+
+    /// The feasibility check itself, over every node of the partition.
+    fn could_ever_run(&self, r: &Resolved) -> bool {
         let part = &self.partitions[r.partition.index()];
         let capable = part
             .nodes
@@ -965,16 +978,11 @@ impl Core {
             .filter(|&&n| self.could_ever_hold(n, r))
             .count() as u32;
         if capable == 0 {
-            return Err(SubmitError::NodeConfigUnavailable);
+            return false;
         }
-        if capable < r.shape.nodes_min {
-            // Accepted, as Slurm does; it pends with PartitionNodeLimit.
-            return Ok(());
-        }
-        if crate::sched::place_on_empty(self, r).is_none() {
-            return Err(SubmitError::NodeConfigUnavailable);
-        }
-        Ok(())
+        // Too few nodes: accepted, as Slurm does; it pends with
+        // PartitionNodeLimit.
+        capable < r.shape.nodes_min || crate::sched::place_on_empty(self, r).is_some()
     }
 
     /// The cluster with every node free and idle, at time 0.

@@ -17,6 +17,7 @@ mod core;
 pub mod dependency;
 pub mod domains;
 pub mod effects;
+mod feasible;
 pub mod id;
 pub mod job;
 pub mod node;

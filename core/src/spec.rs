@@ -25,7 +25,7 @@ pub enum MemRequest {
 }
 
 /// `--exclusive` and its forms.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum Exclusive {
     /// Nodes may be shared with other jobs (OverSubscribe permitting).
     #[default]
@@ -40,7 +40,7 @@ pub enum Exclusive {
 }
 
 /// How segments of a `--segment` job are laid over base blocks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum SegmentLayout {
     /// Best fit: each segment where it wastes least, fewest blocks first.
     #[default]
@@ -233,7 +233,7 @@ pub enum SubmitError {
 
 /// The per-node demand of a job, resolved once at submit from its spec and
 /// the cluster's defaults. Placement works on this alone.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Shape {
     /// Fewest nodes.
     pub nodes_min: u32,
@@ -268,7 +268,7 @@ pub struct Shape {
 }
 
 /// Memory demand in MiB, resolved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum MemDemand {
     /// A fixed amount per node (0: none).
     PerNode(u64),

@@ -402,3 +402,36 @@ fn a_job_waiting_in_another_partition_leaves_a_domain_stranded() {
     assert_eq!((domains[1].idle, domains[1].stranded), (72, 72));
     assert_eq!((domains[0].idle, domains[0].stranded), (0, 0));
 }
+
+#[test]
+fn a_request_asked_again_gets_the_same_verdict_and_a_different_one_its_own() {
+    let mut env = TestEnv::nvl72(1);
+    let two = || JobBuilder::new().gpus_per_node(4).nodes(2);
+    env.submit(two());
+    env.submit(two());
+    // The same request with every node excluded could never run: it is
+    // not answered with the verdict of the one without exclusions.
+    let mut none_left = two().0;
+    none_left.excluded_nodes = (1..=18).map(|i| format!("gb{i:03}")).collect();
+    for _ in 0..2 {
+        assert_eq!(
+            env.core.submit_job(none_left.clone(), env.now).unwrap_err(),
+            SubmitError::NodeConfigUnavailable
+        );
+    }
+    // One node left: accepted, as Slurm accepts too few nodes, to pend.
+    let mut one_left = two().0;
+    one_left.excluded_nodes = (2..=18).map(|i| format!("gb{i:03}")).collect();
+    let pends = env.core.submit_job(one_left, env.now).expect("accepted");
+    env.schedule();
+    assert_eq!(env.core.job(pends).unwrap().state(), JobState::Pending);
+    for _ in 0..2 {
+        assert_eq!(
+            env.core
+                .submit_job(JobBuilder::new().gpus_per_node(5).0, env.now)
+                .unwrap_err(),
+            SubmitError::NodeConfigUnavailable
+        );
+    }
+    assert_eq!(env.core.jobs().count(), 3);
+}

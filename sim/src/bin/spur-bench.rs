@@ -187,6 +187,34 @@ fn placement_micros(opts: &BenchOpts, first_fit: bool) -> Result<(f64, f64)> {
     Ok((p(0.5), p(0.99)))
 }
 
+/// Times submissions to an idle cluster of `domains` NVL72 domains: the
+/// mix of [`job`] and, as a shell loop of `sbatch --wrap` sends them, one
+/// single-node job over and over (p50, in microseconds, of each).
+fn submit_micros(opts: &BenchOpts, domains: u32) -> Result<(f64, f64)> {
+    let config = SchedConfig {
+        max_job_count: u32::MAX,
+        ..SchedConfig::default()
+    };
+    let mut core = Core::new(cluster::nvl72(domains), config)?;
+    let mut rng = Rng(0x51b_0000_5eed_0001);
+    let mut time = |spec: JobSpec| -> Result<f64> {
+        let started = Instant::now();
+        core.submit_job(spec, 1_000_000)
+            .context("while submitting")?;
+        Ok(started.elapsed().as_secs_f64() * 1e6)
+    };
+    let mut mix = Vec::with_capacity(opts.placements as usize);
+    let mut same = Vec::with_capacity(opts.placements as usize);
+    for _ in 0..opts.placements {
+        mix.push(time(job(&mut rng))?);
+        same.push(time(JobSpec {
+            user: Uid(1000),
+            ..Default::default()
+        })?);
+    }
+    Ok((median(mix), median(same)))
+}
+
 fn replay_seconds(path: &std::path::Path, domains: u32, placement: PlacementPolicy) -> Result<f64> {
     let trace = trace::load(path)?;
     let cluster = cluster::nvl72(domains);
@@ -224,6 +252,14 @@ fn main() -> Result<()> {
     println!("placement_p99_spur {p99:.1} us");
     println!("placement_p50_baseline {b50:.1} us");
     println!("placement_p99_baseline {b99:.1} us");
+    // Submission beside the same on the benches' cluster (4 domains, 72
+    // nodes): what a submission costs as the cluster grows.
+    for domains in [4, opts.domains] {
+        let (mix, same) = submit_micros(&opts, domains)?;
+        let nodes = domains * spur_sim::metrics::DOMAIN_NODES;
+        println!("submit_p50_mix_{nodes}_nodes {mix:.1} us");
+        println!("submit_p50_one_node_{nodes}_nodes {same:.1} us");
+    }
     if let Some(path) = &opts.trace {
         let spur = replay_seconds(path, opts.domains, PlacementPolicy::Topology)?;
         let base = replay_seconds(path, opts.domains, PlacementPolicy::LinearFirstFit)?;
