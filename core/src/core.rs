@@ -823,6 +823,11 @@ impl Core {
         let mut job = Job::new(id, spec, resolved, now, self.seq);
         job.array = array.map(Box::new);
         job.dependency = dependency.map(Box::new);
+        // Its priority from the start, as slurmctld sets it at submission
+        // (a held job's stays 0, as there); passes keep it current.
+        if job.hold.is_none() {
+            job.priority = self.priority_at(&job, now);
+        }
         self.pending.file(&job);
         self.jobs.insert(id, Box::new(job));
         self.index_array_member(id);

@@ -15,7 +15,7 @@ use crate::core::{Core, PreemptType};
 use crate::dependency::DependencyStatus;
 use crate::effects::{Effect, Effects};
 use crate::id::{JobId, NodeId, PartitionId};
-use crate::job::{Job, KillCause, Resolved};
+use crate::job::{Job, JobState, KillCause, Resolved};
 use crate::node::{Node, NodeAlloc};
 use crate::partition::PartitionState;
 use crate::placement::{distribute_tasks, fit_key, node_alloc, tasks_fit, Miss, Request};
@@ -164,6 +164,47 @@ pub(crate) fn place_on_empty(core: &Core, r: &Resolved) -> Option<()> {
 }
 
 impl Core {
+    /// Whether a pass could start the pending job `id` now. False only
+    /// where it cannot: the job is held, or fewer nodes of its partition
+    /// than it asks for are up, match it and have room for its per-node
+    /// demand now (a pass takes away more still: reservations, topology,
+    /// other users). Always true with preemption, which makes room. A
+    /// caller that has only submitted jobs a pass could not start may
+    /// leave the pass for later: it would start nothing, and only tell
+    /// the new jobs why they wait.
+    pub fn could_start_now(&self, id: JobId) -> bool {
+        let Some(job) = self.jobs.get(&id) else {
+            return false;
+        };
+        if job.state() != JobState::Pending || job.hold.is_some() {
+            return false;
+        }
+        if self.config.preempt != PreemptType::None {
+            return true;
+        }
+        let shape = &job.shape;
+        let min_tasks = shape.min_tasks_per_node();
+        let excluded = job.excluded.as_ref();
+        let constraint = job.constraint.as_deref();
+        let roomy = self.partitions[job.partition.index()]
+            .nodes
+            .iter()
+            .filter(|&&n| {
+                let node = &self.nodes[n.index()];
+                node.is_schedulable()
+                    && matches_static(self, node, n, excluded, constraint, shape.gpu_type)
+                    && tasks_fit(
+                        shape,
+                        &node.config.resources(),
+                        &node.free(),
+                        node.is_idle(),
+                    ) >= min_tasks
+            })
+            .take(shape.nodes_min.max(1) as usize)
+            .count();
+        roomy >= shape.nodes_min.max(1) as usize
+    }
+
     pub(crate) fn feature_id(&self, name: &str) -> Option<u16> {
         self.features
             .iter()
@@ -395,7 +436,6 @@ impl Core {
         // Held jobs are left out: they showed why they wait when they
         // were held, and nothing a pass does changes that.
         let mut keyed = Vec::with_capacity(self.pending.unheld().len());
-        let ctx_total = self.nodes.len() as u32;
         let pending: Vec<JobId> = self.pending.unheld().iter().copied().collect();
         let running_per_array = self.running_per_array();
         for id in pending {
@@ -405,17 +445,7 @@ impl Core {
                 &running_per_user_qos,
                 &running_per_array,
             );
-            let priority = {
-                let job = &self.jobs[&id];
-                let ctx = PriorityContext {
-                    now,
-                    total_nodes: ctx_total,
-                    partitions: &self.partitions,
-                    qos: &self.qos,
-                    fairshare: &self.fairshare,
-                };
-                self.config.priority.priority(job, &ctx)
-            };
+            let priority = self.priority_at(&self.jobs[&id], now);
             let job = self.jobs.get_mut(&id).expect("pending ids are jobs");
             job.priority = priority;
             if let Some(reason) = blocking {
@@ -441,6 +471,18 @@ impl Core {
         }
         keyed.sort_unstable();
         keyed.into_iter().map(|(_, _, _, _, id)| id).collect()
+    }
+
+    /// The priority of `job` at `now`, as a pass orders the queue by it.
+    pub(crate) fn priority_at(&self, job: &Job, now: Time) -> u32 {
+        let ctx = PriorityContext {
+            now,
+            total_nodes: self.nodes.len() as u32,
+            partitions: &self.partitions,
+            qos: &self.qos,
+            fairshare: &self.fairshare,
+        };
+        self.config.priority.priority(job, &ctx)
     }
 
     fn blocking_reason(

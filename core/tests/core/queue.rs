@@ -335,3 +335,52 @@ fn a_held_job_shows_its_hold_at_once_and_passes_leave_it_out_until_released() {
     assert_eq!(job.reason(), Reason::Resources);
     assert!(job.expected_start().is_some());
 }
+
+#[test]
+fn a_job_could_start_now_only_where_a_pass_could_start_it() {
+    let mut env = TestEnv::nvl72(1);
+    let one = env.submit(gpu_job(1));
+    assert!(env.core.could_start_now(one));
+    let held = env.submit(gpu_job(1).hold());
+    assert!(!env.core.could_start_now(held));
+    assert_eq!(env.schedule().len(), 1);
+    assert!(!env.core.could_start_now(one), "running, not waiting");
+    // 17 nodes left: a job of 17 could start, one of 18 could not, and a
+    // pass agrees on both.
+    let seventeen = env.submit(gpu_job(17));
+    let eighteen = env.submit(gpu_job(18));
+    assert!(env.core.could_start_now(seventeen));
+    assert!(!env.core.could_start_now(eighteen));
+    let started: Vec<_> = env.schedule().into_iter().map(|(id, _)| id).collect();
+    assert_eq!(started, vec![seventeen]);
+    // A full cluster: nothing could start, and once nodes are free again
+    // a waiting job could.
+    let small = env.submit(JobBuilder::new().cpus(1, 1));
+    assert!(!env.core.could_start_now(small));
+    assert!(env.schedule().is_empty());
+    env.finish(one, 0);
+    assert!(env.core.could_start_now(small));
+    // A node down is no room.
+    let mut effects = Vec::new();
+    for n in 0..18 {
+        let _ = env.core.handle(
+            Input::NodeDown(NodeId(n), "test".into()),
+            env.now,
+            &mut effects,
+        );
+    }
+    assert!(!env.core.could_start_now(small));
+}
+
+#[test]
+fn with_preemption_a_job_could_always_start_now() {
+    let config = SchedConfig {
+        preempt: PreemptType::PartitionPrio,
+        ..Default::default()
+    };
+    let mut env = TestEnv::new(cluster(18, nvl72_topology(1, None)), config);
+    env.submit(gpu_job(18));
+    env.schedule();
+    let waiting = env.submit(gpu_job(1));
+    assert!(env.core.could_start_now(waiting));
+}
