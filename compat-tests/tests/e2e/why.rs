@@ -8,6 +8,25 @@ use std::os::unix::process::CommandExt;
 use crate::harness::{Cluster, Options};
 use crate::text;
 
+/// A job that cannot start is told why with no other event to call a
+/// pass: a submission that could start nothing leaves the pass for a
+/// moment later, and then it comes.
+#[test]
+fn a_job_that_cannot_start_is_told_why_without_another_event() {
+    let c = Cluster::start(Options {
+        nodes: 1,
+        ..Options::default()
+    });
+    let first = c.submit(&["--exclusive", "-t", "10"], "#!/bin/sh\nsleep 300\n");
+    c.wait_state(first, "RUNNING");
+    let waiting = c.submit(&["-n1", "-t", "10"], "#!/bin/sh\ntrue\n");
+    let id = waiting.to_string();
+    c.wait_for(std::time::Duration::from_secs(10), "its reason", |c| {
+        text(&c.run("squeue", &["-h", "-j", &id, "-o", "%r"]).stdout).trim() == "Resources"
+    });
+    assert_eq!(c.state(waiting).as_deref(), Some("PENDING"));
+}
+
 /// The line of `report` that starts with `start`.
 fn line<'a>(report: &'a str, start: &str) -> &'a str {
     report

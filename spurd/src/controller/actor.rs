@@ -168,6 +168,10 @@ pub type JobMap<V> = HashMap<JobId, V, std::hash::BuildHasherDefault<IdHasher>>;
 /// take a turn and a commit of its own.
 const MIN_PASS_INTERVAL: Duration = Duration::from_millis(1);
 
+/// How long a submitted job that could not start waits for a pass to say
+/// why ([`Controller::submitted`]).
+const FIRST_LOOK: Duration = Duration::from_secs(1);
+
 /// How long changes that nobody waits on may wait for a later turn's
 /// commit: a turn that owes no answer and no instruction (one of agents'
 /// reports: a job's end, a step's, usage) leaves its changes to the next
@@ -213,6 +217,9 @@ pub struct Controller {
     /// ([`COMMIT_DELAY`]).
     commit_waits_since: Option<Instant>,
     sched_due: bool,
+    /// Since when a job submitted that could not start has waited for a
+    /// pass to look at it.
+    unseen_since: Option<Instant>,
     last_pass: Option<Instant>,
     last_pass_cost: Duration,
     last_housekeeping: u64,
@@ -397,6 +404,7 @@ impl Controller {
             turn: TurnState::default(),
             commit_waits_since: None,
             sched_due: true,
+            unseen_since: None,
             last_pass: None,
             last_pass_cost: Duration::ZERO,
             last_housekeeping: 0,
@@ -489,9 +497,14 @@ impl Controller {
         if let Some(t) = self.wakeup {
             wait = wait.min(Duration::from_secs(t.saturating_sub(now_s)));
         }
+        let since_pass = self.last_pass.map_or(Duration::MAX, |t| t.elapsed());
+        let interval_left = self.pass_interval().saturating_sub(since_pass);
         if self.sched_due {
-            let since = self.last_pass.map_or(Duration::MAX, |t| t.elapsed());
-            wait = wait.min(self.pass_interval().saturating_sub(since));
+            wait = wait.min(interval_left);
+        }
+        if let Some(since) = self.unseen_since {
+            let look_left = FIRST_LOOK.saturating_sub(since.elapsed());
+            wait = wait.min(look_left.max(interval_left));
         }
         if let Some(since) = self.commit_waits_since {
             wait = wait.min(COMMIT_DELAY.saturating_sub(since.elapsed()));
@@ -501,6 +514,27 @@ impl Controller {
 
     fn pass_interval(&self) -> Duration {
         MIN_PASS_INTERVAL.max(self.last_pass_cost * 2)
+    }
+
+    /// A job was submitted: a pass is due if it could start now. One that
+    /// cannot (the cluster is full, or its nodes are down) would get from
+    /// a pass only why it waits; a deep queue's pass is long, and one per
+    /// submission would take a third of the controller's time from a
+    /// burst of them ([`Controller::pass_interval`]), so such a job is
+    /// looked at with others within [`FIRST_LOOK`], showing Slurm's
+    /// `None` reason until then.
+    fn submitted(&mut self, id: JobId) {
+        if self.core.could_start_now(id) {
+            self.sched_due = true;
+        } else {
+            self.unseen_since.get_or_insert_with(Instant::now);
+        }
+    }
+
+    /// Whether jobs submitted that could not start have waited long
+    /// enough for a pass to look at them.
+    fn first_look_due(&self) -> bool {
+        self.unseen_since.is_some_and(|t| t.elapsed() >= FIRST_LOOK)
     }
 
     /// Applies one command; true when it asks the actor to stop.
@@ -544,24 +578,30 @@ impl Controller {
                 // What may let a job start calls for a pass. A held job's
                 // submission starts nothing and is in no other job's way;
                 // its reason is set as it is held. (A hold is different: a
-                // held job may have been what blocked the others.)
-                let changes = match &req {
-                    ClientRequest::Submit(desc) => !desc.hold,
+                // held job may have been what blocked the others.) Another
+                // submission calls for one if the job could start now.
+                let submits = matches!(&req, ClientRequest::Submit(desc) if !desc.hold);
+                let changes = matches!(
+                    &req,
                     ClientRequest::Signal(_)
-                    | ClientRequest::Hold { .. }
-                    | ClientRequest::Release { .. }
-                    | ClientRequest::Requeue { .. }
-                    | ClientRequest::UpdateJob(_)
-                    | ClientRequest::SplitArrayTasks(_)
-                    | ClientRequest::UpdateNode(_)
-                    | ClientRequest::Reconfigure => true,
-                    _ => false,
-                };
+                        | ClientRequest::Hold { .. }
+                        | ClientRequest::Release { .. }
+                        | ClientRequest::Requeue { .. }
+                        | ClientRequest::UpdateJob(_)
+                        | ClientRequest::SplitArrayTasks(_)
+                        | ClientRequest::UpdateNode(_)
+                        | ClientRequest::Reconfigure
+                );
                 let kind = super::stats::message_type(&req);
                 let began = Instant::now();
                 let resp = self.on_request(uid, req);
                 self.rpcs.record(kind, uid, began.elapsed());
                 self.sched_due |= changes;
+                if let (true, Reply::Response(ClientResponse::Submitted { job_id, .. })) =
+                    (submits, &resp)
+                {
+                    self.submitted(JobId(*job_id));
+                }
                 self.turn.replies.push((reply, resp));
             }
             Command::MeshJoin {
@@ -654,7 +694,7 @@ impl Controller {
         let interval_ok = self
             .last_pass
             .is_none_or(|t| t.elapsed() >= self.pass_interval());
-        if (self.sched_due || wakeup_due) && interval_ok {
+        if (self.sched_due || wakeup_due || self.first_look_due()) && interval_ok {
             let started = Instant::now();
             // The interval gathers a burst of submissions into one pass; a
             // pass with no job waiting gathers nothing, and holding the
@@ -672,6 +712,7 @@ impl Controller {
                 self.last_pass = Some(Instant::now());
             }
             self.sched_due = false;
+            self.unseen_since = None;
             // The next time the core must look again without an input;
             // only inputs and passes change it, and inputs lead to a pass.
             self.wakeup = self.core.next_wakeup(now_s);
