@@ -1,7 +1,7 @@
 //! The verdicts of the feasibility check, kept per request. The check of
 //! each submission (could this job ever run?) places it on the whole
 //! cluster left empty, which takes time in proportion to the nodes: a
-//! one-node job cost 3.6 us at 72 nodes and 170 us at 4,986. The verdict
+//! one-node job cost 2-4 us at 72 nodes and 88-170 us at 4,986. The verdict
 //! depends only on what the job asks for and on the nodes' configuration,
 //! which is fixed for a core's life (a reconfiguration makes a new core),
 //! so a request asked before is answered from here: a shell loop of the
