@@ -2,9 +2,10 @@
 //! topology.conf (one block per NVL72 domain of 18 nodes) and a cluster key
 //! into a folder, links the Slurm command names to spurctl (sbatch to its
 //! own program) in DIR/bin, and runs a controller, one agent per emulated
-//! node and a REST server on a loopback port in this process. The man pages and shell completions go
-//! into DIR/share. The controller takes JSON Web Tokens (auth/jwt with a
-//! key of its own in DIR), so `scontrol token` gives one for the REST API.
+//! node and a REST server on a loopback port in this process. The man
+//! pages and shell completions go into DIR/share. The controller takes
+//! JSON Web Tokens (auth/jwt with a key of its own in DIR), so `scontrol
+//! token` gives one for the REST API.
 
 use std::fmt::Write as _;
 use std::os::unix::fs::PermissionsExt;

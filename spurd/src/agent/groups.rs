@@ -74,13 +74,22 @@ impl GroupCache {
     }
 }
 
-/// slurm.conf's `GroupUpdateTime` (seconds; 600 unless set).
+/// slurm.conf's `GroupUpdateTime` (seconds; 600 unless set, or where the
+/// value is no number of seconds, which is said).
 pub fn keep_time(conf: &spur_conf::SlurmConf) -> Duration {
-    let secs = conf
-        .other
-        .get("groupupdatetime")
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .unwrap_or(600);
+    const DEFAULT_SECS: u64 = 600;
+    let text = conf.other.get("groupupdatetime");
+    let secs = match text.map(|t| t.trim().parse::<u64>()) {
+        None => DEFAULT_SECS,
+        Some(Ok(secs)) => secs,
+        Some(Err(_)) => {
+            tracing::warn!(
+                value = text.map_or("", String::as_str),
+                "GroupUpdateTime is no number of seconds; job users' groups are kept for 600 s"
+            );
+            DEFAULT_SECS
+        }
+    };
     Duration::from_secs(secs)
 }
 
@@ -154,6 +163,11 @@ mod tests {
         assert_eq!(
             keep_time(&conf("ClusterName=c\nGroupUpdateTime=0\n")),
             Duration::ZERO
+        );
+        // Not a number: the default, with a warning.
+        assert_eq!(
+            keep_time(&conf("ClusterName=c\nGroupUpdateTime=soon\n")),
+            Duration::from_secs(600)
         );
     }
 }
