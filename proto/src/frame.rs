@@ -135,9 +135,7 @@ pub fn encode_jobs<T: Sync>(
                 (count, tail)
             };
             let (first_count, (second_count, tail)) = std::thread::scope(|scope| {
-                let helper = std::thread::Builder::new()
-                    .name("listing".into())
-                    .spawn_scoped(scope, write_second);
+                let helper = spur_sys::spawn_apart(scope, "listing", write_second);
                 let count = write(first, &mut buf, second.len());
                 let second = match helper {
                     Ok(helper) => helper

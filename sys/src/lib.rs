@@ -2,17 +2,19 @@
 //! daemon and every front end: users and groups from the passwd and group
 //! databases, the host's short name, a peer's host name, this process's
 //! umask, random bytes from the kernel, the calling thread's scheduling
-//! priority, how the C allocator gives back large blocks, a hint to bring
+//! priority, helper threads kept on another CPU than their caller's, how the C allocator gives back large blocks, a hint to bring
 //! memory into the CPU's caches, an allocator that gives large blocks
 //! huge pages, and, for a static musl program, a faster allocator and
 //! copy than musl's own; and a file's rewrite in place that spares ext4
 //! a flush.
 
+pub mod apart;
 pub mod hardware;
 pub mod large_pages;
 pub mod musl;
 pub mod users;
 
+pub use apart::spawn_apart;
 pub use large_pages::LargePages;
 
 /// `buf` filled with random bytes from the kernel (getrandom(2), which

@@ -334,15 +334,20 @@ pub fn write_report(
         .map(|()| read)
     };
     let each = std::thread::scope(|scope| {
+        // Each part past the first on a CPU beside this one; a part whose
+        // thread cannot be had is read here after the first.
         let others: Vec<_> = parts
             .iter()
             .skip(1)
-            .map(|part| scope.spawn(move || read(part)))
+            .map(|part| {
+                spur_sys::spawn_apart(scope, "squeue-part", move || read(part)).map_err(|_| part)
+            })
             .collect();
         let first = parts.first().map(read);
-        let others = others
-            .into_iter()
-            .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        let others = others.into_iter().map(|t| match t {
+            Ok(t) => t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            Err(part) => read(part),
+        });
         first.into_iter().chain(others).collect::<Vec<_>>()
     });
     // The parts' sort keys are sorted together, in the first part's (which

@@ -829,13 +829,12 @@ impl Store {
                 let _ = full_tx.send(batch);
                 Ok::<_, StoreError>(count)
             };
-            let reader = std::thread::Builder::new()
-                .name("spur-load".into())
-                .spawn_scoped(scope, reader)
-                .map_err(|source| StoreError::Thread {
+            let reader = spur_sys::spawn_apart(scope, "spur-load", reader).map_err(|source| {
+                StoreError::Thread {
                     what: "read the stored jobs",
                     source,
-                })?;
+                }
+            })?;
             for mut batch in full {
                 batch.drain(..).for_each(&mut each);
                 let _ = empty_tx.send(batch);
