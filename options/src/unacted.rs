@@ -360,7 +360,12 @@ pub fn args(commands: Commands) -> impl Iterator<Item = Arg> {
                 .num_args(0..=1)
                 .require_equals(true)
                 .default_missing_value(""),
-            Takes::Value => arg.action(ArgAction::Set).num_args(1),
+            // The next word is the value whatever it starts with, as
+            // getopt takes it.
+            Takes::Value => arg
+                .action(ArgAction::Set)
+                .num_args(1)
+                .allow_hyphen_values(true),
         };
         if u.long == "power" {
             arg.hide(true)
