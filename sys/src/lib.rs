@@ -2,11 +2,11 @@
 //! daemon and every front end: users and groups from the passwd and group
 //! databases, the host's short name, a peer's host name, this process's
 //! umask, random bytes from the kernel, the calling thread's scheduling
-//! priority, helper threads kept on another CPU than their caller's, how the C allocator gives back large blocks, a hint to bring
-//! memory into the CPU's caches, an allocator that gives large blocks
-//! huge pages, and, for a static musl program, a faster allocator and
-//! copy than musl's own; and a file's rewrite in place that spares ext4
-//! a flush.
+//! priority, helper threads kept off their caller's CPU, how the C
+//! allocator gives back large blocks, a hint to bring memory into the
+//! CPU's caches, an allocator that gives large blocks huge pages, and, for
+//! a static musl program, a faster allocator and copy than musl's own; and
+//! a file's rewrite in place that spares ext4 a flush.
 
 pub mod apart;
 pub mod hardware;
