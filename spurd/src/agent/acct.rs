@@ -58,18 +58,13 @@ impl AcctConf {
                 return None;
             }
         }
-        let text = conf.other.get("jobacctgatherfrequency");
-        let secs = match text.map(|t| task_frequency(t)) {
-            None => DEFAULT_FREQUENCY_SECS,
-            Some(Some(secs)) => secs,
-            Some(None) => {
-                warn!(
-                    value = text.map_or("", String::as_str),
-                    "JobAcctGatherFrequency has no task interval spur can read; sampling every 30 s"
-                );
-                DEFAULT_FREQUENCY_SECS
-            }
-        };
+        let secs = super::setting(
+            conf,
+            "jobacctgatherfrequency",
+            DEFAULT_FREQUENCY_SECS,
+            task_frequency,
+            "JobAcctGatherFrequency has no task interval spur can read; sampling every 30 s",
+        );
         Some(AcctConf {
             frequency: (secs > 0).then(|| Duration::from_secs(secs)),
             gpus: None,

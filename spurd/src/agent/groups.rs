@@ -77,19 +77,13 @@ impl GroupCache {
 /// slurm.conf's `GroupUpdateTime` (seconds; 600 unless set, or where the
 /// value is no number of seconds, which is said).
 pub fn keep_time(conf: &spur_conf::SlurmConf) -> Duration {
-    const DEFAULT_SECS: u64 = 600;
-    let text = conf.other.get("groupupdatetime");
-    let secs = match text.map(|t| t.trim().parse::<u64>()) {
-        None => DEFAULT_SECS,
-        Some(Ok(secs)) => secs,
-        Some(Err(_)) => {
-            tracing::warn!(
-                value = text.map_or("", String::as_str),
-                "GroupUpdateTime is no number of seconds; job users' groups are kept for 600 s"
-            );
-            DEFAULT_SECS
-        }
-    };
+    let secs = super::setting(
+        conf,
+        "groupupdatetime",
+        600,
+        |t| t.trim().parse().ok(),
+        "GroupUpdateTime is no number of seconds; job users' groups are kept for 600 s",
+    );
     Duration::from_secs(secs)
 }
 

@@ -41,6 +41,26 @@ use spur_supervise::rusage::TaskRusage;
 /// The longest heartbeat period.
 const HEARTBEAT: Duration = Duration::from_secs(5);
 
+/// slurm.conf's setting `key` (one spur-conf keeps as text), read by
+/// `read`: `default` where it is not set, and also where `read` cannot
+/// make sense of it, which is said in a warning (`what`: which setting,
+/// and what is used instead).
+pub(crate) fn setting<T>(
+    conf: &SlurmConf,
+    key: &str,
+    default: T,
+    read: impl FnOnce(&str) -> Option<T>,
+    what: &str,
+) -> T {
+    let Some(text) = conf.other.get(key) else {
+        return default;
+    };
+    read(text).unwrap_or_else(|| {
+        warn!(value = text.as_str(), "{what}");
+        default
+    })
+}
+
 /// How often an agent says it is alive: every 5 s, or three times per
 /// SlurmdTimeout where that is shorter (as slurmctld pings its nodes), so
 /// that a node is never silent for SlurmdTimeout while it is reachable.
