@@ -94,6 +94,15 @@ pub struct SchedConfig {
     /// the credential lifetime, AuthInfo's cred_expire, plus one), unless
     /// its `--begin` is later.
     pub requeue_delay: u64,
+    /// SchedulerParameters default_queue_depth: the most jobs a head pass
+    /// tries ([`Core::schedule_head`]; 0: none).
+    #[serde(default = "default_queue_depth")]
+    pub queue_depth: u32,
+}
+
+/// Slurm's default_queue_depth.
+fn default_queue_depth() -> u32 {
+    100
 }
 
 impl Default for SchedConfig {
@@ -114,6 +123,7 @@ impl Default for SchedConfig {
             kill_invalid_depend: false,
             job_requeue: true,
             requeue_delay: 121,
+            queue_depth: default_queue_depth(),
         }
     }
 }
@@ -425,6 +435,8 @@ pub struct Core {
     journal: Option<Vec<Entry>>,
     /// What the last scheduling pass did.
     pub(crate) last_pass: crate::sched::PassSummary,
+    /// The last full pass's order, for head passes.
+    pub(crate) head: crate::sched::HeadOrder,
 }
 
 /// One change of a core's state, as [`Core::replay`] takes it: the core is
@@ -441,6 +453,11 @@ pub enum Entry {
     },
     /// [`Core::schedule`] at `now`.
     Schedule {
+        /// The clock.
+        now: Time,
+    },
+    /// [`Core::schedule_head`] at `now`.
+    ScheduleHead {
         /// The clock.
         now: Time,
     },
@@ -620,6 +637,7 @@ impl Core {
             arrays: BTreeMap::new(),
             journal: None,
             last_pass: crate::sched::PassSummary::default(),
+            head: crate::sched::HeadOrder::default(),
         })
     }
 
@@ -729,6 +747,12 @@ impl Core {
         }
     }
 
+    pub(crate) fn note_head_pass(&mut self, now: Time) {
+        if let Some(journal) = &mut self.journal {
+            journal.push(Entry::ScheduleHead { now });
+        }
+    }
+
     /// The entries kept since [`Core::start_journal`]; keeping stops.
     pub fn take_journal(&mut self) -> Vec<Entry> {
         self.journal.take().unwrap_or_default()
@@ -743,6 +767,9 @@ impl Core {
                     let _ = self.handle(input.clone(), *now, effects);
                 }
                 Entry::Schedule { now } => self.schedule(*now, effects),
+                Entry::ScheduleHead { now } => {
+                    self.schedule_head(*now, effects);
+                }
             }
         }
     }
@@ -1316,6 +1343,7 @@ impl Core {
         if job.hold.is_none() {
             job.priority = priority.max(1);
         }
+        self.refile_pending(id);
         Ok(())
     }
 
@@ -1331,6 +1359,7 @@ impl Core {
             }));
         }
         job.spec.nice = nice;
+        self.refile_pending(id);
         Ok(())
     }
 
@@ -1382,7 +1411,9 @@ impl Core {
     /// it went back to the queue).
     pub(crate) fn refile_pending(&mut self, id: JobId) {
         if let Some(job) = self.jobs.get(&id) {
-            self.pending.file(job);
+            if job.state() == JobState::Pending {
+                self.pending.file(job);
+            }
         }
     }
 

@@ -1,7 +1,8 @@
 //! The pending jobs, and the two parts of them a scheduling pass walks on
 //! their own: those not held (what it orders and tries to start) and those
 //! with a dependency (what it evaluates). A queue of many held jobs then
-//! costs a pass nothing: it never looks them up.
+//! costs a pass nothing: it never looks them up. Also the jobs filed since
+//! the last full pass ordered the queue, which a head pass may not pass.
 
 use std::collections::BTreeSet;
 
@@ -14,15 +15,32 @@ pub(crate) struct PendingJobs {
     all: BTreeSet<JobId>,
     unheld: BTreeSet<JobId>,
     dependent: BTreeSet<JobId>,
+    /// Jobs filed not held since [`PendingJobs::clear_filed`], in the order
+    /// they were (an id may come more than once).
+    filed: Vec<JobId>,
 }
 
 impl PendingJobs {
-    /// Files a pending `job`, or files it again after its hold or its
-    /// dependency changed.
+    /// Files a pending `job`, or files it again after its hold, its
+    /// dependency or its priority changed.
     pub fn file(&mut self, job: &Job) {
         self.all.insert(job.id);
         place(&mut self.unheld, job.id, job.hold.is_none());
         place(&mut self.dependent, job.id, job.dependency.is_some());
+        if job.hold.is_none() {
+            self.filed.push(job.id);
+        }
+    }
+
+    /// The jobs filed not held since [`PendingJobs::clear_filed`], oldest
+    /// first; some may have left the queue since.
+    pub fn filed(&self) -> &[JobId] {
+        &self.filed
+    }
+
+    /// Forgets which jobs were filed: a full pass has ordered them all.
+    pub fn clear_filed(&mut self) {
+        self.filed.clear();
     }
 
     /// Takes a job out: it started or ended.

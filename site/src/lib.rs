@@ -235,6 +235,7 @@ pub fn sched_config_of(conf: &SlurmConf) -> SchedConfig {
         kill_invalid_depend: kill_invalid_depend(conf),
         job_requeue: conf.job_requeue,
         requeue_delay: u64::from(conf.cred_expire_secs) + 1,
+        queue_depth: bf.default_queue_depth,
         ..SchedConfig::default()
     }
 }
@@ -285,5 +286,12 @@ mod tests {
         let other = sched_config_of(&conf("DependencyParameters=disable_remote_singleton\n"));
         assert!(!other.kill_invalid_depend);
         assert_eq!(sched_config_of(&conf("MaxArraySize=0\n")).max_array_size, 0);
+    }
+
+    #[test]
+    fn default_queue_depth_bounds_the_head_pass() {
+        assert_eq!(sched_config_of(&conf("")).queue_depth, 100);
+        let c = sched_config_of(&conf("SchedulerParameters=default_queue_depth=20\n"));
+        assert_eq!(c.queue_depth, 20);
     }
 }

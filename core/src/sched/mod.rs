@@ -2,11 +2,13 @@
 //! priorities, then every pending job in priority order is started now if it
 //! fits without delaying a reservation, else (backfill) given a reservation at
 //! the earliest time it fits, else left with a reason. Preemption is tried for
-//! jobs that may preempt. Placement decides where; this module decides who
-//! and when.
+//! jobs that may preempt. Between full passes, a head pass starts what fits
+//! at the head of the last full pass's order. Placement decides where; this
+//! module decides who and when.
 
 mod pass;
 
+use std::cmp::Reverse;
 use std::collections::BTreeMap;
 
 use crate::backfill::{Profile, NEVER};
@@ -54,6 +56,23 @@ pub struct PassSummary {
 /// A count of a pass, saturated to its field's width.
 fn count(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Where a pending job comes in a pass's order, first first: partition
+/// PriorityTier and priority (both highest first), eligible time, then its
+/// array and task id (tasks of one array keep their order, the meta record
+/// after its split-off tasks, as slurmctld sorts), then its id.
+pub(crate) type OrderKey = (Reverse<u32>, Reverse<u32>, Time, (JobId, u32), JobId);
+
+/// What head passes go by: the order the last full pass tried the queue
+/// in, and the first place in it of a job filed since.
+#[derive(Debug, Default)]
+pub(crate) struct HeadOrder {
+    order: Vec<OrderKey>,
+    /// The least key of the jobs filed since the full pass (its place).
+    barrier: Option<OrderKey>,
+    /// How many of those jobs `barrier` accounts for.
+    seen: usize,
 }
 
 /// Per-node buffers reused by every placement of a pass.
@@ -223,6 +242,8 @@ impl Core {
         self.enforce_deadlines(now, effects);
         self.split_corresponding_tasks(effects);
         self.update_dependencies(now, effects);
+        // Every job filed by now is in the order.
+        self.pending.clear_filed();
         let order = self.queue_order(now);
         let mut profile = self.profile(now);
         let mut scratch = Scratch::default();
@@ -236,7 +257,8 @@ impl Core {
             queue: count(order.len()),
             ..PassSummary::default()
         };
-        for id in order {
+        for key in &order {
+            let id = key.4;
             // Loops only while a meta record splits tasks off to start them.
             loop {
                 if pass.stop {
@@ -262,6 +284,103 @@ impl Core {
             count(pass.times.len())
         };
         self.last_pass = summary;
+        self.head = HeadOrder {
+            order,
+            ..HeadOrder::default()
+        };
+    }
+
+    /// A pass for when resources came free between full passes
+    /// ([`Core::schedule`]): the jobs at the head of the last full pass's
+    /// order are started, in that order, while they fit now, and the first
+    /// that does not ends it, as slurmctld's main scheduler stops at a job
+    /// it cannot start between its backfill cycles. Its cost follows the
+    /// jobs it starts, not the length of the queue. It passes no job: it
+    /// ends at the place of any job filed since the full pass (submitted,
+    /// released, its priority changed), which that pass did not order.
+    /// Jobs blocked now (their partition down, a limit reached) are left
+    /// for the full pass, as are reasons, reservations, preemption and
+    /// dependencies. It tries at most `queue_depth` jobs (slurmctld's
+    /// default_queue_depth). Returns what it did.
+    pub fn schedule_head(&mut self, now: Time, effects: &mut impl Effects) -> PassSummary {
+        self.note_head_pass(now);
+        let barrier = self.head_barrier(now);
+        let order = std::mem::take(&mut self.head.order);
+        let mut profile = self.profile(now);
+        let mut scratch = Scratch::default();
+        let mut pass = Pass {
+            times_stale: true,
+            head: true,
+            ..Pass::default()
+        };
+        let mut summary = PassSummary {
+            at: now,
+            queue: count(self.pending.unheld().len()),
+            ..PassSummary::default()
+        };
+        // Counted when a job first needs them.
+        let mut arrays_counted = false;
+        let mut per_user_qos = None;
+        for key in &order {
+            if pass.stop
+                || summary.depth >= self.config.queue_depth
+                || barrier.is_some_and(|b| *key >= b)
+            {
+                break;
+            }
+            let id = key.4;
+            if !self.pending.unheld().contains(&id) {
+                continue;
+            }
+            let job = &self.jobs[&id];
+            if job.array.is_some() && !arrays_counted {
+                pass.array_running = self.running_per_array();
+                arrays_counted = true;
+            }
+            let limited = job
+                .qos
+                .is_some_and(|q| self.qos[q.index()].max_jobs_per_user.is_some());
+            let per_user_qos: &BTreeMap<_, _> = match (limited, &mut per_user_qos) {
+                (true, slot) => slot.get_or_insert_with(|| self.running_per_user_qos()),
+                (false, _) => &BTreeMap::new(),
+            };
+            if self
+                .blocking_reason(job, now, per_user_qos, &pass.array_running)
+                .is_some()
+            {
+                continue;
+            }
+            loop {
+                if self.is_throttled(&self.jobs[&id], &pass.array_running) {
+                    break;
+                }
+                summary.depth += 1;
+                if !self.schedule_one(id, now, &mut profile, &mut scratch, &mut pass, effects) {
+                    break;
+                }
+            }
+        }
+        self.head.order = order;
+        summary.started = pass.started;
+        summary
+    }
+
+    /// The place of the first job filed since the last full pass, in its
+    /// order, with priorities at `now`: where a head pass ends.
+    fn head_barrier(&mut self, now: Time) -> Option<OrderKey> {
+        let filed = self.pending.filed();
+        let mut barrier = self.head.barrier;
+        for id in &filed[self.head.seen.min(filed.len())..] {
+            if !self.pending.unheld().contains(id) {
+                continue;
+            }
+            let job = &self.jobs[id];
+            let key = self.order_key(job, self.priority_at(job, now));
+            barrier = Some(barrier.map_or(key, |b| b.min(key)));
+        }
+        self.head.seen = filed.len();
+        self.head.barrier = barrier;
+        barrier
     }
 
     /// Starts one pending job now if it fits without delaying a
@@ -324,6 +443,10 @@ impl Core {
                 };
                 self.set_reason(id, reason);
             }
+        }
+        if pass.head {
+            pass.stop = true;
+            return false;
         }
         if self.config.preempt != PreemptType::None
             && self.try_preempt(id, now, profile, scratch, effects)
@@ -423,29 +546,48 @@ impl Core {
         }
     }
 
-    /// Sets blocking reasons and priorities; returns the jobs to consider,
-    /// highest first (partition PriorityTier, then priority, then age).
-    fn queue_order(&mut self, now: Time) -> Vec<JobId> {
-        let mut running_per_user_qos: BTreeMap<(crate::id::Uid, crate::id::QosId), u32> =
-            BTreeMap::new();
+    /// Running jobs per user and QOS, for QOS MaxJobsPerUser.
+    fn running_per_user_qos(&self) -> BTreeMap<(crate::id::Uid, crate::id::QosId), u32> {
+        let mut counts = BTreeMap::new();
         for job in self.running.iter().filter_map(|id| self.jobs.get(id)) {
             if let Some(q) = job.qos {
-                *running_per_user_qos.entry((job.spec.user, q)).or_default() += 1;
+                *counts.entry((job.spec.user, q)).or_default() += 1;
             }
         }
+        counts
+    }
+
+    /// Where `job`, of `priority`, comes in a pass's order.
+    fn order_key(&self, job: &Job, priority: u32) -> OrderKey {
+        let tier = self.partitions[job.partition.index()].priority_tier;
+        let array_order = (
+            job.array_job_id().unwrap_or(job.id),
+            job.array_task_id().unwrap_or(u32::MAX),
+        );
+        (
+            Reverse(tier),
+            Reverse(priority),
+            job.eligible_time,
+            array_order,
+            job.id,
+        )
+    }
+
+    /// Sets blocking reasons and priorities; returns the jobs to consider,
+    /// first first ([`OrderKey`]).
+    fn queue_order(&mut self, now: Time) -> Vec<OrderKey> {
+        let running_per_user_qos = self.running_per_user_qos();
         // Held jobs are left out: they showed why they wait when they
         // were held, and nothing a pass does changes that.
         let mut keyed = Vec::with_capacity(self.pending.unheld().len());
         let pending: Vec<JobId> = self.pending.unheld().iter().copied().collect();
         let running_per_array = self.running_per_array();
         for id in pending {
-            let blocking = self.blocking_reason(
-                &self.jobs[&id],
-                now,
-                &running_per_user_qos,
-                &running_per_array,
-            );
-            let priority = self.priority_at(&self.jobs[&id], now);
+            let job = &*self.jobs[&id];
+            let blocking =
+                self.blocking_reason(job, now, &running_per_user_qos, &running_per_array);
+            let priority = self.priority_at(job, now);
+            let key = self.order_key(job, priority);
             let job = self.jobs.get_mut(&id).expect("pending ids are jobs");
             job.priority = priority;
             if let Some(reason) = blocking {
@@ -453,24 +595,10 @@ impl Core {
                 job.forget_plan();
                 continue;
             }
-            let tier = self.partitions[job.partition.index()].priority_tier;
-            // Tasks of one array keep their order: by array, then task id,
-            // the meta record after its split-off tasks (as slurmctld
-            // sorts).
-            let array_order = (
-                job.array_job_id().unwrap_or(id),
-                job.array_task_id().unwrap_or(u32::MAX),
-            );
-            keyed.push((
-                std::cmp::Reverse(tier),
-                std::cmp::Reverse(priority),
-                job.eligible_time,
-                array_order,
-                id,
-            ));
+            keyed.push(key);
         }
         keyed.sort_unstable();
-        keyed.into_iter().map(|(_, _, _, _, id)| id).collect()
+        keyed
     }
 
     /// The priority of `job` at `now`, as a pass orders the queue by it.

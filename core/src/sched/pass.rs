@@ -27,8 +27,11 @@ pub(super) struct Pass {
     /// starting jobs only takes resources, so the same shape fails again for
     /// as long or longer.
     pub(super) failed: BTreeMap<MemoKey, Vec<(Shape, u64)>>,
-    /// Without backfill, a job that could not start stops the pass.
+    /// Without backfill, or in a head pass, a job that could not start
+    /// stops the pass.
     pub(super) stop: bool,
+    /// A head pass ([`crate::Core::schedule_head`]): nothing is planned.
+    pub(super) head: bool,
     /// Running tasks per job array, counting those started in this pass,
     /// for the arrays' throttles.
     pub(super) array_running: BTreeMap<JobId, u32>,

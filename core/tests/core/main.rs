@@ -5,6 +5,7 @@ mod array;
 mod dependency;
 mod ending;
 mod env;
+mod head;
 mod journal;
 mod placement;
 mod props;

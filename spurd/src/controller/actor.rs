@@ -217,6 +217,10 @@ pub struct Controller {
     /// ([`COMMIT_DELAY`]).
     commit_waits_since: Option<Instant>,
     sched_due: bool,
+    /// Whether resources came free (a job ended, a node came) since the
+    /// last pass: a head pass may start what waits at the head of the
+    /// queue before the next full pass is due ([`Core::schedule_head`]).
+    freed: bool,
     /// Since when a job submitted that could not start has waited for a
     /// pass to look at it.
     unseen_since: Option<Instant>,
@@ -404,6 +408,7 @@ impl Controller {
             turn: TurnState::default(),
             commit_waits_since: None,
             sched_due: true,
+            freed: false,
             unseen_since: None,
             last_pass: None,
             last_pass_cost: Duration::ZERO,
@@ -636,6 +641,7 @@ impl Controller {
                 let stats = super::stats::NODE_REGISTRATION;
                 self.rpcs.record(stats, 0, began.elapsed());
                 self.sched_due = true;
+                self.freed = true;
             }
             Command::Agent { conn, msg } => {
                 if let Some(&node) = self.conns.get(&conn) {
@@ -712,10 +718,21 @@ impl Controller {
                 self.last_pass = Some(Instant::now());
             }
             self.sched_due = false;
+            self.freed = false;
             self.unseen_since = None;
             // The next time the core must look again without an input;
             // only inputs and passes change it, and inputs lead to a pass.
             self.wakeup = self.core.next_wakeup(now_s);
+        } else if self.freed && self.sched_due {
+            // The full pass waits for its interval, which a deep queue
+            // makes long; what came free goes to the head of the queue
+            // now. The full pass stays due.
+            let started = Instant::now();
+            let mut effects = std::mem::take(&mut self.turn.effects);
+            let summary = self.core.schedule_head(now_s, &mut effects);
+            self.turn.effects = effects;
+            self.counters.note_pass(now_s, started.elapsed(), summary);
+            self.freed = false;
         }
         let effects = std::mem::take(&mut self.turn.effects);
         for effect in effects {
@@ -1051,6 +1068,7 @@ impl Controller {
             Ok(_) => {
                 self.turn.dirty.insert(job);
                 self.sched_due = true;
+                self.freed = true;
                 if self
                     .core
                     .job(job)
@@ -1090,6 +1108,7 @@ impl Controller {
             Ok(_) => {
                 self.turn.dirty.insert(job);
                 self.sched_due = true;
+                self.freed = true;
                 self.end_steps(job);
             }
             Err(e) => warn!(job = job.0, error = %e, "launch failure of a job that is not running"),
