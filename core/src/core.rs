@@ -1570,16 +1570,7 @@ impl Core {
     /// limit, a `--signal`, a `--begin`, the end of a `--switches` wait. A
     /// driver calls [`Core::schedule`] then.
     pub fn next_wakeup(&self, now: Time) -> Option<Time> {
-        let running = self
-            .running_jobs()
-            .filter(|j| j.kill.is_none())
-            .filter_map(|j| {
-                let deadline = j.deadline()?;
-                match j.spec.signal {
-                    Some((_, before)) if !j.signaled => Some(deadline.saturating_sub(before)),
-                    _ => Some(deadline),
-                }
-            });
+        let running = self.running_jobs().filter_map(Core::running_wakeup);
         let pending = self.pending.unheld().iter().map(|id| &*self.jobs[id]);
         let pending = pending.filter_map(|j| {
             let begin = j.spec.begin.filter(|&b| b > j.submit_time);
@@ -1598,5 +1589,19 @@ impl Core {
             .chain(self.dependency_wakeups())
             .filter(|&t| t > now)
             .min()
+    }
+
+    /// When the running `job` must be looked at without an input: its
+    /// `--signal` time, then its time limit (None: neither, or it is
+    /// being killed).
+    pub fn running_wakeup(job: &Job) -> Option<Time> {
+        if job.kill.is_some() {
+            return None;
+        }
+        let deadline = job.deadline()?;
+        match job.spec.signal {
+            Some((_, before)) if !job.signaled => Some(deadline.saturating_sub(before)),
+            _ => Some(deadline),
+        }
     }
 }

@@ -69,6 +69,9 @@ pub(crate) type OrderKey = (Reverse<u32>, Reverse<u32>, Time, (JobId, u32), JobI
 #[derive(Debug, Default)]
 pub(crate) struct HeadOrder {
     order: Vec<OrderKey>,
+    /// Jobs waiting, not held, that the full pass left out of its order
+    /// (blocked: a dependency, a begin time, a limit).
+    left_out: usize,
     /// The least key of the jobs filed since the full pass (its place).
     barrier: Option<OrderKey>,
     /// How many of those jobs `barrier` accounts for.
@@ -244,7 +247,9 @@ impl Core {
         self.update_dependencies(now, effects);
         // Every job filed by now is in the order.
         self.pending.clear_filed();
+        let waiting = self.pending.unheld().len();
         let order = self.queue_order(now);
+        let left_out = waiting - order.len();
         let mut profile = self.profile(now);
         let mut scratch = Scratch::default();
         let mut pass = Pass {
@@ -286,8 +291,25 @@ impl Core {
         self.last_pass = summary;
         self.head = HeadOrder {
             order,
+            left_out,
             ..HeadOrder::default()
         };
+    }
+
+    /// Whether the last full pass's order holds every job waiting now
+    /// that is not held: it left none out as blocked, and none was filed
+    /// since. A head pass then tries what a full pass would try first.
+    pub fn head_sees_all(&self) -> bool {
+        let unheld = self.pending.unheld();
+        self.head.left_out == 0 && !self.pending.filed().iter().any(|id| unheld.contains(id))
+    }
+
+    /// Whether a node that takes jobs has a CPU free, and no exclusive job
+    /// holds it whole: where none has, no pass can start a job.
+    pub fn has_room(&self) -> bool {
+        self.nodes
+            .iter()
+            .any(|n| n.is_schedulable() && !n.whole && n.free().cpus > 0)
     }
 
     /// A pass for when resources came free between full passes

@@ -182,3 +182,38 @@ fn a_head_pass_tries_at_most_default_queue_depth_jobs() {
     let started: Vec<JobId> = env.schedule().into_iter().map(|s| s.0).collect();
     assert_eq!(started, q[2..]);
 }
+
+#[test]
+fn a_head_pass_sees_all_only_while_the_full_pass_order_holds_every_waiting_job() {
+    let (mut env, running, q) = queue_behind_a_full_cluster(&[6, 6]);
+    assert!(env.core.head_sees_all());
+    // Filed since the full pass: not in its order.
+    let later = env.submit(gpu_job(6));
+    assert!(!env.core.head_sees_all());
+    env.schedule();
+    assert!(env.core.head_sees_all());
+    // Cancelled: gone from the queue, so no longer a job the order lacks.
+    env.core
+        .handle(Input::Cancel(later), env.now, &mut Vec::new())
+        .expect("cancel");
+    assert!(env.core.head_sees_all());
+    // Left out of the order: waits on a dependency.
+    env.submit(gpu_job(6).dependency(&format!("afterok:{}", q[0])));
+    env.schedule();
+    assert!(!env.core.head_sees_all());
+    env.finish(running, 0);
+    head(&mut env);
+    assert!(!env.core.head_sees_all());
+}
+
+#[test]
+fn the_cluster_has_room_until_every_node_is_taken_or_held_whole() {
+    let mut env = TestEnv::nvl72(1);
+    assert!(env.core.has_room());
+    // One exclusive job on every node: each held whole.
+    let jobs: Vec<JobId> = (0..DOMAIN).map(|_| env.submit(gpu_job(1))).collect();
+    env.schedule();
+    assert!(!env.core.has_room());
+    env.finish(jobs[0], 0);
+    assert!(env.core.has_room());
+}

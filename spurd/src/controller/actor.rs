@@ -172,6 +172,11 @@ const MIN_PASS_INTERVAL: Duration = Duration::from_millis(1);
 /// why ([`Controller::submitted`]).
 const FIRST_LOOK: Duration = Duration::from_secs(1);
 
+/// The longest a full pass waits after head passes found nothing more to
+/// do for one ([`Controller::finish_turn`]), so that priorities, reasons
+/// and plans follow the time.
+const FULL_PASS_AT_LEAST: Duration = Duration::from_secs(10);
+
 /// How long changes that nobody waits on may wait for a later turn's
 /// commit: a turn that owes no answer and no instruction (one of agents'
 /// reports: a job's end, a step's, usage) leaves its changes to the next
@@ -221,6 +226,11 @@ pub struct Controller {
     /// last pass: a head pass may start what waits at the head of the
     /// queue before the next full pass is due ([`Core::schedule_head`]).
     freed: bool,
+    /// Whether a full pass is due for more than jobs' ends.
+    due_other: bool,
+    /// Since when a full pass has waited that head passes found nothing
+    /// more to do for ([`FULL_PASS_AT_LEAST`]).
+    head_only_since: Option<Instant>,
     /// Since when a job submitted that could not start has waited for a
     /// pass to look at it.
     unseen_since: Option<Instant>,
@@ -409,6 +419,8 @@ impl Controller {
             commit_waits_since: None,
             sched_due: true,
             freed: false,
+            due_other: true,
+            head_only_since: None,
             unseen_since: None,
             last_pass: None,
             last_pass_cost: Duration::ZERO,
@@ -479,6 +491,7 @@ impl Controller {
                     warn!(was = %frozen.why, "the state database takes writes again; changes are accepted");
                     self.frozen = None;
                     self.sched_due = true;
+                    self.due_other = true;
                     let now_s = now();
                     for live in &mut self.live {
                         live.last_heard = now_s;
@@ -531,6 +544,7 @@ impl Controller {
     fn submitted(&mut self, id: JobId) {
         if self.core.could_start_now(id) {
             self.sched_due = true;
+            self.due_other = true;
         } else {
             self.unseen_since.get_or_insert_with(Instant::now);
         }
@@ -602,6 +616,7 @@ impl Controller {
                 let resp = self.on_request(uid, req);
                 self.rpcs.record(kind, uid, began.elapsed());
                 self.sched_due |= changes;
+                self.due_other |= changes;
                 if let (true, Reply::Response(ClientResponse::Submitted { job_id, .. })) =
                     (submits, &resp)
                 {
@@ -641,6 +656,7 @@ impl Controller {
                 let stats = super::stats::NODE_REGISTRATION;
                 self.rpcs.record(stats, 0, began.elapsed());
                 self.sched_due = true;
+                self.due_other = true;
                 self.freed = true;
             }
             Command::Agent { conn, msg } => {
@@ -700,7 +716,23 @@ impl Controller {
         let interval_ok = self
             .last_pass
             .is_none_or(|t| t.elapsed() >= self.pass_interval());
-        if (self.sched_due || wakeup_due || self.first_look_due()) && interval_ok {
+        let head_only_over = self
+            .head_only_since
+            .is_some_and(|t| t.elapsed() >= FULL_PASS_AT_LEAST);
+        let first_look_due = self.first_look_due();
+        // Only jobs' ends ask for a pass, and the last full pass's order
+        // holds every waiting job: a head pass tries what a full pass
+        // would try first, at a cost that does not grow with the queue.
+        let head_will_do = self.freed
+            && !self.due_other
+            && !wakeup_due
+            && !first_look_due
+            && !head_only_over
+            && self.core.head_sees_all();
+        if (self.sched_due || wakeup_due || first_look_due || head_only_over)
+            && interval_ok
+            && !head_will_do
+        {
             let started = Instant::now();
             // The interval gathers a burst of submissions into one pass; a
             // pass with no job waiting gathers nothing, and holding the
@@ -719,20 +751,40 @@ impl Controller {
             }
             self.sched_due = false;
             self.freed = false;
+            self.due_other = false;
+            self.head_only_since = None;
             self.unseen_since = None;
             // The next time the core must look again without an input;
             // only inputs and passes change it, and inputs lead to a pass.
             self.wakeup = self.core.next_wakeup(now_s);
         } else if self.freed && self.sched_due {
             // The full pass waits for its interval, which a deep queue
-            // makes long; what came free goes to the head of the queue
-            // now. The full pass stays due.
+            // makes long, or a head pass will do: what came free goes to
+            // the head of the queue now.
             let started = Instant::now();
             let mut effects = std::mem::take(&mut self.turn.effects);
             let summary = self.core.schedule_head(now_s, &mut effects);
+            // What the jobs it started must be looked at for (their time
+            // limits), as a full pass would have found.
+            for effect in &effects {
+                if let Effect::StartJob { job, .. } = effect {
+                    let due = self.core.job(*job).and_then(Core::running_wakeup);
+                    if let Some(t) = due.filter(|&t| t > now_s) {
+                        self.wakeup = Some(self.wakeup.map_or(t, |w| w.min(t)));
+                    }
+                }
+            }
             self.turn.effects = effects;
             self.counters.note_pass(now_s, started.elapsed(), summary);
             self.freed = false;
+            // Where only jobs' ends asked for the full pass, its order
+            // holds every waiting job and no node has room left, it would
+            // start nothing and find the queue as the last one left it;
+            // else it stays due (to backfill what is left, say).
+            if head_will_do && !self.core.has_room() {
+                self.sched_due = false;
+                self.head_only_since.get_or_insert_with(Instant::now);
+            }
         }
         let effects = std::mem::take(&mut self.turn.effects);
         for effect in effects {
@@ -1163,6 +1215,7 @@ impl Controller {
         }
         let _ = self.apply(Input::NodeDown(node, reason));
         self.sched_due = true;
+        self.due_other = true;
     }
 
     fn purge(&mut self, now: u64) {
