@@ -685,7 +685,7 @@ fn on_message(
                 launcher::signal_steps(&spool, job_id, libc::SIGKILL);
             });
             if let Some(dir) = jobs.running.get(&job_id).cloned() {
-                kill_job(dir, grace);
+                drop(kill_job(dir, grace));
             }
         }
         ToAgent::SignalStep {
@@ -925,8 +925,9 @@ fn signal_job(dir: &Path, signal: i32, whole_group: bool) {
     }
 }
 
-/// SIGCONT and SIGTERM now, SIGKILL after `grace` seconds.
-fn kill_job(dir: PathBuf, grace: u64) {
+/// SIGCONT and SIGTERM now, SIGKILL after `grace` seconds to the same
+/// script, if it has not ended.
+fn kill_job(dir: PathBuf, grace: u64) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         // The script may not have been forked yet.
         for _ in 0..50 {
@@ -936,13 +937,17 @@ fn kill_job(dir: PathBuf, grace: u64) {
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+        let signalled = supervisor::script_pid(&dir);
         signal_job(&dir, libc::SIGCONT, true);
         signal_job(&dir, libc::SIGTERM, true);
         tokio::time::sleep(Duration::from_secs(grace)).await;
-        if supervisor::read_status(&dir).is_none() {
+        // The folder may hold another run of the job's id by now (its ids
+        // begun anew with a new state): that one is not this kill's.
+        let same = signalled.is_none() || supervisor::script_pid(&dir) == signalled;
+        if same && supervisor::read_status(&dir).is_none() {
             signal_job(&dir, libc::SIGKILL, true);
         }
-    });
+    })
 }
 
 /// The end reported for a job whose processes vanished.
@@ -1134,5 +1139,73 @@ mod tests {
         assert!(supervisor_alive(dir.path()));
         drop((forked_copy, next_job));
         assert!(!supervisor_alive(dir.path()));
+    }
+
+    /// A job's folder whose record names `script` as the script, in a
+    /// process group of its own that ignores SIGTERM.
+    fn job_running(dir: &Path) -> std::process::Child {
+        use std::os::unix::process::CommandExt;
+        let mut command = std::process::Command::new("sleep");
+        command.arg("30").process_group(0);
+        // SAFETY: setting a disposition to SIG_IGN is async-signal-safe;
+        // an ignored signal stays ignored across the exec.
+        unsafe {
+            command.pre_exec(|| {
+                libc::signal(libc::SIGTERM, libc::SIG_IGN);
+                Ok(())
+            });
+        }
+        let script = command.spawn().expect("sleep");
+        let mut launch = 0u64.to_le_bytes().to_vec();
+        launch.extend(format!("{}\n", script.id()).as_bytes());
+        std::fs::create_dir_all(dir).expect("job folder");
+        std::fs::write(dir.join(supervisor::LAUNCH_FILE), launch).expect("launch file");
+        script
+    }
+
+    #[tokio::test]
+    async fn a_kill_after_the_grace_time_spares_a_new_run_of_the_same_job_id() {
+        let spool = tempfile::tempdir().expect("temp dir");
+        let dir = spool.path().join("job0000000001");
+        let mut first = job_running(&dir);
+        let kill = kill_job(dir.clone(), 1);
+        // Its folder goes, and a job of the same id starts there within
+        // the grace time (ids begun anew).
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        std::fs::remove_dir_all(&dir).expect("folder removed");
+        let mut second = job_running(&dir);
+        kill.await.expect("kill ran");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(
+            second.try_wait().expect("waits").is_none(),
+            "the new run was killed"
+        );
+        // The first ignored SIGTERM, and its SIGKILL went with its folder:
+        // the test ends both.
+        for child in [&mut first, &mut second] {
+            // SAFETY: kill on the test's own process groups.
+            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+            child.wait().expect("reaped");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_script_that_ignores_sigterm_is_killed_after_the_grace_time() {
+        let spool = tempfile::tempdir().expect("temp dir");
+        let dir = spool.path().join("job0000000002");
+        let mut script = job_running(&dir);
+        kill_job(dir, 1).await.expect("kill ran");
+        let status = tokio::time::timeout(Duration::from_secs(5), async {
+            loop {
+                if let Some(status) = script.try_wait().expect("waits") {
+                    return status;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await
+        .expect("killed");
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal(), Some(libc::SIGKILL));
     }
 }
