@@ -723,7 +723,10 @@ impl Controller {
         // Only jobs' ends ask for a pass, and the last full pass's order
         // holds every waiting job: a head pass tries what a full pass
         // would try first, at a cost that does not grow with the queue.
+        // Not with preemption, which only a full pass does: a job the head
+        // pass stops at may preempt what it started.
         let head_will_do = self.freed
+            && self.core.config().preempt == spur_core::PreemptType::None
             && !self.due_other
             && !wakeup_due
             && !first_look_due
