@@ -372,8 +372,11 @@ impl Core {
             {
                 continue;
             }
+            // An array's meta record counts each task it tries.
             loop {
-                if self.is_throttled(&self.jobs[&id], &pass.array_running) {
+                if summary.depth >= self.config.queue_depth
+                    || self.is_throttled(&self.jobs[&id], &pass.array_running)
+                {
                     break;
                 }
                 summary.depth += 1;

@@ -184,6 +184,22 @@ fn a_head_pass_tries_at_most_default_queue_depth_jobs() {
 }
 
 #[test]
+fn each_task_an_array_starts_in_a_head_pass_counts_toward_default_queue_depth() {
+    let config = spur_core::SchedConfig {
+        queue_depth: 2,
+        ..spur_core::SchedConfig::default()
+    };
+    let mut env = TestEnv::new(cluster(DOMAIN, nvl72_topology(1, None)), config);
+    let running = env.submit(gpu_job(18).time(3600));
+    env.schedule();
+    env.submit(gpu_job(6).time(600).array("0-2"));
+    env.schedule();
+    env.finish(running, 0);
+    let (started, summary) = head(&mut env);
+    assert_eq!((started.len(), summary.depth), (2, 2));
+}
+
+#[test]
 fn a_head_pass_sees_all_only_while_the_full_pass_order_holds_every_waiting_job() {
     let (mut env, running, q) = queue_behind_a_full_cluster(&[6, 6]);
     assert!(env.core.head_sees_all());
