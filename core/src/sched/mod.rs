@@ -18,7 +18,7 @@ use crate::dependency::DependencyStatus;
 use crate::effects::{Effect, Effects};
 use crate::id::{JobId, NodeId, PartitionId};
 use crate::job::{Job, JobState, KillCause, Resolved};
-use crate::node::{Node, NodeAlloc};
+use crate::node::{Node, NodeAlloc, NodeState};
 use crate::partition::PartitionState;
 use crate::placement::{distribute_tasks, fit_key, node_alloc, tasks_fit, Miss, Request};
 use crate::preempt::Overlay;
@@ -304,12 +304,13 @@ impl Core {
         self.head.left_out == 0 && !self.pending.filed().iter().any(|id| unheld.contains(id))
     }
 
-    /// Whether a node that takes jobs has a CPU free, and no exclusive job
-    /// holds it whole: where none has, no pass can start a job.
+    /// Whether a node that takes jobs is idle or mixed (a CPU free, and no
+    /// exclusive job holding it whole): where none is, no pass can start
+    /// a job.
     pub fn has_room(&self) -> bool {
         self.nodes
             .iter()
-            .any(|n| n.is_schedulable() && !n.whole && n.free().cpus > 0)
+            .any(|n| n.is_schedulable() && matches!(n.state(), NodeState::Idle | NodeState::Mixed))
     }
 
     /// A pass for when resources came free between full passes

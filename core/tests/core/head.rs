@@ -21,13 +21,27 @@ fn head(env: &mut TestEnv) -> (Vec<JobId>, PassSummary) {
     (started, summary)
 }
 
-/// One domain (18 nodes) taken by a job; `pending` queued behind it and
-/// ordered by a full pass.
-fn queue_behind_a_full_cluster(pending: &[u32]) -> (TestEnv, JobId, Vec<JobId>) {
-    let mut env = TestEnv::nvl72(1);
+/// One domain (18 nodes) scheduled by `config`, taken by a job.
+fn full_domain(config: spur_core::SchedConfig) -> (TestEnv, JobId) {
+    let mut env = TestEnv::new(cluster(DOMAIN, nvl72_topology(1, None)), config);
     let running = env.submit(gpu_job(18).time(3600));
     env.schedule();
     env.advance(10);
+    (env, running)
+}
+
+/// A scheduler that tries at most `depth` jobs in a head pass.
+fn queue_depth(depth: u32) -> spur_core::SchedConfig {
+    spur_core::SchedConfig {
+        queue_depth: depth,
+        ..spur_core::SchedConfig::default()
+    }
+}
+
+/// One domain taken by a job; `pending` queued behind it and ordered by a
+/// full pass.
+fn queue_behind_a_full_cluster(pending: &[u32]) -> (TestEnv, JobId, Vec<JobId>) {
+    let (mut env, running) = full_domain(spur_core::SchedConfig::default());
     let queued = pending
         .iter()
         .map(|&n| env.submit(gpu_job(n).time(600)))
@@ -165,13 +179,7 @@ fn a_journal_with_head_passes_replays_into_the_same_state() {
 
 #[test]
 fn a_head_pass_tries_at_most_default_queue_depth_jobs() {
-    let config = spur_core::SchedConfig {
-        queue_depth: 2,
-        ..spur_core::SchedConfig::default()
-    };
-    let mut env = TestEnv::new(cluster(DOMAIN, nvl72_topology(1, None)), config);
-    let running = env.submit(gpu_job(18).time(3600));
-    env.schedule();
+    let (mut env, running) = full_domain(queue_depth(2));
     let q: Vec<JobId> = (0..3).map(|_| env.submit(gpu_job(6).time(600))).collect();
     env.schedule();
     env.finish(running, 0);
@@ -185,13 +193,7 @@ fn a_head_pass_tries_at_most_default_queue_depth_jobs() {
 
 #[test]
 fn each_task_an_array_starts_in_a_head_pass_counts_toward_default_queue_depth() {
-    let config = spur_core::SchedConfig {
-        queue_depth: 2,
-        ..spur_core::SchedConfig::default()
-    };
-    let mut env = TestEnv::new(cluster(DOMAIN, nvl72_topology(1, None)), config);
-    let running = env.submit(gpu_job(18).time(3600));
-    env.schedule();
+    let (mut env, running) = full_domain(queue_depth(2));
     env.submit(gpu_job(6).time(600).array("0-2"));
     env.schedule();
     env.finish(running, 0);
