@@ -48,8 +48,18 @@ impl Fence {
         self.heard_ms.store(now, Ordering::Relaxed);
     }
 
+    /// How long until the controller's silence, counted from when it was
+    /// last heard, would stop the jobs (zero once it would); None where
+    /// silence never stops them.
+    pub fn due_in(&self) -> Option<Duration> {
+        let after = self.after?;
+        let heard = Duration::from_millis(self.heard_ms.load(Ordering::Relaxed));
+        let silent = self.started.elapsed().saturating_sub(heard);
+        Some(after.saturating_sub(silent))
+    }
+
     /// Stops every job's processes if the controller has been silent too
-    /// long; called several times a heartbeat.
+    /// long.
     pub fn check(&self) {
         let Some(after) = self.after else {
             return;
@@ -149,7 +159,11 @@ mod tests {
         let later = Fence::new(spool.path().into(), Some(Duration::from_secs(60)));
         later.check();
         assert!(!later.take(7));
+        assert_eq!(never.due_in(), None, "no silence stops the jobs");
+        let due = later.due_in().expect("a silence stops them");
+        assert!(due > Duration::from_secs(59) && due <= Duration::from_secs(60));
         let now = Fence::new(spool.path().into(), Some(Duration::ZERO));
+        assert_eq!(now.due_in(), Some(Duration::ZERO));
         now.check();
         assert!(now.take(7), "the job is counted as stopped");
         assert!(!now.take(7), "and taken once");

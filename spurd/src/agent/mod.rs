@@ -296,14 +296,20 @@ pub async fn run(
         relay::bind(&settings.spool.join(relay::SOCKET_NAME))?,
         relay_tx,
     ));
-    // Checked well within a heartbeat, so that the jobs stop before the
-    // controller's SlurmdTimeout runs out.
+    // Woken when the controller's silence would reach the fence's time
+    // (which each word from it moves on), so that the jobs stop before
+    // its SlurmdTimeout runs out, and then several times a second while
+    // the silence lasts; a node that hears its controller is not woken.
     let fence_watch = tokio::spawn({
         let fence = settings.fence.clone();
         async move {
-            loop {
-                tokio::time::sleep(Duration::from_millis(200)).await;
-                fence.check();
+            while let Some(due) = fence.due_in() {
+                if due.is_zero() {
+                    fence.check();
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                } else {
+                    tokio::time::sleep(due).await;
+                }
             }
         }
     });
