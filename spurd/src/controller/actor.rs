@@ -490,8 +490,7 @@ impl Controller {
                 Ok(()) => {
                     warn!(was = %frozen.why, "the state database takes writes again; changes are accepted");
                     self.frozen = None;
-                    self.sched_due = true;
-                    self.due_other = true;
+                    self.pass_due();
                     let now_s = now();
                     for live in &mut self.live {
                         live.last_heard = now_s;
@@ -527,6 +526,10 @@ impl Controller {
         if let Some(since) = self.commit_waits_since {
             wait = wait.min(COMMIT_DELAY.saturating_sub(since.elapsed()));
         }
+        if let Some(since) = self.head_only_since {
+            let full_left = FULL_PASS_AT_LEAST.saturating_sub(since.elapsed());
+            wait = wait.min(full_left.max(interval_left));
+        }
         wait
     }
 
@@ -543,11 +546,23 @@ impl Controller {
     /// `None` reason until then.
     fn submitted(&mut self, id: JobId) {
         if self.core.could_start_now(id) {
-            self.sched_due = true;
-            self.due_other = true;
+            self.pass_due();
         } else {
             self.unseen_since.get_or_insert_with(Instant::now);
         }
+    }
+
+    /// A full pass is due, for more than jobs' ends.
+    fn pass_due(&mut self) {
+        self.sched_due = true;
+        self.due_other = true;
+    }
+
+    /// A job's end freed what it held: a pass is due, which a head pass
+    /// may stand in for ([`Controller::finish_turn`]).
+    fn resources_freed(&mut self) {
+        self.sched_due = true;
+        self.freed = true;
     }
 
     /// Whether jobs submitted that could not start have waited long
@@ -615,8 +630,9 @@ impl Controller {
                 let began = Instant::now();
                 let resp = self.on_request(uid, req);
                 self.rpcs.record(kind, uid, began.elapsed());
-                self.sched_due |= changes;
-                self.due_other |= changes;
+                if changes {
+                    self.pass_due();
+                }
                 if let (true, Reply::Response(ClientResponse::Submitted { job_id, .. })) =
                     (submits, &resp)
                 {
@@ -655,8 +671,7 @@ impl Controller {
                 }
                 let stats = super::stats::NODE_REGISTRATION;
                 self.rpcs.record(stats, 0, began.elapsed());
-                self.sched_due = true;
-                self.due_other = true;
+                self.pass_due();
                 self.freed = true;
             }
             Command::Agent { conn, msg } => {
@@ -1122,8 +1137,7 @@ impl Controller {
         match self.apply(Input::JobExited { job, status }) {
             Ok(_) => {
                 self.turn.dirty.insert(job);
-                self.sched_due = true;
-                self.freed = true;
+                self.resources_freed();
                 if self
                     .core
                     .job(job)
@@ -1162,8 +1176,7 @@ impl Controller {
         match self.apply(Input::LaunchFailed(job)) {
             Ok(_) => {
                 self.turn.dirty.insert(job);
-                self.sched_due = true;
-                self.freed = true;
+                self.resources_freed();
                 self.end_steps(job);
             }
             Err(e) => warn!(job = job.0, error = %e, "launch failure of a job that is not running"),
@@ -1217,8 +1230,7 @@ impl Controller {
             }
         }
         let _ = self.apply(Input::NodeDown(node, reason));
-        self.sched_due = true;
-        self.due_other = true;
+        self.pass_due();
     }
 
     fn purge(&mut self, now: u64) {
