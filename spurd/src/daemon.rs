@@ -549,10 +549,13 @@ fn start(daemon: Daemon) -> Result<ExitCode> {
         warn!("not acted on: {flag}");
     }
     let pid = PidFile::write(&plan.pid_file);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("while starting the runtime")?;
+    let runtime = match &daemon {
+        Daemon::Ctld(_) => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build(),
+        Daemon::Slurmd(_) => crate::agent::runtime(),
+    }
+    .context("while starting the runtime")?;
     let key_file = crate::key_file(&plan.conf, spur_key_file());
     let result = runtime.block_on(async move {
         if let Some(log) = log {

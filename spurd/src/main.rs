@@ -225,10 +225,13 @@ fn main() -> ExitCode {
         eprintln!("spurd: error: {e}");
         return ExitCode::FAILURE;
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match &opts.command {
+        Cmd::Agent(_) => agent::runtime(),
+        _ => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build(),
+    };
+    let runtime = match runtime {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("spurd: error: cannot start the runtime: {e}");

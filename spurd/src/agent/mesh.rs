@@ -6,7 +6,7 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context, Result};
 use spur_conf::{MeshConf, MeshTraffic};
@@ -66,7 +66,7 @@ impl AgentMesh {
     /// address and peers the controller gives. The controller's address
     /// on the mesh, and its port.
     pub async fn join(
-        &self,
+        self: &Arc<Self>,
         plain: &(String, u16),
         node: &str,
         cluster_key: &[u8],
@@ -111,11 +111,15 @@ impl AgentMesh {
             Err(e) => bail!("the controller refused this node's mesh join: {e}"),
         };
         // The interface's calls block (wireguard-go starts, rtnetlink):
-        // off the runtime's other tasks.
-        tokio::task::block_in_place(|| {
-            self.bring_up(welcome.address, welcome.prefix)?;
-            self.set_peers(&welcome.peers)
-        })?;
+        // off the agent's one runtime thread.
+        let mesh = Arc::clone(self);
+        let welcome = tokio::task::spawn_blocking(move || {
+            mesh.bring_up(welcome.address, welcome.prefix)?;
+            mesh.set_peers(&welcome.peers)?;
+            Ok::<_, anyhow::Error>(welcome)
+        })
+        .await
+        .context("the mesh's interface task ended early")??;
         let controller = welcome
             .peers
             .first()
