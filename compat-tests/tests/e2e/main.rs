@@ -1380,6 +1380,50 @@ fn a_launch_its_agent_never_read_is_sent_again_when_the_agent_returns() {
 }
 
 #[test]
+fn a_running_job_its_node_forgot_is_lost_not_started_again() {
+    let mut c = Cluster::start(Options {
+        nodes: 1,
+        ..Options::default()
+    });
+    let id = c.submit(
+        &["-o", "forgotten.out", "--wrap", "echo started; sleep 300"],
+        "",
+    );
+    let out = c.dir.path().join("forgotten.out");
+    for _ in 0..200 {
+        if std::fs::read_to_string(&out).is_ok_and(|o| o == "started\n") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The node reports a script's start once it has run a tenth of a
+    // second; ten times that is ample.
+    std::thread::sleep(Duration::from_secs(1));
+    // The node forgets the job: its agent, its script and its folder go.
+    c.kill_agent(0);
+    let folder = c.dir.path().join(format!("spool/n01/job{id:010}"));
+    let script = spur_supervise::script_pid(&folder).expect("the script's pid");
+    // SAFETY: signalling the process group of this test's job.
+    unsafe { libc::kill(-script, libc::SIGKILL) };
+    std::fs::remove_dir_all(&folder).expect("job folder removed");
+    c.start_agent(0);
+    for _ in 0..200 {
+        if c.state(id).is_some_and(|s| s != "RUNNING") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(c.state(id).as_deref(), Some("FAILED"));
+    assert_eq!(std::fs::read_to_string(&out).expect("output"), "started\n");
+    let log = std::fs::read_to_string(c.dir.path().join("controller.log")).expect("log");
+    assert!(
+        log.contains("node does not know a job it was running; job lost"),
+        "{log}"
+    );
+    assert!(!log.contains("sending it again"), "{log}");
+}
+
+#[test]
 fn inactive_limit_ends_an_allocation_whose_holder_went_silent() {
     let c = Cluster::start(Options {
         nodes: 2,

@@ -102,6 +102,14 @@ fn fence_after(slurmd_timeout_secs: u32) -> Option<Duration> {
 /// stale jobs killed.
 const UNANSWERED_BEATS: u32 = 3;
 
+/// How long a batch script's start waits to be reported. The controller
+/// needs the report only while the job runs, to tell a job whose launch
+/// never reached the node (sent again when the node registers) from one
+/// the node lost; a script that ends sooner is reported by its end alone,
+/// which spares a message and a turn of the controller per short job. A
+/// node that registers lists the scripts it runs, which says as much.
+const LAUNCH_REPORT_DELAY: Duration = Duration::from_millis(100);
+
 /// What an agent needs to run.
 pub struct Settings {
     /// This node's slurm.conf entry.
@@ -462,6 +470,10 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
     let mut waiting: HashMap<u64, tokio::sync::oneshot::Sender<Vec<u8>>> = HashMap::new();
     let mut next_tag = 0u64;
     let mut heard = tokio::time::Instant::now();
+    // Scripts started and not yet reported, and when they are due to be
+    // ([`LAUNCH_REPORT_DELAY`]).
+    let mut unreported: Vec<u32> = Vec::new();
+    let mut report_at: Option<tokio::time::Instant> = None;
     let result = loop {
         tokio::select! {
             msg = incoming.recv() => match msg.inspect(|_| {
@@ -501,7 +513,16 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
             }
             Some(event) = ch.events.recv() => {
                 let msg = match event {
+                    Event::Launched(job_id) => {
+                        unreported.push(job_id);
+                        report_at.get_or_insert_with(|| {
+                            tokio::time::Instant::now() + LAUNCH_REPORT_DELAY
+                        });
+                        continue;
+                    }
                     Event::Ended(mut end, rusage) => {
+                        // Its end says it started.
+                        unreported.retain(|&id| id != end.job_id);
                         if let Some(acct) = &ch.acct {
                             let key = acct::StepKey { job_id: end.job_id, step_id: spur_proto::BATCH_STEP };
                             let ended: Vec<_> = rusage.into_iter().map(|r| (0, r)).collect();
@@ -524,9 +545,23 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
                         };
                         FromAgent::StepEnded { job_id: end.job_id, step_id: end.step_id, usage }
                     }
-                    Event::Launched(job_id) => FromAgent::Launched { job_id },
                 };
                 if let Err(e) = frame::write(&mut wr, &msg).await {
+                    break Err(e.into());
+                }
+            }
+            () = tokio::time::sleep_until(report_at.unwrap_or_else(tokio::time::Instant::now)),
+                if report_at.is_some() =>
+            {
+                report_at = None;
+                let mut failed = None;
+                for job_id in unreported.drain(..) {
+                    if let Err(e) = frame::write(&mut wr, &FromAgent::Launched { job_id }).await {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+                if let Some(e) = failed {
                     break Err(e.into());
                 }
             }

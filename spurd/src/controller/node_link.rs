@@ -105,7 +105,16 @@ impl Controller {
         for id in ours {
             // An allocation salloc or srun holds has no process on the node.
             let interactive = self.metas.get(&id).is_some_and(|m| m.interactive);
-            if interactive || reported.contains(&id.0) || ended.contains(&id.0) {
+            if reported.contains(&id.0) {
+                // Running there: its launch reached the node, whether or
+                // not the node had said so (it reports a start late).
+                if let Some(meta) = self.metas.get_mut(&id).filter(|m| !m.launched) {
+                    meta.launched = true;
+                    self.turn.meta_dirty.insert(id);
+                }
+                continue;
+            }
+            if interactive || ended.contains(&id.0) {
                 continue;
             }
             if !self.metas.get(&id).is_some_and(|m| m.launched) {
