@@ -1390,12 +1390,9 @@ fn a_running_job_its_node_forgot_is_lost_not_started_again() {
         "",
     );
     let out = c.dir.path().join("forgotten.out");
-    for _ in 0..200 {
-        if std::fs::read_to_string(&out).is_ok_and(|o| o == "started\n") {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    c.wait_for(Duration::from_secs(10), "the script's start", |_| {
+        std::fs::read_to_string(&out).is_ok_and(|o| o == "started\n")
+    });
     // The node reports a script's start once it has run a tenth of a
     // second; ten times that is ample.
     std::thread::sleep(Duration::from_secs(1));
@@ -1407,13 +1404,7 @@ fn a_running_job_its_node_forgot_is_lost_not_started_again() {
     unsafe { libc::kill(-script, libc::SIGKILL) };
     std::fs::remove_dir_all(&folder).expect("job folder removed");
     c.start_agent(0);
-    for _ in 0..200 {
-        if c.state(id).is_some_and(|s| s != "RUNNING") {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert_eq!(c.state(id).as_deref(), Some("FAILED"));
+    c.wait_state(id, "FAILED");
     assert_eq!(std::fs::read_to_string(&out).expect("output"), "started\n");
     let log = std::fs::read_to_string(c.dir.path().join("controller.log")).expect("log");
     assert!(
