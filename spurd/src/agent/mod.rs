@@ -42,9 +42,10 @@ use spur_supervise::rusage::TaskRusage;
 /// controller and its jobs and does little between; with a worker per core
 /// each launch and each end passed between threads (a futex wake or an
 /// eventfd write a hop), which cost more than the work they carried
-/// (`bench/control-plane`: 0.28-0.34 ms of agent CPU a job on two worker
-/// threads, 0.22-0.24 on one). What may block runs on the blocking pool
-/// (`spawn_blocking`) or on a thread of its own (the accounting gatherer).
+/// (`bench/control-plane`'s `sbatch_sequential_cpu_agents`, medians of
+/// three runs: 0.30 ms a job on two worker threads, 0.21 on one). What may
+/// block runs on the blocking pool (`spawn_blocking`) or on a thread of its
+/// own (the accounting gatherer).
 pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
