@@ -554,9 +554,9 @@ pub enum FromAgent {
         req: Box<ClientRequest>,
     },
     /// A batch script's launch reached the node's disk and its supervisor
-    /// started: from now on the node answers for it. Sent once the script
-    /// has run a tenth of a second; one that ends sooner is reported by
-    /// its end alone.
+    /// started: from now on the node answers for it. Sent up to a tenth
+    /// of a second after the start, together with the others due then; a
+    /// script whose end comes first is reported by its end alone.
     Launched {
         /// The job.
         job_id: u32,

@@ -103,12 +103,14 @@ fn fence_after(slurmd_timeout_secs: u32) -> Option<Duration> {
 /// stale jobs killed.
 const UNANSWERED_BEATS: u32 = 3;
 
-/// How long a batch script's start waits to be reported. The controller
+/// How long a batch script's start may wait to be reported: the starts
+/// of such a span go together, when its first is due. The controller
 /// needs the report only while the job runs, to tell a job whose launch
 /// never reached the node (sent again when the node registers) from one
-/// the node lost; a script that ends sooner is reported by its end alone,
-/// which spares a message and a turn of the controller per short job. A
-/// node that registers lists the scripts it runs, which says as much.
+/// the node lost; a script whose end comes first is reported by its end
+/// alone, which spares a message and a turn of the controller per short
+/// job. A node that registers lists the scripts it runs, which says as
+/// much.
 const LAUNCH_REPORT_DELAY: Duration = Duration::from_millis(100);
 
 /// What an agent needs to run.
