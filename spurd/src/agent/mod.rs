@@ -477,7 +477,7 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
     // ([`LAUNCH_REPORT_DELAY`]).
     let mut unreported: Vec<u32> = Vec::new();
     let mut report_at: Option<tokio::time::Instant> = None;
-    let result = loop {
+    let result = 'session: loop {
         tokio::select! {
             msg = incoming.recv() => match msg.inspect(|_| {
                 heard = tokio::time::Instant::now();
@@ -557,15 +557,10 @@ async fn session(settings: &Settings, jobs: &mut Jobs, ch: &mut Channels<'_>) ->
                 if report_at.is_some() =>
             {
                 report_at = None;
-                let mut failed = None;
-                for job_id in unreported.drain(..) {
+                for job_id in std::mem::take(&mut unreported) {
                     if let Err(e) = frame::write(&mut wr, &FromAgent::Launched { job_id }).await {
-                        failed = Some(e);
-                        break;
+                        break 'session Err(e.into());
                     }
-                }
-                if let Some(e) = failed {
-                    break Err(e.into());
                 }
             }
             Some(live) = ch.live.recv() => {

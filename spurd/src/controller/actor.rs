@@ -671,8 +671,9 @@ impl Controller {
                 }
                 let stats = super::stats::NODE_REGISTRATION;
                 self.rpcs.record(stats, 0, began.elapsed());
+                // A node back is capacity back, as a job's end is.
                 self.pass_due();
-                self.freed = true;
+                self.resources_freed();
             }
             Command::Agent { conn, msg } => {
                 if let Some(&node) = self.conns.get(&conn) {
